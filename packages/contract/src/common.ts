@@ -1,0 +1,25 @@
+import Type from "typebox";
+
+/** The one error body (see errors.ts). */
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String(),
+    code: Type.String(),
+    message: Type.String(),
+  },
+  { $id: "ErrorBody", description: "Every error of every API: `error` and `message` carry the same text." },
+);
+
+/** Milliseconds since the Unix epoch. */
+export const EpochMs = Type.Integer({ minimum: 0, description: "milliseconds since the Unix epoch" });
+
+/** RFC 3339 date-time string. */
+export const Rfc3339 = Type.String({ format: "date-time" });
+
+/** Object schemas of requests reject fields they do not know, so a typo is a 400 and not a silent default. */
+export const closed = { additionalProperties: false } as const;
+
+/** Sorting direction of cursor pagination. */
+export const Direction = Type.Union([Type.Literal("forward"), Type.Literal("backward")]);
+
+export const Empty = Type.Object({}, closed);

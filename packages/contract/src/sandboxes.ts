@@ -1,0 +1,614 @@
+import Type, { type Static } from "typebox";
+import { closed, Direction, EpochMs, Rfc3339 } from "./common.ts";
+import { defineRoutes } from "./route.ts";
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const SandboxStatus = Type.Enum(
+  ["pending", "running", "snapshotting", "suspending", "suspended", "terminated"],
+  { $id: "SandboxStatus" },
+);
+export type SandboxStatus = Static<typeof SandboxStatus>;
+
+export const PendingReason = Type.Enum([
+  "scheduling",
+  "waiting_for_container",
+  "no_executors_available",
+  "no_resources_available",
+  "pool_at_capacity",
+]);
+
+/** The management port of the daemon: always routable, never a user port. */
+export const MANAGEMENT_PORT = 9501;
+
+export const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+
+/** A sandbox or pool name, a file system name: ASCII letters, digits, `_` and `-`. */
+export const EntityName = Type.String({ minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" });
+
+export const ContainerResourcesInfo = Type.Object(
+  {
+    cpus: Type.Number({ exclusiveMinimum: 0, maximum: 256 }),
+    memory_mb: Type.Integer({ minimum: 16, maximum: 1048576 }),
+    disk_mb: Type.Integer({ minimum: 16, maximum: 16777216 }),
+  },
+  { $id: "ContainerResourcesInfo" },
+);
+export type ContainerResourcesInfo = Static<typeof ContainerResourcesInfo>;
+
+/** Resources asked for at create time; every field has a default, and `ephemeral_disk_mb` is an alias of disk_mb. */
+export const ResourcesRequest = Type.Object(
+  {
+    cpus: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 256, default: 1.0 })),
+    memory_mb: Type.Optional(Type.Integer({ minimum: 16, maximum: 1048576, default: 1024 })),
+    disk_mb: Type.Optional(Type.Integer({ minimum: 16, maximum: 16777216 })),
+    ephemeral_disk_mb: Type.Optional(Type.Integer({ minimum: 16, maximum: 16777216 })),
+  },
+  closed,
+);
+
+/** A domain name, an IPv4 address or an IPv4 CIDR. */
+export const EgressDestination = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern:
+    "^(?:(?:\\d{1,3}\\.){3}\\d{1,3}(?:/\\d{1,2})?|(?:\\*\\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?)$",
+});
+
+export const SandboxNetworkAccessControl = Type.Object(
+  {
+    allow_internet_access: Type.Optional(Type.Boolean({ default: true })),
+    allow_out: Type.Optional(Type.Array(EgressDestination, { maxItems: 1000 })),
+    deny_out: Type.Optional(Type.Array(EgressDestination, { maxItems: 1000 })),
+  },
+  { ...closed, $id: "SandboxNetworkAccessControl" },
+);
+export type SandboxNetworkAccessControl = Static<typeof SandboxNetworkAccessControl>;
+
+/** Absolute guest path, not `/`, no `..` segment. Normalization happens in the service. */
+export const MountPath = Type.String({
+  minLength: 2,
+  maxLength: 4096,
+  pattern: "^/(?!.*(?:^|/)\\.\\.(?:/|$)).*[^/]$|^/(?!.*(?:^|/)\\.\\.(?:/|$)).+/$",
+});
+
+export const FileSystemMount = Type.Object(
+  {
+    file_system_id: EntityName,
+    mount_path: MountPath,
+    read_only: Type.Optional(Type.Boolean({ default: false })),
+    prefetch: Type.Optional(Type.Boolean({ default: false })),
+    snapshot_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { ...closed, $id: "FileSystemMount" },
+);
+export type FileSystemMount = Static<typeof FileSystemMount>;
+
+/** Limit of mounts per sandbox. */
+export const MAX_MOUNTS = 8;
+
+export const Sandbox = Type.Object(
+  {
+    id: Type.String(),
+    /** Same as id: what the public SDKs read. */
+    sandbox_id: Type.String(),
+    namespace: Type.String(),
+    image: Type.Optional(nullable(Type.String())),
+    status: SandboxStatus,
+    pending_reason: Type.Optional(nullable(Type.String())),
+    outcome: Type.Optional(nullable(Type.String())),
+    termination_reason: Type.Optional(nullable(Type.String())),
+    error_details: Type.Optional(nullable(Type.String())),
+    created_at: EpochMs,
+    container_id: Type.Optional(nullable(Type.String())),
+    executor_id: Type.Optional(nullable(Type.String())),
+    resources: ContainerResourcesInfo,
+    timeout_secs: Type.Integer({ minimum: 0 }),
+    ingress_endpoint: Type.Optional(nullable(Type.String())),
+    sandbox_url: Type.Optional(nullable(Type.String())),
+    pool_id: Type.Optional(nullable(Type.String())),
+    network_policy: Type.Optional(nullable(SandboxNetworkAccessControl)),
+    allow_unauthenticated_access: Type.Boolean(),
+    exposed_ports: Type.Optional(nullable(Type.Array(Port))),
+    template_id: Type.Optional(nullable(Type.String())),
+    name: Type.Optional(nullable(Type.String())),
+    file_systems: Type.Optional(Type.Array(FileSystemMount)),
+  },
+  { $id: "Sandbox" },
+);
+export type Sandbox = Static<typeof Sandbox>;
+
+export const CreateSandboxRequest = Type.Object(
+  {
+    image: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    resources: Type.Optional(ResourcesRequest),
+    /** Seconds until the sandbox is ended; 0 means the server's maximum. */
+    timeout_secs: Type.Optional(Type.Integer({ minimum: 0, maximum: 31536000 })),
+    entrypoint: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { maxItems: 1024 })),
+    network: Type.Optional(nullable(SandboxNetworkAccessControl)),
+    snapshot_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(EntityName),
+    file_systems: Type.Optional(Type.Array(FileSystemMount, { maxItems: MAX_MOUNTS })),
+    allow_unauthenticated_access: Type.Optional(Type.Boolean()),
+    exposed_ports: Type.Optional(Type.Array(Port, { maxItems: 64, uniqueItems: true })),
+    template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    pool_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    max_pending_secs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86400 })),
+    secret_names: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 })),
+  },
+  { ...closed, $id: "CreateSandboxRequest" },
+);
+export type CreateSandboxRequest = Static<typeof CreateSandboxRequest>;
+
+export const CreateSandboxResponse = Type.Object(
+  {
+    sandbox_id: Type.String(),
+    status: SandboxStatus,
+    pending_reason: Type.Optional(nullable(Type.String())),
+    sandbox_url: Type.Optional(nullable(Type.String())),
+    ingress_endpoint: Type.Optional(nullable(Type.String())),
+    name: Type.Optional(nullable(Type.String())),
+    routing_hint: Type.Optional(nullable(Type.String())),
+    claim_configuration_applied: Type.Optional(Type.Boolean()),
+  },
+  { $id: "CreateSandboxResponse" },
+);
+export type CreateSandboxResponse = Static<typeof CreateSandboxResponse>;
+
+export const UpdateSandboxRequest = Type.Object(
+  {
+    name: Type.Optional(EntityName),
+    allow_unauthenticated_access: Type.Optional(Type.Boolean()),
+    /** Replaces the exposed-port list; empty reverts to the management port only. */
+    exposed_ports: Type.Optional(Type.Array(Port, { maxItems: 64, uniqueItems: true })),
+    /** Omitted: unchanged; an object replaces the policy; null clears it. */
+    network: Type.Optional(nullable(SandboxNetworkAccessControl)),
+  },
+  { ...closed, $id: "UpdateSandboxRequest" },
+);
+export type UpdateSandboxRequest = Static<typeof UpdateSandboxRequest>;
+
+export const ListSandboxesQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Enum(["running"])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    direction: Type.Optional(Direction),
+  },
+  closed,
+);
+
+export const ListSandboxesResponse = Type.Object(
+  {
+    sandboxes: Type.Array(Sandbox),
+    prev_cursor: Type.Optional(nullable(Type.String())),
+    next_cursor: Type.Optional(nullable(Type.String())),
+  },
+  { $id: "ListSandboxesResponse" },
+);
+
+export const SandboxParams = Type.Object({
+  sandbox_id: Type.String({ minLength: 1, maxLength: 100, description: "sandbox id or name" }),
+});
+const NamespaceParams = Type.Object({
+  namespace: Type.String({ minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" }),
+});
+const NamespacedSandboxParams = Type.Object({ ...NamespaceParams.properties, ...SandboxParams.properties });
+
+export const DetachMountRequest = Type.Object({ mount_path: MountPath }, closed);
+
+export const SnapshotType = Type.Enum(["filesystem", "memory"]);
+export const SnapshotStatus = Type.Enum(["in_progress", "completed", "failed"]);
+
+export const SnapshotRequest = Type.Object({ snapshot_type: Type.Optional(SnapshotType) }, closed);
+
+export const Snapshot = Type.Object(
+  {
+    snapshot_id: Type.String(),
+    sandbox_id: Type.String(),
+    namespace: Type.String(),
+    snapshot_type: SnapshotType,
+    status: SnapshotStatus,
+    size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    error_details: Type.Optional(nullable(Type.String())),
+    created_at: EpochMs,
+  },
+  { $id: "Snapshot" },
+);
+export type Snapshot = Static<typeof Snapshot>;
+
+export const SnapshotParams = Type.Object({ snapshot_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const CreatePoolRequest = Type.Object(
+  {
+    image: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    resources: Type.Optional(ResourcesRequest),
+    timeout_secs: Type.Optional(Type.Integer({ minimum: 0, maximum: 31536000 })),
+    entrypoint: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { maxItems: 1024 })),
+    max_containers: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+    warm_containers: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+    network: Type.Optional(nullable(SandboxNetworkAccessControl)),
+  },
+  { ...closed, $id: "CreatePoolRequest" },
+);
+export type CreatePoolRequest = Static<typeof CreatePoolRequest>;
+
+export const SandboxPool = Type.Object(
+  {
+    pool_id: Type.String(),
+    namespace: Type.String(),
+    image: Type.Optional(nullable(Type.String())),
+    resources: ContainerResourcesInfo,
+    timeout_secs: Type.Integer({ minimum: 0 }),
+    entrypoint: Type.Optional(nullable(Type.Array(Type.String()))),
+    max_containers: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    warm_containers: Type.Integer({ minimum: 0 }),
+    network: Type.Optional(nullable(SandboxNetworkAccessControl)),
+    created_at: EpochMs,
+  },
+  { $id: "SandboxPool" },
+);
+export type SandboxPool = Static<typeof SandboxPool>;
+
+export const PoolParams = Type.Object({ pool_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const ClaimPoolSandboxRequest = Type.Object(
+  { file_systems: Type.Optional(Type.Array(FileSystemMount, { maxItems: MAX_MOUNTS })) },
+  closed,
+);
+
+export const FileSystem = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.Optional(nullable(Type.String())),
+    status: Type.Enum(["ready", "deleting"]),
+    created_at: Rfc3339,
+    updated_at: Rfc3339,
+  },
+  { $id: "FileSystem" },
+);
+export type FileSystem = Static<typeof FileSystem>;
+
+export const CreateFileSystemRequest = Type.Object(
+  { name: EntityName, description: Type.Optional(nullable(Type.String({ maxLength: 1000 }))) },
+  closed,
+);
+
+export const FileSystemParams = Type.Object({ file_system: Type.String({ minLength: 1, maxLength: 100 }) });
+export const FileSystemPathQuery = Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }) }, closed);
+
+export const FileSystemTreeEntry = Type.Object({
+  path: Type.String(),
+  is_dir: Type.Boolean(),
+  size: Type.Integer({ minimum: 0 }),
+  modified_at: EpochMs,
+});
+
+export const FileSystemSnapshot = Type.Object(
+  {
+    snapshot_id: Type.String(),
+    file_system_id: Type.String(),
+    message: Type.Optional(nullable(Type.String())),
+    permanent: Type.Boolean(),
+    created_at: Rfc3339,
+  },
+  { $id: "FileSystemSnapshot" },
+);
+
+const sandboxLifecycle = {
+  createSandbox: {
+    method: "POST",
+    path: "/sandboxes",
+    summary: "Create a sandbox; answers at once with status pending",
+    body: CreateSandboxRequest,
+    status: 200,
+    response: CreateSandboxResponse,
+    errors: ["SANDBOX_NAME_TAKEN", "POOL_NOT_FOUND", "SNAPSHOT_NOT_FOUND"],
+  },
+  listSandboxes: {
+    method: "GET",
+    path: "/sandboxes",
+    summary: "List the project's sandboxes, newest first; status=running gives only the live set",
+    query: ListSandboxesQuery,
+    status: 200,
+    response: ListSandboxesResponse,
+    errors: ["INVALID_CURSOR"],
+  },
+  getSandbox: {
+    method: "GET",
+    path: "/sandboxes/{sandbox_id}",
+    summary: "Get a sandbox by id or name",
+    params: SandboxParams,
+    status: 200,
+    response: Sandbox,
+    errors: ["SANDBOX_NOT_FOUND"],
+  },
+  updateSandbox: {
+    method: "PATCH",
+    path: "/sandboxes/{sandbox_id}",
+    summary: "Update name, unauthenticated access, exposed ports and network policy",
+    params: SandboxParams,
+    body: UpdateSandboxRequest,
+    status: 200,
+    response: Sandbox,
+    errors: ["SANDBOX_NOT_FOUND", "SANDBOX_NAME_TAKEN"],
+  },
+  deleteSandbox: {
+    method: "DELETE",
+    path: "/sandboxes/{sandbox_id}",
+    summary: "Terminate a sandbox; idempotent, answers with the final record",
+    params: SandboxParams,
+    status: 200,
+    response: Sandbox,
+    errors: ["SANDBOX_NOT_FOUND"],
+  },
+} as const;
+
+/** The lifecycle routes again under `/v1/namespaces/{namespace}`, the form the public SDKs use on localhost. */
+function namespaced<T extends Record<string, { path: string; params?: unknown }>>(routes: T) {
+  const out: Record<string, unknown> = {};
+  for (const [name, route] of Object.entries(routes)) {
+    out[`${name}InNamespace`] = {
+      ...route,
+      path: `/v1/namespaces/{namespace}${route.path}`,
+      params: route.params ? NamespacedSandboxParams : NamespaceParams,
+    };
+  }
+  return out as { [K in keyof T as `${K & string}InNamespace`]: Omit<T[K], "params"> & { params: typeof NamespaceParams } };
+}
+
+const common = { tag: "sandboxes", surface: "control", auth: "apiKey", responseKind: "json" } as const;
+
+function withCommon<const T extends Record<string, object>>(routes: T, tag: string) {
+  const out: Record<string, unknown> = {};
+  for (const [name, route] of Object.entries(routes)) out[name] = { ...common, tag, ...route };
+  return out as { [K in keyof T]: Omit<typeof common, keyof T[K]> & T[K] };
+}
+
+export const sandboxRoutes = defineRoutes({
+  ...withCommon(sandboxLifecycle, "sandboxes"),
+  ...withCommon(namespaced(sandboxLifecycle), "sandboxes"),
+  ...withCommon(
+    {
+      attachFileSystem: {
+        method: "POST",
+        path: "/sandboxes/{sandbox_id}/file_systems",
+        summary: "Attach a named file system at a guest path; applied asynchronously",
+        params: SandboxParams,
+        body: FileSystemMount,
+        status: 200,
+        response: Sandbox,
+        errors: ["SANDBOX_NOT_FOUND", "INVALID_MOUNT", "MOUNT_CONFLICT"],
+      },
+      detachFileSystem: {
+        method: "DELETE",
+        path: "/sandboxes/{sandbox_id}/file_systems",
+        summary: "Detach the mount at a guest path",
+        params: SandboxParams,
+        body: DetachMountRequest,
+        status: 200,
+        response: Sandbox,
+        errors: ["SANDBOX_NOT_FOUND", "INVALID_MOUNT"],
+      },
+      suspendSandbox: {
+        method: "POST",
+        path: "/sandboxes/{sandbox_id}/suspend",
+        summary: "Suspend a named sandbox (processes frozen, memory kept)",
+        params: SandboxParams,
+        status: 202,
+        response: Sandbox,
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+      resumeSandbox: {
+        method: "POST",
+        path: "/sandboxes/{sandbox_id}/resume",
+        summary: "Resume a suspended sandbox",
+        params: SandboxParams,
+        status: 202,
+        response: Sandbox,
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+      snapshotSandbox: {
+        method: "POST",
+        path: "/sandboxes/{sandbox_id}/snapshot",
+        summary: "Snapshot a sandbox's filesystem",
+        params: SandboxParams,
+        body: SnapshotRequest,
+        status: 202,
+        response: Type.Object({ snapshot_id: Type.String(), status: SnapshotStatus }),
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+    },
+    "sandboxes",
+  ),
+  ...withCommon(
+    {
+      listSnapshots: {
+        method: "GET",
+        path: "/snapshots",
+        summary: "List the project's sandbox snapshots",
+        status: 200,
+        response: Type.Object({ snapshots: Type.Array(Snapshot) }),
+      },
+      getSnapshot: {
+        method: "GET",
+        path: "/snapshots/{snapshot_id}",
+        summary: "Get a snapshot",
+        params: SnapshotParams,
+        status: 200,
+        response: Snapshot,
+        errors: ["SNAPSHOT_NOT_FOUND"],
+      },
+      deleteSnapshot: {
+        method: "DELETE",
+        path: "/snapshots/{snapshot_id}",
+        summary: "Delete a snapshot",
+        params: SnapshotParams,
+        status: 204,
+        responseKind: "empty",
+        errors: ["SNAPSHOT_NOT_FOUND"],
+      },
+    },
+    "snapshots",
+  ),
+  ...withCommon(
+    {
+      createPool: {
+        method: "POST",
+        path: "/sandbox-pools",
+        summary: "Create a pool of pre-started sandboxes",
+        body: CreatePoolRequest,
+        status: 200,
+        response: Type.Object({ pool_id: Type.String(), namespace: Type.String() }),
+      },
+      listPools: {
+        method: "GET",
+        path: "/sandbox-pools",
+        summary: "List the project's pools",
+        status: 200,
+        response: Type.Object({ pools: Type.Array(SandboxPool) }),
+      },
+      getPool: {
+        method: "GET",
+        path: "/sandbox-pools/{pool_id}",
+        summary: "Get a pool",
+        params: PoolParams,
+        status: 200,
+        response: SandboxPool,
+        errors: ["POOL_NOT_FOUND"],
+      },
+      updatePool: {
+        method: "PUT",
+        path: "/sandbox-pools/{pool_id}",
+        summary: "Replace a pool's settings",
+        params: PoolParams,
+        body: CreatePoolRequest,
+        status: 200,
+        response: SandboxPool,
+        errors: ["POOL_NOT_FOUND"],
+      },
+      deletePool: {
+        method: "DELETE",
+        path: "/sandbox-pools/{pool_id}",
+        summary: "Delete a pool with no sandboxes",
+        params: PoolParams,
+        status: 204,
+        responseKind: "empty",
+        errors: ["POOL_NOT_FOUND", "POOL_IN_USE"],
+      },
+      claimPoolSandbox: {
+        method: "POST",
+        path: "/sandbox-pools/{pool_id}/sandboxes",
+        summary: "Claim a warm sandbox of the pool",
+        params: PoolParams,
+        body: ClaimPoolSandboxRequest,
+        status: 200,
+        response: CreateSandboxResponse,
+        errors: ["POOL_NOT_FOUND"],
+      },
+    },
+    "pools",
+  ),
+  ...withCommon(
+    {
+      createFileSystem: {
+        method: "POST",
+        path: "/file-systems",
+        summary: "Create a named file system",
+        body: CreateFileSystemRequest,
+        status: 200,
+        response: FileSystem,
+        errors: ["FILE_SYSTEM_EXISTS"],
+      },
+      listFileSystems: {
+        method: "GET",
+        path: "/file-systems",
+        summary: "List the project's file systems",
+        status: 200,
+        response: Type.Object({ file_systems: Type.Array(FileSystem) }),
+      },
+      deleteFileSystem: {
+        method: "DELETE",
+        path: "/file-systems/{file_system}",
+        summary: "Delete a file system",
+        params: FileSystemParams,
+        status: 204,
+        responseKind: "empty",
+        errors: ["FILE_SYSTEM_NOT_FOUND"],
+      },
+      readFileSystemFile: {
+        method: "GET",
+        path: "/file-systems/{file_system}/files",
+        summary: "Read a file of a file system's live head",
+        params: FileSystemParams,
+        query: FileSystemPathQuery,
+        status: 200,
+        responseKind: "bytes",
+        errors: ["FILE_SYSTEM_NOT_FOUND", "NOT_FOUND", "PATH_TRAVERSAL"],
+      },
+      writeFileSystemFile: {
+        method: "PUT",
+        path: "/file-systems/{file_system}/files",
+        summary: "Write a file (raw body) into a file system's live head",
+        params: FileSystemParams,
+        query: FileSystemPathQuery,
+        bodyKind: "raw",
+        status: 204,
+        responseKind: "empty",
+        errors: ["FILE_SYSTEM_NOT_FOUND", "PATH_TRAVERSAL"],
+      },
+      deleteFileSystemFile: {
+        method: "DELETE",
+        path: "/file-systems/{file_system}/files",
+        summary: "Delete a file of a file system's live head",
+        params: FileSystemParams,
+        query: FileSystemPathQuery,
+        status: 204,
+        responseKind: "empty",
+        errors: ["FILE_SYSTEM_NOT_FOUND", "NOT_FOUND", "PATH_TRAVERSAL"],
+      },
+      fileSystemTree: {
+        method: "GET",
+        path: "/file-systems/{file_system}/tree",
+        summary: "List every entry of a file system's live head",
+        params: FileSystemParams,
+        status: 200,
+        response: Type.Object({ entries: Type.Array(FileSystemTreeEntry) }),
+        errors: ["FILE_SYSTEM_NOT_FOUND"],
+      },
+      pushFileSystem: {
+        method: "POST",
+        path: "/file-systems/{file_system}/push",
+        summary: "Replace the live head with a tar of a directory; a message makes a permanent snapshot",
+        params: FileSystemParams,
+        query: Type.Object({ message: Type.Optional(Type.String({ maxLength: 1000 })) }, closed),
+        bodyKind: "raw",
+        status: 200,
+        response: Type.Object({ snapshot_id: Type.Optional(nullable(Type.String())) }),
+        errors: ["FILE_SYSTEM_NOT_FOUND", "INVALID_FILE"],
+      },
+      snapshotFileSystem: {
+        method: "POST",
+        path: "/file-systems/{file_system}/snapshots",
+        summary: "Snapshot the live head as a permanent snapshot",
+        params: FileSystemParams,
+        body: Type.Object({ message: Type.Optional(Type.String({ maxLength: 1000 })) }, closed),
+        status: 200,
+        response: FileSystemSnapshot,
+        errors: ["FILE_SYSTEM_NOT_FOUND"],
+      },
+      listFileSystemSnapshots: {
+        method: "GET",
+        path: "/file-systems/{file_system}/snapshots",
+        summary: "List a file system's snapshots",
+        params: FileSystemParams,
+        status: 200,
+        response: Type.Object({ snapshots: Type.Array(FileSystemSnapshot) }),
+        errors: ["FILE_SYSTEM_NOT_FOUND"],
+      },
+    },
+    "file-systems",
+  ),
+});
