@@ -23,3 +23,11 @@ export const closed = { additionalProperties: false } as const;
 export const Direction = Type.Union([Type.Literal("forward"), Type.Literal("backward")]);
 
 export const Empty = Type.Object({}, closed);
+
+/**
+ * A plain JSON Schema copy of a TypeBox schema without `$id`s: validators register ids globally, and the
+ * same named schema nested in many routes would clash. Ids name schemas for readers only.
+ */
+export function jsonSchema(schema: unknown): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema ?? {}), (key, value) => (key === "$id" ? undefined : value));
+}

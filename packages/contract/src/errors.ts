@@ -37,7 +37,10 @@ export const errorCatalog = {
   PROJECT_EXISTS: { status: 409, message: "A project with this name already exists" },
 
   // Sandbox proxy
-  MISSING_SANDBOX_ID: { status: 400, message: "The request names no sandbox (Host label or sandbox-id header)" },
+  MISSING_SANDBOX_ID: {
+    status: 400,
+    message: "The request names no sandbox (Host label or sandbox-id header)",
+  },
   PORT_NOT_EXPOSED: { status: 403, message: "The port is not in the sandbox's exposed ports" },
   CONNECTION_FAILED: { status: 502, message: "The sandbox did not accept the connection" },
   READ_TIMEOUT: { status: 504, message: "The sandbox did not answer in time" },

@@ -25,7 +25,11 @@ export const MANAGEMENT_PORT = 9501;
 export const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 
 /** A sandbox or pool name, a file system name: ASCII letters, digits, `_` and `-`. */
-export const EntityName = Type.String({ minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" });
+export const EntityName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$",
+});
 
 export const ContainerResourcesInfo = Type.Object(
   {
@@ -277,7 +281,10 @@ export const CreateFileSystemRequest = Type.Object(
 );
 
 export const FileSystemParams = Type.Object({ file_system: Type.String({ minLength: 1, maxLength: 100 }) });
-export const FileSystemPathQuery = Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }) }, closed);
+export const FileSystemPathQuery = Type.Object(
+  { path: Type.String({ minLength: 1, maxLength: 4096 }) },
+  closed,
+);
 
 export const FileSystemTreeEntry = Type.Object({
   path: Type.String(),
@@ -356,7 +363,9 @@ function namespaced<T extends Record<string, { path: string; params?: unknown }>
       params: route.params ? NamespacedSandboxParams : NamespaceParams,
     };
   }
-  return out as { [K in keyof T as `${K & string}InNamespace`]: Omit<T[K], "params"> & { params: typeof NamespaceParams } };
+  return out as {
+    [K in keyof T as `${K & string}InNamespace`]: Omit<T[K], "params"> & { params: typeof NamespaceParams };
+  };
 }
 
 const common = { tag: "sandboxes", surface: "control", auth: "apiKey", responseKind: "json" } as const;

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { SvcError } from "@svc/sdk";
+import { keysCommand } from "./commands/keys.ts";
+import { projectsCommand } from "./commands/projects.ts";
+import { serverCommand } from "./commands/server.ts";
+import { whoamiCommand } from "./commands/whoami.ts";
+import { UsageError } from "./usage.ts";
+
+const commands: Record<string, (args: string[]) => Promise<number | undefined>> = {
+  server: serverCommand,
+  keys: keysCommand,
+  projects: projectsCommand,
+  whoami: whoamiCommand,
+};
+
+const help = `svc: sandboxes and document parsing, self-hosted
+
+Usage: svc <command> [options]
+
+Commands:
+  server [--port N] [--host H] [--data-dir D] [--database-url URL] ...   run the server
+  whoami                                       the project and key this client uses
+  keys create [--project P] [--name N]         create an API key (shown once)
+  keys list [--project P]                      list API keys
+  keys delete <key-id>                         delete an API key
+  projects create <name> | projects list       manage projects
+
+Clients read SERVICE_API_KEY and SVC_API_URL (default http://localhost:8900), and fall back to the local
+server's key in SVC_DATA_DIR (default ./.svc). Admin commands (keys, projects) use SVC_ADMIN_TOKEN or the
+local server's admin-token file. Add --json for machine-readable output.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    console.log(help);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command ${name}`);
+  return (await command(rest)) ?? 0;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`svc: ${error.message}\nRun 'svc help' for usage.`);
+    process.exitCode = 2;
+  } else if (error instanceof SvcError) {
+    console.error(`svc: ${error.message} (${error.code})`);
+    process.exitCode = 1;
+  } else {
+    console.error(`svc: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
+}

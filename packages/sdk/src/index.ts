@@ -1,0 +1,4 @@
+export { Client, type ClientOptions, Keys, Projects } from "./client.ts";
+export { DEFAULT_API_URL, resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
+export * from "./errors.ts";
+export { type CallInput, Transport } from "./transport.ts";

@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { controlRoutes, fillPath, type RouteDef } from "@svc/contract";
+import { startTestServer, type TestServer } from "../testing.ts";
+
+/**
+ * The bad-input battery: for every control route, a minimal valid request is built from the contract's schemas,
+ * then one fault at a time is put in it (malformed JSON, a wrong type, a missing required field, an unknown
+ * field, an unknown enum value, a number out of range, a string too long). Each must be a 400 with a catalog
+ * code and a message naming the field; the valid request itself must not be a 400; nothing may be a 5xx
+ * other than the 501 of routes not served yet.
+ */
+
+type Schema = Record<string, unknown> & {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  anyOf?: Schema[];
+  enum?: unknown[];
+  items?: Schema;
+  patternProperties?: Record<string, Schema>;
+};
+
+const plain = (s: unknown): Schema => JSON.parse(JSON.stringify(s ?? {}));
+
+const stringCandidates = ["abc", "/data", "1-2", "example.com", "a", "2026-01-01T00:00:00Z", "postgres://x"];
+
+function sample(schema: Schema): unknown {
+  if ("default" in schema) return schema.default;
+  if ("const" in schema) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf) return sample(schema.anyOf.find((s) => s.type !== "null") ?? schema.anyOf[0]);
+  switch (schema.type) {
+    case "string": {
+      const pattern = typeof schema.pattern === "string" ? new RegExp(schema.pattern) : null;
+      const min = Number(schema.minLength ?? 0);
+      const found = stringCandidates.find((c) => c.length >= min && (!pattern || pattern.test(c)));
+      return found ?? "a".repeat(Math.max(min, 1));
+    }
+    case "integer":
+    case "number":
+      return Number(
+        schema.minimum ?? (schema.exclusiveMinimum !== undefined ? Number(schema.exclusiveMinimum) + 1 : 1),
+      );
+    case "boolean":
+      return true;
+    case "array":
+      return Array.from({ length: Number(schema.minItems ?? 0) }, () => sample(schema.items ?? {}));
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const name of schema.required ?? []) out[name] = sample(schema.properties?.[name] ?? {});
+      return out;
+    }
+    default:
+      return "x";
+  }
+}
+
+/** A value of the wrong type for a schema. */
+function wrongType(schema: Schema): unknown {
+  const types = schema.anyOf ? schema.anyOf.map((s) => s.type) : [schema.type];
+  if (schema.enum) return "definitely-not-a-member";
+  if (!types.includes("object")) return { nested: true };
+  return 12345;
+}
+
+/** Faults of one value: [description, value]. */
+function faults(schema: Schema): [string, unknown][] {
+  const out: [string, unknown][] = [["wrong type", wrongType(schema)]];
+  const base = schema.anyOf?.find((s) => s.type !== "null") ?? schema;
+  if (base.enum) out.push(["unknown enum value", "no-such-value"]);
+  if (typeof base.minimum === "number") out.push(["below minimum", base.minimum - 1]);
+  if (typeof base.exclusiveMinimum === "number") out.push(["at exclusive minimum", base.exclusiveMinimum]);
+  if (typeof base.maximum === "number") out.push(["above maximum", base.maximum + 1]);
+  if (typeof base.maxLength === "number") out.push(["too long", "a".repeat(base.maxLength + 1)]);
+  if (typeof base.maxItems === "number" && base.items) {
+    out.push(["too many items", Array.from({ length: base.maxItems + 1 }, () => sample(base.items ?? {}))]);
+  }
+  if (base.type === "integer") out.push(["fraction", 1.5]);
+  return out;
+}
+
+interface Attempt {
+  what: string;
+  field?: string;
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  rawBody?: string;
+}
+
+function attempts(route: RouteDef): { valid: Attempt; bad: Attempt[] } {
+  const paramsSchema = plain(route.params);
+  const querySchema = plain(route.query);
+  const bodySchema = route.body && (route.bodyKind ?? "json") === "json" ? plain(route.body) : undefined;
+  const params = sample(paramsSchema) as Record<string, string>;
+  for (const name of Object.keys(paramsSchema.properties ?? {})) params[name] ??= "abc";
+  const query = sample(querySchema) as Record<string, unknown>;
+  const body = bodySchema ? sample(bodySchema) : undefined;
+  const valid: Attempt = { what: "valid", params, query, body };
+  const bad: Attempt[] = [];
+  if (bodySchema) {
+    bad.push({ what: "malformed JSON", params, query, rawBody: '{"a": ' });
+    bad.push({ what: "body is an array", params, query, body: [] });
+    bad.push({
+      what: "unknown field",
+      field: "body.no_such_field",
+      params,
+      query,
+      body: { ...(body as object), no_such_field: 1 },
+    });
+    for (const name of bodySchema.required ?? []) {
+      const { [name]: _, ...rest } = body as Record<string, unknown>;
+      bad.push({ what: `missing ${name}`, field: `body.${name}`, params, query, body: rest });
+    }
+    for (const [name, prop] of Object.entries(bodySchema.properties ?? {})) {
+      for (const [what, value] of faults(prop)) {
+        bad.push({
+          what: `${name}: ${what}`,
+          field: `body.${name}`,
+          params,
+          query,
+          body: { ...(body as object), [name]: value },
+        });
+      }
+    }
+  }
+  for (const [name, prop] of Object.entries(querySchema.properties ?? {})) {
+    for (const [what, value] of faults(prop)) {
+      if (typeof value === "object") continue; // a query value is text: objects cannot be sent
+      if (prop.type === "string" && what === "wrong type") continue; // any text is a string
+      bad.push({
+        what: `query ${name}: ${what}`,
+        field: `query.${name}`,
+        params,
+        query: { ...query, [name]: value },
+      });
+    }
+  }
+  if (querySchema.additionalProperties === false) {
+    bad.push({
+      what: "unknown query parameter",
+      field: "query.no_such_param",
+      params,
+      query: { ...query, no_such_param: "1" },
+    });
+  }
+  for (const [name, prop] of Object.entries(paramsSchema.properties ?? {})) {
+    if (typeof prop.maxLength === "number") {
+      bad.push({
+        what: `path ${name} too long`,
+        field: `path.${name}`,
+        params: { ...params, [name]: "a".repeat(prop.maxLength + 1) },
+        query,
+      });
+    }
+  }
+  return { valid, bad };
+}
+
+describe("bad-input battery over every control route", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  async function send(
+    route: RouteDef,
+    attempt: Attempt,
+  ): Promise<{ status: number; body: Record<string, string> }> {
+    let url = server.url + fillPath(route.path, attempt.params ?? {});
+    const query = Object.entries(attempt.query ?? {}).map(([k, v]): [string, string] => [k, String(v)]);
+    if (query.length > 0) url += `?${new URLSearchParams(query)}`;
+    const token = route.auth === "admin" ? server.adminToken : server.apiKey;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    let body: string | undefined;
+    if (attempt.rawBody !== undefined || attempt.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = attempt.rawBody ?? JSON.stringify(attempt.body);
+    }
+    const response = await fetch(url, { method: route.method, headers, body });
+    const text = await response.text();
+    let parsed: Record<string, string> = {};
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // non-JSON success bodies are fine; errors are checked below
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  for (const [name, route] of Object.entries(controlRoutes) as [string, RouteDef][]) {
+    test(`${name}: ${route.method} ${route.path}`, async () => {
+      const { valid, bad } = attempts(route);
+      const ok = await send(route, valid);
+      assert.notEqual(ok.status, 400, `the valid request was refused: ${JSON.stringify(ok.body)}`);
+      assert.ok(
+        ok.status < 500 || ok.status === 501,
+        `valid request: ${ok.status} ${JSON.stringify(ok.body)}`,
+      );
+      for (const attempt of bad) {
+        const result = await send(route, attempt);
+        const label = `${attempt.what} → ${result.status} ${JSON.stringify(result.body)}`;
+        assert.equal(result.status, 400, label);
+        assert.match(result.body.code ?? "", /^INVALID_/, label);
+        assert.equal(typeof result.body.error, "string", label);
+        if (attempt.field)
+          assert.ok(result.body.error.includes(attempt.field), `${label}: should name ${attempt.field}`);
+      }
+    });
+  }
+});

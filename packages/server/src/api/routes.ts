@@ -1,0 +1,111 @@
+import {
+  colonPath,
+  jsonSchema,
+  type RouteBody,
+  type RouteDef,
+  type RouteParams,
+  type RouteQuery,
+  type RouteResponse,
+  ServiceError,
+} from "@svc/contract";
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
+import { bearerToken, matchesHash } from "../auth/bearer.ts";
+import type { AuthContext } from "../auth/context.ts";
+import { sendError } from "./errors.ts";
+
+export interface HandlerInput<R extends RouteDef> {
+  params: RouteParams<R>;
+  query: RouteQuery<R>;
+  body: RouteBody<R>;
+  /** The calling key; set on apiKey routes. */
+  auth: AuthContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler returns the response body of its route; streaming handlers send on `reply` and return it. */
+export type RouteHandler<R extends RouteDef> = (
+  input: HandlerInput<R>,
+) => Promise<RouteResponse<R> | FastifyReply> | RouteResponse<R> | FastifyReply;
+
+export type Handlers<T extends Record<string, RouteDef>> = { [K in keyof T]?: RouteHandler<T[K]> };
+
+export interface Authenticator {
+  /** The key's context, or null when the key is unknown or deleted. */
+  apiKey(key: string): Promise<AuthContext | null>;
+  /** SHA-256 hex of the admin token, or null when admin routes are closed on this host. */
+  adminTokenHash(): string | null;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+function schemaOf(route: RouteDef): FastifySchema {
+  const schema: FastifySchema = {};
+  if (route.params) schema.params = jsonSchema(route.params);
+  if (route.query) schema.querystring = jsonSchema(route.query);
+  if (route.body && (route.bodyKind ?? "json") === "json") schema.body = jsonSchema(route.body);
+  if (route.responseKind === "json" && route.response) {
+    schema.response = { [route.status]: jsonSchema(route.response) };
+  }
+  return schema;
+}
+
+/**
+ * Registers every route of a table: authentication first (a 401 comes before any look at the body), then
+ * validation of path, query and body from the contract's schemas, then the handler. A route of the contract
+ * with no handler yet answers 501 NOT_IMPLEMENTED after authentication and validation.
+ */
+export function registerRoutes<T extends Record<string, RouteDef>>(
+  app: FastifyInstance,
+  routes: T,
+  handlers: Handlers<T>,
+  authenticator: Authenticator,
+): void {
+  for (const [name, route] of Object.entries(routes)) {
+    const handler = handlers[name as keyof T] as RouteHandler<RouteDef> | undefined;
+    app.route({
+      method: route.method,
+      url: colonPath(route.path),
+      schema: schemaOf(route),
+      onRequest: async (request, reply) => {
+        if (route.auth === "none") return;
+        const token = bearerToken(request.headers.authorization);
+        if (route.auth === "admin") {
+          const hash = authenticator.adminTokenHash();
+          if (!token || !hash || !matchesHash(token, hash)) {
+            return sendError(
+              reply,
+              "UNAUTHORIZED",
+              "The admin token is invalid or not sent as a Bearer token",
+            );
+          }
+          return;
+        }
+        const auth = token ? await authenticator.apiKey(token) : null;
+        if (!auth) return sendError(reply, "UNAUTHORIZED");
+        request.auth = auth;
+      },
+      handler: async (request, reply) => {
+        if (!handler) {
+          throw new ServiceError("NOT_IMPLEMENTED", `${route.method} ${route.path} is not served yet`);
+        }
+        const result = await handler({
+          params: request.params as never,
+          query: request.query as never,
+          body: request.body as never,
+          auth: request.auth as AuthContext,
+          request,
+          reply,
+        });
+        if (result === reply) return reply;
+        reply.code(route.status);
+        if (route.responseKind === "empty") return reply.send();
+        return result;
+      },
+    });
+  }
+}

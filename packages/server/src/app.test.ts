@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { colonPath, controlRoutes } from "@svc/contract";
+import { startTestServer, type TestServer } from "./testing.ts";
+
+describe("control server", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { headers });
+  const introspect = (authorization?: string) =>
+    fetch(`${server.url}/platform/v1/keys/introspect`, {
+      method: "POST",
+      headers: authorization === undefined ? {} : { authorization },
+    });
+
+  test("serves /openapi.json with every served route in it, and every control route of the contract served", async () => {
+    const response = await get("/openapi.json");
+    assert.equal(response.status, 200);
+    const doc = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    assert.equal(doc.openapi, "3.1.0");
+    const documented = new Set<string>();
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(methods)) documented.add(`${method.toUpperCase()} ${colonPath(path)}`);
+    }
+    const served = new Set(server.app.servedRoutes.map((r) => `${r.method} ${r.url}`));
+    assert.ok(served.size > 20);
+    for (const route of served)
+      assert.ok(documented.has(route), `${route} is served but not in /openapi.json`);
+    for (const route of Object.values(controlRoutes)) {
+      const key = `${route.method} ${colonPath(route.path)}`;
+      assert.ok(served.has(key), `${key} is in the contract but not served`);
+    }
+  });
+
+  test("introspect answers the key's project with the bootstrap key", async () => {
+    const response = await introspect(`Bearer ${server.apiKey}`);
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as Record<string, string>;
+    assert.match(body.id, /^key_/);
+    assert.match(body.projectId, /^proj_/);
+    assert.match(body.organizationId, /^org_/);
+    const projects = await server.store.projects.list();
+    assert.equal(projects.find((p) => p.id === body.projectId)?.name, "default");
+  });
+
+  test("a missing, malformed, unknown or deleted key gets 401 with the documented body", async () => {
+    const project = await server.store.projects.get("default");
+    assert.ok(project);
+    const created = await server.store.apiKeys.create({ projectId: project.id });
+    assert.equal((await introspect(`Bearer ${created.key}`)).status, 200);
+    await server.store.apiKeys.delete(created.info.id);
+    const cases = [
+      undefined,
+      "",
+      "Bearer",
+      "Basic dXNlcjpwYXNz",
+      server.apiKey,
+      `Bearer ${server.apiKey}x`,
+      `Bearer svc_apiKey_${"A".repeat(43)}`,
+      `Bearer ${created.key}`,
+      `Bearer ${server.adminToken}`,
+    ];
+    for (const authorization of cases) {
+      const response = await introspect(authorization);
+      assert.equal(response.status, 401, `authorization ${authorization}`);
+      const body = (await response.json()) as Record<string, string>;
+      assert.equal(body.code, "UNAUTHORIZED");
+      assert.equal(typeof body.error, "string");
+      assert.equal(body.error, body.message);
+    }
+  });
+
+  test("admin routes take the admin token and refuse project keys", async () => {
+    const withAdmin = await get("/admin/v1/keys", { authorization: `Bearer ${server.adminToken}` });
+    assert.equal(withAdmin.status, 200);
+    const keys = ((await withAdmin.json()) as { keys: { id: string; prefix: string }[] }).keys;
+    assert.ok(keys.length >= 1);
+    assert.ok(keys.every((k) => !("key" in k) && k.prefix.length < 20));
+    const withKey = await get("/admin/v1/keys", { authorization: `Bearer ${server.apiKey}` });
+    assert.equal(withKey.status, 401);
+  });
+
+  test("routes of domains not served yet answer 501 after auth and validation", async () => {
+    const response = await fetch(`${server.url}/sandboxes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    assert.equal(response.status, 501);
+    assert.equal(((await response.json()) as { code: string }).code, "NOT_IMPLEMENTED");
+    const unauthenticated = await fetch(`${server.url}/sandboxes`, { method: "POST" });
+    assert.equal(unauthenticated.status, 401);
+  });
+
+  test("unknown routes are a JSON 404", async () => {
+    const response = await get("/no/such/route");
+    assert.equal(response.status, 404);
+    assert.equal(((await response.json()) as { code: string }).code, "ROUTE_NOT_FOUND");
+  });
+});

@@ -1,0 +1,65 @@
+import { buildOpenApi, controlRoutes, platformRoutes, sandboxRoutes } from "@svc/contract";
+import Fastify, { type FastifyInstance } from "fastify";
+import { installErrorHandling } from "./api/errors.ts";
+import { type Authenticator, registerRoutes } from "./api/routes.ts";
+import { validatorCompiler } from "./api/validation.ts";
+import { platformHandlers } from "./auth/platform-routes.ts";
+import type { Config } from "./config.ts";
+import type { Store } from "./store/store.ts";
+
+export interface ServedRoute {
+  method: string;
+  /** Fastify's colon form: `/sandboxes/:sandbox_id`. */
+  url: string;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every method and path this instance serves, as registered. */
+    servedRoutes: ServedRoute[];
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  /** SHA-256 hex of the admin token; null closes the admin routes on this host. */
+  adminTokenHash: string | null;
+}
+
+/** The control API as a Fastify instance, not listening: `listen` is the caller's, `inject` serves tests. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel },
+    bodyLimit: deps.config.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  const served: ServedRoute[] = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat())
+      if (method !== "HEAD") served.push({ method, url: route.url });
+  });
+  app.decorate("servedRoutes", served);
+  installErrorHandling(app);
+  // JSON is the only body type of the JSON routes; raw and multipart routes add their own parsers.
+  app.removeContentTypeParser("text/plain");
+
+  const authenticator: Authenticator = {
+    apiKey: async (key) => {
+      const found = await deps.store.apiKeys.authenticate(key);
+      return found
+        ? { keyId: found.id, projectId: found.projectId, organizationId: found.organizationId }
+        : null;
+    },
+    adminTokenHash: () => deps.adminTokenHash,
+  };
+  const openapi = buildOpenApi(controlRoutes);
+  registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
+  // Contract routes whose domains are not served yet answer 501 after authentication and validation.
+  registerRoutes(app, sandboxRoutes, {}, authenticator);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,154 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv } from "ajv";
+import Type, { type Static, type TSchema } from "typebox";
+
+/**
+ * One option of the server's configuration: its key in the config file, its environment variable, its
+ * command-line flag, its schema and default. The README's configuration table lists exactly these.
+ */
+interface OptionDef {
+  env: string;
+  flag: string;
+  schema: TSchema;
+  default: unknown;
+  description: string;
+}
+
+export const options = {
+  dataDir: {
+    env: "SVC_DATA_DIR",
+    flag: "--data-dir",
+    schema: Type.String({ minLength: 1 }),
+    default: "./.svc",
+    description: "Data directory: the SQLite database, the local API key and admin token files, blobs",
+  },
+  host: {
+    env: "SVC_HOST",
+    flag: "--host",
+    schema: Type.String({ minLength: 1 }),
+    default: "127.0.0.1",
+    description: "Address the control API listens on (0.0.0.0 to serve other machines)",
+  },
+  port: {
+    env: "SVC_PORT",
+    flag: "--port",
+    schema: Type.Integer({ minimum: 0, maximum: 65535 }),
+    default: 8900,
+    description: "Port of the control API (0 picks a free port)",
+  },
+  databaseUrl: {
+    env: "SVC_DATABASE_URL",
+    flag: "--database-url",
+    schema: Type.Union([Type.String({ pattern: "^postgres(ql)?://" }), Type.Null()]),
+    default: null,
+    description: "PostgreSQL URL (postgres://user:pass@host/db); unset means SQLite in the data directory",
+  },
+  adminToken: {
+    env: "SVC_ADMIN_TOKEN",
+    flag: "--admin-token",
+    schema: Type.Union([Type.String({ minLength: 20 }), Type.Null()]),
+    default: null,
+    description:
+      "Admin token for key and project management; unset means one is generated on first start into <data dir>/admin-token",
+  },
+  bodyLimitBytes: {
+    env: "SVC_BODY_LIMIT_BYTES",
+    flag: "--body-limit-bytes",
+    schema: Type.Integer({ minimum: 1024, maximum: 1073741824 }),
+    default: 10 * 1024 * 1024,
+    description: "Largest JSON request body accepted (413 PAYLOAD_TOO_LARGE beyond)",
+  },
+  logLevel: {
+    env: "SVC_LOG_LEVEL",
+    flag: "--log-level",
+    schema: Type.Enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    default: "info",
+    description: "Log level of the server's JSON log on stderr",
+  },
+} as const satisfies Record<string, OptionDef>;
+
+export type Config = { -readonly [K in keyof typeof options]: Static<(typeof options)[K]["schema"]> };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const ajv = new Ajv({ strict: false, allErrors: false });
+
+/** Reads a raw value of an option from the environment or a flag: numbers and null are parsed. */
+function fromText(def: OptionDef, text: string): unknown {
+  const json = def.schema as { type?: string; anyOf?: unknown[] };
+  if (json.type === "integer" || json.type === "number")
+    return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  if (json.anyOf && text === "") return null;
+  return text;
+}
+
+export interface ConfigSources {
+  env?: NodeJS.ProcessEnv;
+  /** Command-line arguments after the command name, e.g. ["--port", "9000"]. */
+  argv?: readonly string[];
+  /** Values given in code (tests); they win over everything else. */
+  overrides?: Partial<Config>;
+}
+
+/**
+ * The one validated config object, read once at start. Precedence: overrides, flags, environment,
+ * the JSON file named by SVC_CONFIG or --config, defaults. An invalid value stops the start with a message
+ * naming the option and where it came from.
+ */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? process.env;
+  const argv = [...(sources.argv ?? [])];
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) throw new ConfigError(`unexpected argument ${arg}`);
+    const eq = arg.indexOf("=");
+    if (eq > 0) flags.set(arg.slice(0, eq), arg.slice(eq + 1));
+    else {
+      const value = argv[i + 1];
+      if (value === undefined) throw new ConfigError(`${arg} needs a value`);
+      flags.set(arg, value);
+      i++;
+    }
+  }
+  const known = new Set<string>(["--config", ...Object.values(options).map((o) => o.flag)]);
+  for (const flag of flags.keys()) if (!known.has(flag)) throw new ConfigError(`unknown option ${flag}`);
+
+  const file = flags.get("--config") ?? env.SVC_CONFIG;
+  let fileValues: Record<string, unknown> = {};
+  if (file) {
+    try {
+      fileValues = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+    }
+    for (const key of Object.keys(fileValues)) {
+      if (!(key in options)) throw new ConfigError(`unknown option ${key} in ${file}`);
+    }
+  }
+
+  const config: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(options) as [string, OptionDef][]) {
+    let value: unknown = def.default;
+    let from = "default";
+    if (key in fileValues) [value, from] = [fileValues[key], `${file}`];
+    const envValue = env[def.env];
+    if (envValue !== undefined && envValue !== "") [value, from] = [fromText(def, envValue), def.env];
+    const flagValue = flags.get(def.flag);
+    if (flagValue !== undefined) [value, from] = [fromText(def, flagValue), def.flag];
+    const override = sources.overrides?.[key as keyof Config];
+    if (override !== undefined) [value, from] = [override, "overrides"];
+    if (!ajv.validate(def.schema, value)) {
+      throw new ConfigError(
+        `${key} (${from}) ${ajv.errors?.[0]?.message ?? "is not valid"}: ${JSON.stringify(value)}`,
+      );
+    }
+    config[key] = value;
+  }
+  const result = config as Config;
+  result.dataDir = path.resolve(result.dataDir);
+  return result;
+}

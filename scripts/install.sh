@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the project needs and is missing; safe to run again. Usage: scripts/install.sh [runtime|test]
+#   runtime: Debian packages the server uses, and the npm packages (which bring Node 24).
+#   test:    the same, plus what the tests need (a PostgreSQL server).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-runtime}"
+export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+runtime_debs=(ca-certificates)
+test_debs=(postgresql)
+debs=("${runtime_debs[@]}")
+[ "$what" = test ] && debs+=("${test_debs[@]}")
+
+missing=()
+for pkg in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "missing Debian packages (run as root to install them): ${missing[*]}" >&2
+  fi
+fi
+
+# npm ci when node_modules is absent or older than the lock file.
+if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing npm packages (npm ci)"
+  npm ci --no-fund --no-audit
+fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what is missing (npm packages, Debian packages, a PostgreSQL server), then runs every check and test:
+# format and lint (Biome), types (tsc), and the node:test suites, the store suite on SQLite and PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install.sh test
+if [ -z "${SVC_TEST_DATABASE_URL:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v pg_lsclusters >/dev/null; then
+    SVC_TEST_DATABASE_URL=$(scripts/postgres.sh | tail -1)
+    export SVC_TEST_DATABASE_URL
+  else
+    echo "no PostgreSQL here: the PostgreSQL store suite is skipped (set SVC_TEST_DATABASE_URL to run it)" >&2
+  fi
+fi
+export npm_config_loglevel=error
+exec npm test
