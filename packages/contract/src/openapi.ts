@@ -60,7 +60,12 @@ function successResponse(route: RouteDef): JsonObject {
     case "sse":
       return {
         description: "A stream of Server-Sent Events",
-        content: { "text/event-stream": { schema: { type: "string" } } },
+        content: {
+          "text/event-stream": {
+            schema: { type: "string" },
+            ...(route.response ? { itemSchema: plain(route.response) } : {}),
+          },
+        },
       };
     case "bytes":
       return {

@@ -1,8 +1,14 @@
-import { buildOpenApi, controlRoutes, platformRoutes, sandboxRoutes } from "@svc/contract";
+import {
+  allRoutes,
+  buildOpenApi,
+  documentRoutes,
+  platformRoutes,
+  sandboxRoutes,
+  validatorCompiler,
+} from "@svc/contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { installErrorHandling } from "./api/errors.ts";
 import { type Authenticator, registerRoutes } from "./api/routes.ts";
-import { validatorCompiler } from "./api/validation.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
 import type { Store } from "./store/store.ts";
@@ -56,10 +62,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     adminTokenHash: () => deps.adminTokenHash,
   };
-  const openapi = buildOpenApi(controlRoutes);
+  const openapi = buildOpenApi(allRoutes);
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
   registerRoutes(app, sandboxRoutes, {}, authenticator);
+  registerRoutes(app, documentRoutes, {}, authenticator);
   await app.ready();
   return app;
 }

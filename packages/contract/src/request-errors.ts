@@ -1,22 +1,18 @@
-import { Ajv, type ErrorObject } from "ajv";
-import addFormatsModule from "ajv-formats";
-import type { FastifySchemaCompiler } from "fastify";
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+import type { ErrorCode } from "./errors.ts";
 
 /**
- * Bodies are validated strictly: no type coercion, so `"cpus": "2"` is a 400. Path and query values are text
- * on the wire and are coerced to the schema's type. Defaults of the schema fill missing fields in both.
+ * How a request that never reached its handler failed, in catalog terms: schema validation, body parsing,
+ * limits. Shared by every HTTP server of the project (control server, daemon) so the same bad input gets the
+ * same answer everywhere. The shapes are structural: Ajv's error objects and Fastify's request errors.
  */
-const bodyAjv = addFormats(
-  new Ajv({ strict: false, coerceTypes: false, useDefaults: true, allErrors: false }),
-);
-const textAjv = addFormats(
-  new Ajv({ strict: false, coerceTypes: "array", useDefaults: true, allErrors: false }),
-);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === "body" ? bodyAjv : textAjv).compile(schema as object);
+/** An Ajv error object, structurally. */
+export interface ErrorObject {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
 
 const partName: Record<string, string> = {
   body: "body",
@@ -77,4 +73,42 @@ export function validationMessage(part: string, errors: ErrorObject[]): string {
   const chosen = union ? (deeper ?? union) : errors[0];
   if (!chosen) return `${partName[part] ?? part} is not valid`;
   return `${fieldOf(part, chosen)} ${describe(chosen, errors)}`;
+}
+
+/** Fastify's own request errors, by their code. */
+const frameworkCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: "INVALID_JSON",
+  FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_JSON",
+  FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "INVALID_REQUEST",
+  FST_ERR_CTP_INVALID_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_BAD_URL: "INVALID_REQUEST",
+  FST_ERR_ASYNC_CONSTRAINT: "INVALID_REQUEST",
+};
+
+export interface RequestErrorLike {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  validation?: ErrorObject[];
+  validationContext?: string;
+}
+
+/** The catalog code and message of a request error, or null when it is not the client's fault (a 500). */
+export function classifyRequestError(error: RequestErrorLike): { code: ErrorCode; message: string } | null {
+  if (error.validation) {
+    const part = error.validationContext ?? "body";
+    const code: ErrorCode = part === "querystring" ? "INVALID_QUERY_PARAMS" : "INVALID_REQUEST";
+    return { code, message: validationMessage(part, error.validation) };
+  }
+  const mapped = error.code ? frameworkCodes[error.code] : undefined;
+  if (mapped) return { code: mapped, message: error.message };
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return { code: "INVALID_JSON", message: `body is not valid JSON: ${error.message}` };
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return { code: "INVALID_REQUEST", message: error.message };
+  }
+  return null;
 }

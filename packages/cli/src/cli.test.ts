@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startTestServer, type TestServer } from "@svc/server";
+
+const main = path.join(import.meta.dirname, "main.ts");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function svc(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [main, ...args], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("svc CLI against a real server", () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  before(async () => {
+    server = await startTestServer();
+    env = { SVC_API_URL: server.url, SVC_DATA_DIR: "/nonexistent" };
+  });
+  after(() => server.stop());
+
+  test("whoami with SERVICE_API_KEY, and with the local data directory's key", async () => {
+    const withEnv = await svc(["whoami", "--json"], { ...env, SERVICE_API_KEY: server.apiKey });
+    assert.equal(withEnv.code, 0, withEnv.stderr);
+    const me = JSON.parse(withEnv.stdout);
+    assert.match(me.projectId, /^proj_/);
+    const withFile = await svc(["whoami", "--json"], {
+      SVC_API_URL: server.url,
+      SVC_DATA_DIR: server.dataDir,
+    });
+    assert.equal(withFile.code, 0, withFile.stderr);
+    assert.deepEqual(JSON.parse(withFile.stdout), me);
+  });
+
+  test("keys create, list and delete; a deleted key stops working", async () => {
+    const admin = { ...env, SVC_ADMIN_TOKEN: server.adminToken };
+    const created = await svc(["keys", "create", "--name", "ci", "--json"], admin);
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout);
+    assert.match(key.key, /^svc_apiKey_/);
+    assert.equal((await svc(["whoami"], { ...env, SERVICE_API_KEY: key.key })).code, 0);
+
+    const listed = await svc(["keys", "list"], admin);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(listed.stdout.includes(key.id));
+    assert.ok(!listed.stdout.includes(key.key), "list must never show key text");
+
+    assert.equal((await svc(["keys", "delete", key.id], admin)).code, 0);
+    const refused = await svc(["whoami"], { ...env, SERVICE_API_KEY: key.key });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /UNAUTHORIZED/);
+    const again = await svc(["keys", "delete", key.id], admin);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /KEY_NOT_FOUND/);
+  });
+
+  test("admin commands refuse a project key", async () => {
+    const run = await svc(["keys", "list"], { ...env, SVC_ADMIN_TOKEN: server.apiKey });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /UNAUTHORIZED/);
+  });
+
+  test("usage errors exit 2", async () => {
+    assert.equal((await svc(["no-such-command"], env)).code, 2);
+    assert.equal((await svc(["keys", "create", "--bogus"], env)).code, 2);
+    assert.equal((await svc(["server", "--port", "notanumber"], env)).code, 2);
+  });
+});
+
+test("svc server: first start prints the key once, writes 0600 files, serves, and stops on SIGTERM", async () => {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "svc-cli-"));
+  try {
+    const start = () =>
+      new Promise<{ output: string; exit: Promise<number | null>; url: string; stop: () => void }>(
+        (resolve, reject) => {
+          const child = spawn(process.execPath, [main, "server", "--port", "0", "--log-level", "silent"], {
+            env: { PATH: process.env.PATH ?? "", SVC_DATA_DIR: dataDir },
+            stdio: ["ignore", "pipe", "inherit"],
+          });
+          const exit = new Promise<number | null>((r) => child.on("close", r));
+          let output = "";
+          child.stdout.on("data", (d) => {
+            output += d;
+            const url = /control API on (http:\/\/\S+)/.exec(output)?.[1];
+            if (url) setTimeout(() => resolve({ output, exit, url, stop: () => child.kill("SIGTERM") }), 100);
+          });
+          child.on("error", reject);
+        },
+      );
+    const first = await start();
+    const key = (await readFile(path.join(dataDir, "api-key"), "utf8")).trim();
+    assert.ok(first.output.includes(key), "the first start prints the key");
+    assert.equal((await stat(path.join(dataDir, "api-key"))).mode & 0o777, 0o600);
+    assert.equal((await stat(path.join(dataDir, "admin-token"))).mode & 0o777, 0o600);
+    const response = await fetch(`${first.url}/platform/v1/keys/introspect`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(response.status, 200);
+    first.stop();
+    assert.equal(await first.exit, 0);
+
+    const second = await start();
+    assert.ok(!second.output.includes("svc_apiKey_"), "a later start prints no key");
+    second.stop();
+    assert.equal(await second.exit, 0);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
