@@ -26,8 +26,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# npm ci when node_modules is absent or older than the lock file.
+# npm packages when node_modules is absent or older than the lock file. `npm install` with the committed lock
+# installs its exact versions; `npm ci` is not used because it insists on lock entries for other platforms'
+# optional binaries (Biome's), which the registry reachable here does not serve.
 if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "installing npm packages (npm ci)"
-  npm ci --no-fund --no-audit
+  echo "installing npm packages"
+  npm install --no-fund --no-audit
 fi
