@@ -23,7 +23,15 @@ type Schema = Record<string, unknown> & {
 
 const plain = (s: unknown): Schema => JSON.parse(JSON.stringify(s ?? {}));
 
-const stringCandidates = ["abc", "/data", "1-2", "example.com", "a", "2026-01-01T00:00:00Z", "https://example.com/x"];
+const stringCandidates = [
+  "abc",
+  "/data",
+  "1-2",
+  "example.com",
+  "a",
+  "2026-01-01T00:00:00Z",
+  "https://example.com/x",
+];
 
 function sample(schema: Schema): unknown {
   if ("default" in schema) return schema.default;
