@@ -39,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel },
     bodyLimit: deps.config.bodyLimitBytes,
     return503OnClosing: true,
+    disableRequestLogging: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
