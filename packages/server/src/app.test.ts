@@ -88,14 +88,14 @@ describe("control server", () => {
   });
 
   test("routes of domains not served yet answer 501 after auth and validation", async () => {
-    const response = await fetch(`${server.url}/sandboxes`, {
+    const response = await fetch(`${server.url}/sandbox-pools`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
       body: "{}",
     });
     assert.equal(response.status, 501);
     assert.equal(((await response.json()) as { code: string }).code, "NOT_IMPLEMENTED");
-    const unauthenticated = await fetch(`${server.url}/sandboxes`, { method: "POST" });
+    const unauthenticated = await fetch(`${server.url}/sandbox-pools`, { method: "POST" });
     assert.equal(unauthenticated.status, 401);
   });
 

@@ -11,6 +11,7 @@ import { installErrorHandling } from "./api/errors.ts";
 import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
+import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
 export interface ServedRoute {
@@ -31,6 +32,7 @@ export interface AppDeps {
   store: Store;
   /** SHA-256 hex of the admin token; null closes the admin routes on this host. */
   adminTokenHash: string | null;
+  sandboxes: SandboxDeps;
 }
 
 /** The control API as a Fastify instance, not listening: `listen` is the caller's, `inject` serves tests. */
@@ -66,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const openapi = buildOpenApi(allRoutes);
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
-  registerRoutes(app, sandboxRoutes, {}, authenticator);
+  registerRoutes(app, sandboxRoutes, sandboxHandlers(deps.sandboxes), authenticator);
   registerRoutes(app, documentRoutes, {}, authenticator);
   await app.ready();
   return app;

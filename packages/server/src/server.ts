@@ -2,6 +2,10 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { bootstrap } from "./bootstrap.ts";
 import type { Config } from "./config.ts";
+import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
+import { createSandboxRepository } from "./sandboxes/repository.ts";
+import type { SandboxDeps } from "./sandboxes/routes.ts";
+import { Scheduler } from "./sandboxes/scheduler.ts";
 import { openStore, type Store } from "./store/store.ts";
 
 export interface RunningServer {
@@ -18,13 +22,46 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The sandbox domain: repository, this host's executor (if any) and the scheduler, started. */
+async function startSandboxes(store: Store, config: Config, notes: string[]): Promise<SandboxDeps> {
+  const repo = createSandboxRepository(store.db);
+  const executor = null;
+  if (config.executor === "local") {
+    notes.push("the local executor is not built yet: sandboxes wait pending with no_executors_available");
+  }
+  const scheduler = new Scheduler({
+    repo,
+    executor,
+    secretOf: await sandboxSecretDeriver(store.settings),
+    maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
+    log: (message, fields) => {
+      if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
+    },
+  });
+  await scheduler.start();
+  return {
+    store,
+    repo,
+    scheduler,
+    executorId: null,
+    ingress: { proxyDomain: config.proxyDomain, proxyPort: config.proxyPort, scheme: "http" },
+  };
+}
+
 /** Opens the store, bootstraps it, and serves the control API. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
-    const app = await buildApp({ config, store, adminTokenHash: boot.adminTokenHash });
-    await app.listen({ host: config.host, port: config.port });
+    const sandboxes = await startSandboxes(store, config, boot.notes);
+    let app: FastifyInstance;
+    try {
+      app = await buildApp({ config, store, adminTokenHash: boot.adminTokenHash, sandboxes });
+      await app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      await sandboxes.scheduler.stop();
+      throw error;
+    }
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -41,6 +78,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       close: () => {
         closing ??= (async () => {
           await app.close();
+          await sandboxes.scheduler.stop();
           await store.close();
         })();
         return closing;

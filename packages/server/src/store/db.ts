@@ -65,3 +65,11 @@ export async function runInSavepoint<T>(
 export function finishedTransactionError(): Error {
   return new Error("This transaction has ended; use the handle only inside the transaction() callback");
 }
+
+/** Whether a driver error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  return (
+    e?.code === "23505" || e?.errcode === 2067 || /UNIQUE constraint failed/.test(String(e?.message ?? ""))
+  );
+}

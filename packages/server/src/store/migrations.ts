@@ -1,3 +1,4 @@
+import { sandboxesMigration } from "../sandboxes/migration.ts";
 import type { Db } from "./db.ts";
 
 /** One step of the schema. SQL that both SQLite and PostgreSQL accept; applied once, in its own transaction. */
@@ -43,6 +44,120 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "documents: files, blobs, datasets, parse jobs; webhooks",
+    sql: `
+      CREATE TABLE document_files (
+        id TEXT NOT NULL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        file_name TEXT,
+        mime_type TEXT NOT NULL,
+        file_size BIGINT NOT NULL,
+        checksum_sha256 TEXT NOT NULL,
+        labels TEXT,
+        blob_key TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX document_files_project ON document_files (project_id, created_at, id);
+      CREATE TABLE blobs (
+        blob_key TEXT NOT NULL PRIMARY KEY,
+        size BIGINT NOT NULL,
+        complete INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE blob_chunks (
+        blob_key TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (blob_key, seq)
+      );
+      CREATE TABLE datasets (
+        id TEXT NOT NULL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT,
+        settings TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        deleted_at BIGINT
+      );
+      CREATE UNIQUE INDEX datasets_project_name ON datasets (project_id, name) WHERE deleted_at IS NULL;
+      CREATE INDEX datasets_project ON datasets (project_id, created_at, id);
+      CREATE TABLE parse_jobs (
+        id TEXT NOT NULL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        dataset_id TEXT,
+        status TEXT NOT NULL,
+        request TEXT NOT NULL,
+        file_id TEXT,
+        file_url TEXT,
+        raw_text TEXT,
+        file_name TEXT,
+        mime_type TEXT,
+        labels TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        error TEXT,
+        total_pages INTEGER,
+        parsed_pages_count INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX parse_jobs_project ON parse_jobs (project_id, created_at, id);
+      CREATE INDEX parse_jobs_status ON parse_jobs (status, created_at);
+      CREATE INDEX parse_jobs_dataset ON parse_jobs (dataset_id, status);
+      CREATE TABLE parse_results (
+        job_id TEXT NOT NULL PRIMARY KEY,
+        result TEXT NOT NULL
+      );
+      CREATE TABLE webhooks (
+        id TEXT NOT NULL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        events TEXT NOT NULL,
+        description TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        deleted_at BIGINT
+      );
+      CREATE INDEX webhooks_project ON webhooks (project_id);
+      CREATE TABLE webhook_deliveries (
+        id TEXT NOT NULL PRIMARY KEY,
+        webhook_id TEXT NOT NULL,
+        project_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        last_status_code INTEGER,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        delivered_at BIGINT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+      CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at);
+      CREATE TABLE webhook_attempts (
+        id TEXT NOT NULL PRIMARY KEY,
+        delivery_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, attempt);
+    `,
+  },
+  sandboxesMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -1,0 +1,53 @@
+import type { SandboxNetworkAccessControl } from "@svc/contract";
+
+/** What an executor needs to start one sandbox. */
+export interface SandboxSpec {
+  id: string;
+  name: string | null;
+  image: string | null;
+  cpus: number;
+  memoryMb: number;
+  diskMb: number;
+  entrypoint: string[] | null;
+  network: SandboxNetworkAccessControl | null;
+  /** The forwarded-auth secret the daemon inside will require. */
+  authSecret: string;
+}
+
+export interface StartedSandbox {
+  /** The executor's handle of the sandbox (e.g. the pid of its init). */
+  containerId: string;
+  /** Where the daemon answers, e.g. `http://10.213.0.2:9501`. */
+  address: string;
+  netIndex: number | null;
+}
+
+/** A failure of start that ends the sandbox with a typed termination reason. */
+export class ExecutorError extends Error {
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super(message);
+    this.name = "ExecutorError";
+    this.reason = reason;
+  }
+}
+
+/**
+ * Runs sandboxes on one host. The scheduler decides what runs where; an executor only starts, checks and stops
+ * what it is told, and finds what is left of sandboxes after a crash.
+ */
+export interface Executor {
+  readonly id: string;
+  /** Why this executor cannot run sandboxes (not root, a tool missing), or null when it can. */
+  unavailableReason(): string | null;
+  /** What this host offers to sandboxes, overcommit included. */
+  capacity(): { cpus: number; memoryMb: number };
+  /** Builds the sandbox and starts its daemon; resolves once the daemon answers its health check. */
+  start(spec: SandboxSpec): Promise<StartedSandbox>;
+  /** Whether a sandbox started earlier (by this or a previous server process) still runs and answers. */
+  isAlive(id: string, started: StartedSandbox): Promise<boolean>;
+  /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
+  stop(id: string): Promise<void>;
+  /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */
+  leftovers(): Promise<string[]>;
+}

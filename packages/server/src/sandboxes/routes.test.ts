@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTestServer, type TestServer } from "../testing.ts";
+
+/** The sandbox lifecycle API on a server with no executor: everything but actually running sandboxes. */
+describe("sandbox API without an executor", () => {
+  let server: TestServer;
+  let otherKey: string;
+  before(async () => {
+    server = await startTestServer({ executor: "none" });
+    const org = await server.store.projects.ensureOrganization("default");
+    const other = await server.store.projects.create(org.id, "other");
+    otherKey = (await server.store.apiKeys.create({ projectId: other.id })).key;
+  });
+  after(() => server.stop());
+
+  async function call(method: string, path: string, body?: unknown, key = server.apiKey) {
+    const response = await fetch(server.url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  }
+
+  test("create answers pending at once; the record is filled truthfully", async () => {
+    const created = await call("POST", "/sandboxes", {
+      resources: { cpus: 0.5, memory_mb: 256 },
+      name: "alpha",
+    });
+    assert.equal(created.status, 200);
+    assert.match(created.body.sandbox_id, /^sbx-[a-z2-7]{20}$/);
+    assert.equal(created.body.status, "pending");
+    const got = await call("GET", `/sandboxes/${created.body.sandbox_id}`);
+    assert.equal(got.status, 200);
+    assert.equal(got.body.id, created.body.sandbox_id);
+    assert.equal(got.body.sandbox_id, created.body.sandbox_id);
+    assert.equal(got.body.namespace, "default");
+    assert.deepEqual(got.body.resources, { cpus: 0.5, memory_mb: 256, disk_mb: 10240 });
+    assert.ok(Math.abs(got.body.created_at - Date.now()) < 60_000, "created_at is in milliseconds");
+    assert.equal(got.body.allow_unauthenticated_access, false);
+    assert.equal(got.body.sandbox_url, `http://${created.body.sandbox_id}.sandbox.localhost:9443`);
+    // With no executor on this server it waits, saying why.
+    await new Promise((r) => setTimeout(r, 400));
+    const waiting = await call("GET", "/sandboxes/alpha");
+    assert.equal(waiting.body.status, "pending");
+    assert.equal(waiting.body.pending_reason, "no_executors_available");
+  });
+
+  test("names are unique among live sandboxes; PATCH renames, sets ports and network", async () => {
+    const a = await call("POST", "/sandboxes", { name: "beta" });
+    assert.equal((await call("POST", "/sandboxes", { name: "beta" })).status, 409);
+    const b = await call("POST", "/sandboxes", { name: "gamma" });
+    const clash = await call("PATCH", `/sandboxes/${b.body.sandbox_id}`, { name: "beta" });
+    assert.equal(clash.status, 409);
+    assert.equal(clash.body.code, "SANDBOX_NAME_TAKEN");
+    const patched = await call("PATCH", "/sandboxes/gamma", {
+      name: "delta",
+      exposed_ports: [8080, 9501, 3000],
+      allow_unauthenticated_access: true,
+      network: { allow_internet_access: false, allow_out: ["10.0.0.0/8", "example.com"] },
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.name, "delta");
+    assert.deepEqual(patched.body.exposed_ports, [8080, 3000]);
+    assert.equal(patched.body.allow_unauthenticated_access, true);
+    assert.equal(patched.body.network_policy.allow_internet_access, false);
+    const cleared = await call("PATCH", "/sandboxes/delta", { exposed_ports: [], network: null });
+    assert.equal(cleared.body.exposed_ports, null);
+    assert.equal(cleared.body.network_policy, null);
+    // A terminated sandbox frees its name.
+    await call("DELETE", `/sandboxes/${a.body.sandbox_id}`);
+    assert.equal((await call("POST", "/sandboxes", { name: "beta" })).status, 200);
+  });
+
+  test("DELETE of a pending sandbox ends it cancelled; it is idempotent; unknown ids are 404", async () => {
+    const created = await call("POST", "/sandboxes", {});
+    const id = created.body.sandbox_id;
+    const deleted = await call("DELETE", `/sandboxes/${id}`);
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body.status, "terminated");
+    assert.equal(deleted.body.termination_reason, "cancelled");
+    const again = await call("DELETE", `/sandboxes/${id}`);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.status, "terminated");
+    assert.equal((await call("DELETE", "/sandboxes/sbx-neverexisted")).status, 404);
+  });
+
+  test("another project's sandbox is not found, in every form", async () => {
+    const created = await call("POST", "/sandboxes", { name: "mine" });
+    const id = created.body.sandbox_id;
+    for (const [method, path] of [
+      ["GET", `/sandboxes/${id}`],
+      ["GET", "/sandboxes/mine"],
+      ["DELETE", `/sandboxes/${id}`],
+      ["PATCH", `/sandboxes/${id}`],
+    ]) {
+      const response = await call(method, path, method === "PATCH" ? { name: "x" } : undefined, otherKey);
+      assert.equal(response.status, 404, `${method} ${path}`);
+      assert.equal(response.body.code, "SANDBOX_NOT_FOUND");
+    }
+    const theirs = await call("GET", "/sandboxes", undefined, otherKey);
+    assert.ok(!theirs.body.sandboxes.some((s: { id: string }) => s.id === id));
+    assert.equal((await call("GET", `/sandboxes/${id}`)).status, 200);
+  });
+
+  test("namespaced paths serve the key's own namespace only", async () => {
+    const created = await call("POST", "/v1/namespaces/default/sandboxes", { name: "ns" });
+    assert.equal(created.status, 200);
+    const got = await call("GET", `/v1/namespaces/default/sandboxes/${created.body.sandbox_id}`);
+    assert.equal(got.body.name, "ns");
+    assert.equal((await call("GET", "/v1/namespaces/other/sandboxes")).status, 404);
+  });
+
+  test("list pages newest first with cursors; status=running gives the live set", async () => {
+    for (let i = 0; i < 5; i++) await call("POST", "/sandboxes", { name: `page-${i}` });
+    const all: string[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 50; guard++) {
+      const page = await call("GET", `/sandboxes?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      assert.equal(page.status, 200);
+      assert.ok(page.body.sandboxes.length <= 2);
+      all.push(...page.body.sandboxes.map((s: { id: string }) => s.id));
+      cursor = page.body.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    const full = (await call("GET", "/sandboxes?limit=1000")).body.sandboxes.map((s: { id: string }) => s.id);
+    assert.deepEqual(all, full);
+    const created = (await call("GET", "/sandboxes?limit=1000")).body.sandboxes.map(
+      (s: { created_at: number }) => s.created_at,
+    );
+    assert.deepEqual(
+      created,
+      [...created].sort((a, b) => b - a),
+    );
+    const running = await call("GET", "/sandboxes?status=running");
+    assert.deepEqual(running.body.sandboxes, []);
+    assert.equal((await call("GET", "/sandboxes?cursor=bm9wZQ")).status, 400);
+  });
+
+  test("max_pending_secs ends a sandbox that found no host: terminated, no_capacity", async () => {
+    const created = await call("POST", "/sandboxes", { max_pending_secs: 1 });
+    const id = created.body.sandbox_id;
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
+    let body: Record<string, any> = {};
+    for (let i = 0; i < 40; i++) {
+      body = (await call("GET", `/sandboxes/${id}`)).body;
+      if (body.status === "terminated") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(body.status, "terminated");
+    assert.equal(body.termination_reason, "no_capacity");
+  });
+});

@@ -1,0 +1,188 @@
+import { MANAGEMENT_PORT, type Sandbox, ServiceError, type sandboxRoutes } from "@svc/contract";
+import type { Handlers } from "../api/routes.ts";
+import type { AuthContext } from "../auth/context.ts";
+import { isUniqueViolation } from "../store/db.ts";
+import type { Store } from "../store/store.ts";
+import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
+import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+export interface SandboxDeps {
+  store: Store;
+  repo: SandboxRepository;
+  scheduler: Scheduler;
+  ingress: IngressConfig;
+  executorId: string | null;
+}
+
+const DEFAULTS = { cpus: 1.0, memoryMb: 1024, diskMb: 10240 };
+
+function encodeCursor(row: SandboxRow): string {
+  return Buffer.from(`${row.createdAt}:${row.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const match = /^(\d{1,16}):([a-z0-9-]{1,64})$/.exec(text);
+  if (!match) throw new ServiceError("INVALID_CURSOR", "cursor is not a cursor of this listing");
+  return { createdAt: Number(match[1]), id: match[2] };
+}
+
+function userPorts(ports: number[] | undefined): number[] | null {
+  if (ports === undefined) return null;
+  return ports.filter((p) => p !== MANAGEMENT_PORT);
+}
+
+/** Handlers of the sandbox lifecycle, in both path forms (`/sandboxes` and `/v1/namespaces/{ns}/sandboxes`). */
+export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoutes> {
+  const { repo, scheduler, ingress, store } = deps;
+
+  async function namespaceOf(auth: AuthContext): Promise<string> {
+    return (await store.projects.get(auth.projectId))?.name ?? auth.projectId;
+  }
+  /** The namespace of a namespaced path must be the key's project: another project's is not found. */
+  async function checkNamespace(auth: AuthContext, namespace: string | undefined): Promise<string> {
+    const own = await namespaceOf(auth);
+    if (namespace !== undefined && namespace !== own && namespace !== auth.projectId) {
+      throw new ServiceError("PROJECT_NOT_FOUND", `no namespace ${namespace} for this key`);
+    }
+    return own;
+  }
+  async function found(auth: AuthContext, idOrName: string): Promise<SandboxRow> {
+    const row = await repo.find(auth.projectId, idOrName);
+    if (!row) throw new ServiceError("SANDBOX_NOT_FOUND", `no sandbox ${idOrName}`);
+    return row;
+  }
+  const view = async (auth: AuthContext, row: SandboxRow): Promise<Sandbox> =>
+    toSandbox(row, await namespaceOf(auth), ingress);
+
+  const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
+    if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
+    if (body.snapshot_id) throw new ServiceError("SNAPSHOT_NOT_FOUND", `no snapshot ${body.snapshot_id}`);
+    if (body.file_systems && body.file_systems.length > 0) {
+      throw new ServiceError("NOT_IMPLEMENTED", "file system mounts are not served yet");
+    }
+    const resources = body.resources ?? {};
+    const row = await repo.insert({
+      id: newSandboxId(),
+      projectId: auth.projectId,
+      name: body.name ?? null,
+      status: "pending",
+      pendingReason: "scheduling",
+      outcome: null,
+      terminationReason: null,
+      errorDetails: null,
+      image: body.image ?? null,
+      cpus: resources.cpus ?? DEFAULTS.cpus,
+      memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
+      diskMb: resources.disk_mb ?? resources.ephemeral_disk_mb ?? DEFAULTS.diskMb,
+      timeoutSecs: body.timeout_secs ?? 0,
+      maxPendingSecs: body.max_pending_secs ?? null,
+      entrypoint: body.entrypoint ?? null,
+      network: body.network ?? null,
+      exposedPorts: userPorts(body.exposed_ports),
+      allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,
+      fileSystems: [],
+      poolId: null,
+      templateId: body.template_id ?? null,
+      snapshotId: null,
+      executorId: null,
+      containerId: null,
+      address: null,
+      netIndex: null,
+      createdAt: Date.now(),
+      startedAt: null,
+      endedAt: null,
+    });
+    if (!row) throw new ServiceError("SANDBOX_NAME_TAKEN", `a live sandbox is already named ${body.name}`);
+    scheduler.wake();
+    return toCreateResponse(row, ingress);
+  };
+
+  const list: NonNullable<Handlers<typeof sandboxRoutes>["listSandboxes"]> = async ({ query, auth }) => {
+    const namespace = await namespaceOf(auth);
+    const direction = query.direction ?? "forward";
+    const page = await repo.list({
+      projectId: auth.projectId,
+      running: query.status === "running",
+      limit: query.limit ?? 100,
+      after: query.cursor ? decodeCursor(query.cursor) : undefined,
+      direction,
+    });
+    const first = page.rows[0];
+    const last = page.rows[page.rows.length - 1];
+    // Cursors point at the page's edges: next_cursor continues to older rows, prev_cursor back to newer ones.
+    const olderExist = direction === "forward" ? page.more : true;
+    const newerExist = direction === "backward" ? page.more : query.cursor !== undefined;
+    return {
+      sandboxes: page.rows.map((row) => toSandbox(row, namespace, ingress)),
+      next_cursor: last && olderExist ? encodeCursor(last) : null,
+      prev_cursor: first && newerExist ? encodeCursor(first) : null,
+    };
+  };
+
+  const get: NonNullable<Handlers<typeof sandboxRoutes>["getSandbox"]> = async ({ params, auth }) =>
+    view(auth, await found(auth, params.sandbox_id));
+
+  const update: NonNullable<Handlers<typeof sandboxRoutes>["updateSandbox"]> = async ({
+    params,
+    body,
+    auth,
+  }) => {
+    const row = await found(auth, params.sandbox_id);
+    const changes: Partial<SandboxRow> = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.allow_unauthenticated_access !== undefined) {
+      changes.allowUnauthenticatedAccess = body.allow_unauthenticated_access;
+    }
+    if (body.exposed_ports !== undefined) {
+      const ports = userPorts(body.exposed_ports) ?? [];
+      changes.exposedPorts = ports.length > 0 ? ports : null;
+    }
+    if (body.network !== undefined) changes.network = body.network;
+    if (Object.keys(changes).length === 0) return view(auth, row);
+    try {
+      const updated = await repo.update(row.id, changes);
+      return view(auth, updated ?? row);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ServiceError("SANDBOX_NAME_TAKEN", `a live sandbox is already named ${body.name}`);
+      }
+      throw error;
+    }
+  };
+
+  const remove: NonNullable<Handlers<typeof sandboxRoutes>["deleteSandbox"]> = async ({ params, auth }) => {
+    const row = await found(auth, params.sandbox_id);
+    if (row.status === "terminated") return view(auth, row);
+    return view(auth, await scheduler.terminate(row, { outcome: "deleted" }));
+  };
+
+  return {
+    createSandbox: create,
+    listSandboxes: list,
+    getSandbox: get,
+    updateSandbox: update,
+    deleteSandbox: remove,
+    createSandboxInNamespace: async (input) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return create(input as never);
+    },
+    listSandboxesInNamespace: async (input) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return list(input as never);
+    },
+    getSandboxInNamespace: async (input) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return get(input as never);
+    },
+    updateSandboxInNamespace: async (input) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return update(input as never);
+    },
+    deleteSandboxInNamespace: async (input) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return remove(input as never);
+    },
+  };
+}

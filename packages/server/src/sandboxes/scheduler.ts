@@ -1,0 +1,254 @@
+import { type Executor, ExecutorError } from "../executor/executor.ts";
+import type { SandboxRepository, SandboxRow } from "./repository.ts";
+
+export interface SchedulerOptions {
+  repo: SandboxRepository;
+  /** This host's executor; null when this server runs no sandboxes. */
+  executor: Executor | null;
+  secretOf: (sandboxId: string) => string;
+  /** Longest lifetime; applies when a sandbox's timeout_secs is 0. 0 means none. */
+  maxTimeoutSecs: number;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+  now?: () => number;
+  tickMs?: number;
+  /** Sandboxes started at once. */
+  startConcurrency?: number;
+}
+
+/**
+ * Moves sandboxes through their lives: pending → an executor with capacity → running (or terminated with a
+ * reason), timeouts, max_pending_secs, and after a restart, adoption or cleanup of what the last process left.
+ * Every status change is a compare-and-set on the row, so a DELETE racing a start never leaves both half done.
+ */
+export class Scheduler {
+  readonly #o: Required<Omit<SchedulerOptions, "executor">> & { executor: Executor | null };
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #again = false;
+  #starting = new Map<string, Promise<void>>();
+  #stopped = false;
+
+  constructor(options: SchedulerOptions) {
+    this.#o = { now: Date.now, tickMs: 250, startConcurrency: 4, ...options };
+  }
+
+  /** Adopts or cleans up what a previous process left, then schedules until stop(). */
+  async start(): Promise<void> {
+    await this.reconcile();
+    this.#schedule();
+  }
+
+  /** Runs a scheduling pass soon (after a create or delete). */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#ticking) this.#again = true;
+    else this.#tick();
+  }
+
+  /** Stops scheduling and waits for starts under way. Running sandboxes keep running, to be adopted later. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#ticking;
+    await Promise.allSettled(this.#starting.values());
+  }
+
+  /** Waits for a sandbox's start under way, if any (DELETE waits for it before cleaning up). */
+  async settled(id: string): Promise<void> {
+    await this.#starting.get(id)?.catch(() => undefined);
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => this.#tick(), this.#o.tickMs);
+    this.#timer.unref();
+  }
+
+  #tick(): void {
+    clearTimeout(this.#timer);
+    this.#ticking = this.#pass()
+      .catch((error) => this.#o.log("scheduling pass failed", { error: String(error) }))
+      .finally(() => {
+        this.#ticking = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.#tick();
+        } else this.#schedule();
+      });
+  }
+
+  async #pass(): Promise<void> {
+    const { repo, executor, now } = this.#o;
+    const live = await repo.withStatus(["pending", "running"]);
+    const t = now();
+    const used = { cpus: 0, memoryMb: 0 };
+    for (const row of live) {
+      if (executor && row.executorId === executor.id) {
+        used.cpus += row.cpus;
+        used.memoryMb += row.memoryMb;
+      }
+    }
+    for (const row of live) {
+      if (row.status === "running") {
+        const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
+        if (limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000) {
+          await this.terminate(row, { outcome: "timeout" });
+        }
+        continue;
+      }
+      if (row.executorId) continue; // being started
+      if (row.maxPendingSecs && t >= row.createdAt + row.maxPendingSecs * 1000) {
+        await repo.transition(row.id, ["pending"], {
+          status: "terminated",
+          terminationReason: "no_capacity",
+          errorDetails: `no host had room for the sandbox within max_pending_secs (${row.maxPendingSecs} s)`,
+          outcome: "failed",
+          endedAt: t,
+        });
+        continue;
+      }
+      const reason = executor?.unavailableReason() ?? "no executor runs on this server";
+      if (!executor || executor.unavailableReason()) {
+        if (row.pendingReason !== "no_executors_available") {
+          await repo.update(row.id, { pendingReason: "no_executors_available", errorDetails: reason });
+        }
+        continue;
+      }
+      const capacity = executor.capacity();
+      const fits =
+        used.cpus + row.cpus <= capacity.cpus + 1e-9 && used.memoryMb + row.memoryMb <= capacity.memoryMb;
+      if (!fits || this.#starting.size >= this.#o.startConcurrency) {
+        const pendingReason = fits ? "scheduling" : "no_resources_available";
+        if (row.pendingReason !== pendingReason) await repo.update(row.id, { pendingReason });
+        continue;
+      }
+      if (!(await repo.claim(row.id, executor.id))) continue;
+      used.cpus += row.cpus;
+      used.memoryMb += row.memoryMb;
+      const starting = this.#startOne(executor, row).finally(() => {
+        this.#starting.delete(row.id);
+        this.wake();
+      });
+      this.#starting.set(row.id, starting);
+    }
+  }
+
+  async #startOne(executor: Executor, row: SandboxRow): Promise<void> {
+    const { repo, now } = this.#o;
+    try {
+      const started = await executor.start({
+        id: row.id,
+        name: row.name,
+        image: row.image,
+        cpus: row.cpus,
+        memoryMb: row.memoryMb,
+        diskMb: row.diskMb,
+        entrypoint: row.entrypoint,
+        network: row.network,
+        authSecret: this.#o.secretOf(row.id),
+      });
+      const running = await repo.transition(row.id, ["pending"], {
+        status: "running",
+        pendingReason: null,
+        errorDetails: null,
+        containerId: started.containerId,
+        address: started.address,
+        netIndex: started.netIndex,
+        startedAt: now(),
+      });
+      // Deleted while it was starting: what was built goes away again.
+      if (!running) await executor.stop(row.id);
+    } catch (error) {
+      await executor.stop(row.id).catch(() => undefined);
+      const typed = error instanceof ExecutorError;
+      this.#o.log("sandbox start failed", { sandbox: row.id, error: String(error) });
+      await repo.transition(row.id, ["pending"], {
+        status: "terminated",
+        pendingReason: null,
+        terminationReason: typed ? error.reason : "start_failed",
+        errorDetails: (error as Error).message,
+        outcome: "failed",
+        endedAt: now(),
+      });
+    }
+  }
+
+  /**
+   * Ends a sandbox: the row becomes terminated first (so the proxy stops routing to it), then the executor
+   * removes it. Idempotent; a pending sandbox ends `cancelled`.
+   */
+  async terminate(row: SandboxRow, how: { outcome: string }): Promise<SandboxRow> {
+    const { repo, executor, now } = this.#o;
+    const fields =
+      row.status === "pending"
+        ? { terminationReason: "cancelled", errorDetails: "deleted while pending", outcome: "cancelled" }
+        : { outcome: how.outcome };
+    const ended = await repo.transition(
+      row.id,
+      ["pending", "running", "suspended", "suspending", "snapshotting"],
+      {
+        status: "terminated",
+        pendingReason: null,
+        endedAt: now(),
+        ...fields,
+      },
+    );
+    if (!ended) return (await repo.get(row.id)) ?? row;
+    await this.settled(row.id);
+    if (executor && row.executorId === executor.id) {
+      await executor
+        .stop(row.id)
+        .catch((error) => this.#o.log("sandbox stop failed", { sandbox: row.id, error: String(error) }));
+    }
+    this.wake();
+    return ended;
+  }
+
+  /**
+   * After a restart: running sandboxes of this executor that still answer are adopted, the others end
+   * terminated with a reason; sandboxes that were being started are cleaned up and queued again; anything
+   * on the host that belongs to no live sandbox is removed.
+   */
+  async reconcile(): Promise<void> {
+    const { repo, executor, now, log } = this.#o;
+    if (!executor || executor.unavailableReason()) return;
+    const live = await repo.withStatus(["pending", "running", "suspended", "suspending", "snapshotting"]);
+    const keep = new Set<string>();
+    for (const row of live) {
+      if (row.executorId !== executor.id) continue;
+      if (row.status === "pending") {
+        await executor.stop(row.id);
+        await repo.update(row.id, { executorId: null, pendingReason: "scheduling" });
+        log("requeued a sandbox whose start was interrupted", { sandbox: row.id });
+        continue;
+      }
+      const alive =
+        row.containerId !== null &&
+        row.address !== null &&
+        (await executor.isAlive(row.id, {
+          containerId: row.containerId,
+          address: row.address,
+          netIndex: row.netIndex,
+        }));
+      if (alive) {
+        keep.add(row.id);
+        log("adopted a running sandbox", { sandbox: row.id });
+        continue;
+      }
+      await executor.stop(row.id);
+      await repo.transition(row.id, [row.status], {
+        status: "terminated",
+        terminationReason: "executor_lost",
+        errorDetails: "the sandbox was no longer running when the server restarted",
+        outcome: "failed",
+        endedAt: now(),
+      });
+    }
+    for (const id of await executor.leftovers()) {
+      if (!keep.has(id)) {
+        log("removing leftovers of a sandbox", { sandbox: id });
+        await executor.stop(id);
+      }
+    }
+  }
+}
