@@ -96,10 +96,14 @@ test("svc server: first start prints the key once, writes 0600 files, serves, an
     const start = () =>
       new Promise<{ output: string; exit: Promise<number | null>; url: string; stop: () => void }>(
         (resolve, reject) => {
-          const child = spawn(process.execPath, [main, "server", "--port", "0", "--log-level", "silent"], {
-            env: { PATH: process.env.PATH ?? "", SVC_DATA_DIR: dataDir },
-            stdio: ["ignore", "pipe", "inherit"],
-          });
+          const child = spawn(
+            process.execPath,
+            [main, "server", "--port", "0", "--proxy-port", "0", "--log-level", "silent"],
+            {
+              env: { PATH: process.env.PATH ?? "", SVC_DATA_DIR: dataDir },
+              stdio: ["ignore", "pipe", "inherit"],
+            },
+          );
           const exit = new Promise<number | null>((r) => child.on("close", r));
           let output = "";
           child.stdout.on("data", (d) => {

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { SvcError } from "@svc/sdk";
+import { cpCommand } from "./commands/cp.ts";
+import { execCommand } from "./commands/exec.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { projectsCommand } from "./commands/projects.ts";
+import { sandboxCommand } from "./commands/sandbox.ts";
 import { serverCommand } from "./commands/server.ts";
 import { whoamiCommand } from "./commands/whoami.ts";
 import { UsageError } from "./usage.ts";
@@ -11,6 +14,9 @@ const commands: Record<string, (args: string[]) => Promise<number | undefined>> 
   keys: keysCommand,
   projects: projectsCommand,
   whoami: whoamiCommand,
+  sandbox: sandboxCommand,
+  exec: execCommand,
+  cp: cpCommand,
 };
 
 const help = `svc: sandboxes and document parsing, self-hosted
@@ -24,6 +30,10 @@ Commands:
   keys list [--project P]                      list API keys
   keys delete <key-id>                         delete an API key
   projects create <name> | projects list       manage projects
+  sandbox create [--name N] [--image I] [--cpus C] [--memory MiB] [--disk MiB] [--timeout S] [--ports P,..] [--no-wait]
+  sandbox list [--all] | get <sb> | update <sb> [--name N] [--ports P,..] [--public true|false] | delete <sb>
+  exec <sb> [--user U] [--cwd D] [--env K=V] [--timeout S] -- cmd args...   run a command; exits with its code
+  cp <sb>:<path> <local|->  |  cp <local> <sb>:<path>                     copy a file out of or into a sandbox
 
 Clients read SERVICE_API_KEY and SVC_API_URL (default http://localhost:8900), and fall back to the local
 server's key in SVC_DATA_DIR (default ./.svc). Admin commands (keys, projects) use SVC_ADMIN_TOKEN or the

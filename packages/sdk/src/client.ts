@@ -4,8 +4,11 @@ import {
   type KeyIntrospection,
   type Project,
   platformRoutes,
+  type Sandbox as SandboxRecord,
 } from "@svc/contract";
 import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
+import { SvcError } from "./errors.ts";
+import { Sandboxes } from "./sandbox.ts";
 import { Transport } from "./transport.ts";
 
 export interface ClientOptions {
@@ -15,6 +18,11 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Admin token for key and project management; default SVC_ADMIN_TOKEN, then the local server's file. */
   adminToken?: string;
+  /**
+   * The sandbox proxy to send runtime calls to, naming the sandbox in a header; default SVC_PROXY_URL, else
+   * each sandbox's own sandbox_url (a `*.localhost` one is reached on 127.0.0.1 with the header).
+   */
+  proxyUrl?: string;
 }
 
 /**
@@ -35,6 +43,8 @@ export class Client {
   readonly keys: Keys;
   /** Projects of the server (admin). */
   readonly projects: Projects;
+  /** The project's sandboxes and their runtime API. */
+  readonly sandboxes: Sandboxes;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = resolveBaseUrl(options.baseUrl);
@@ -43,6 +53,11 @@ export class Client {
     this.adminTransport = new Transport(this.baseUrl, () => resolveAdminToken(options.adminToken));
     this.keys = new Keys(this.adminTransport);
     this.projects = new Projects(this.adminTransport);
+    const proxyUrl = options.proxyUrl || process.env.SVC_PROXY_URL;
+    this.sandboxes = new Sandboxes(this.transport, {
+      transportFor: (record) =>
+        new Transport(runtimeBase(record, proxyUrl), () => apiKey, { [SANDBOX_ID_HEADER]: record.id }),
+    });
   }
 
   /**
@@ -54,6 +69,19 @@ export class Client {
   whoami(): Promise<KeyIntrospection> {
     return this.transport.call(platformRoutes.introspectKey);
   }
+}
+
+/** The header naming the sandbox when the proxy's host name cannot. */
+const SANDBOX_ID_HEADER = "x-svc-sandbox-id";
+
+/** Where runtime calls of a sandbox go: the configured proxy, else its sandbox_url (`*.localhost` via 127.0.0.1). */
+function runtimeBase(record: SandboxRecord, proxyUrl: string | undefined): string {
+  if (proxyUrl) return proxyUrl.replace(/\/+$/, "");
+  if (!record.sandbox_url)
+    throw new SvcError(`sandbox ${record.id} has no URL (${record.status})`, "SANDBOX_NOT_RUNNING", 0);
+  const url = new URL(record.sandbox_url);
+  if (url.hostname.endsWith(".localhost") || url.hostname === "localhost") url.hostname = "127.0.0.1";
+  return url.origin;
 }
 
 /** API key management: an admin operation of the server. */

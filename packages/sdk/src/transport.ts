@@ -12,53 +12,90 @@ export interface CallInput<R extends RouteDef> {
   params?: RouteParams<R>;
   query?: RouteQuery<R>;
   body?: RouteBody<R>;
+  /** A raw body (file contents, stdin) for routes whose body is bytes. */
+  rawBody?: RequestInit["body"];
   signal?: AbortSignal;
 }
 
-/** Sends one contract route over HTTP with a bearer credential; errors come back as typed SvcErrors. */
+/**
+ * Sends contract routes over HTTP with a bearer credential and fixed extra headers (the sandbox-id header of
+ * runtime calls); failures come back as typed SvcErrors.
+ */
 export class Transport {
   readonly baseUrl: string;
   readonly #credential: () => string | undefined;
-  constructor(baseUrl: string, credential: () => string | undefined) {
+  readonly #headers: Record<string, string>;
+  constructor(baseUrl: string, credential: () => string | undefined, headers: Record<string, string> = {}) {
     this.baseUrl = baseUrl;
     this.#credential = credential;
+    this.#headers = headers;
   }
 
-  async call<R extends RouteDef>(route: R, input: CallInput<R> = {}): Promise<RouteResponse<R>> {
+  /** The URL of a route with its path and query filled. */
+  url<R extends RouteDef>(route: R, input: Pick<CallInput<R>, "params" | "query"> = {}): string {
     let url = this.baseUrl + fillPath(route.path, (input.params ?? {}) as Record<string, string>);
     const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(
       ([, v]) => v !== undefined,
     );
     if (query.length > 0)
       url += `?${new URLSearchParams(query.map(([k, v]): [string, string] => [k, String(v)]))}`;
-    const headers: Record<string, string> = { accept: "application/json" };
+    return url;
+  }
+
+  /** Headers of every request: the credential and the fixed extras. */
+  headers(): Record<string, string> {
     const credential = this.#credential();
-    if (credential) headers.authorization = `Bearer ${credential}`;
-    let body: string | undefined;
-    if (input.body !== undefined) {
+    return { ...this.#headers, ...(credential ? { authorization: `Bearer ${credential}` } : {}) };
+  }
+
+  /** Sends a route and returns the successful Response unread (streams, bytes); errors are thrown typed. */
+  async send<R extends RouteDef>(route: R, input: CallInput<R> = {}): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...this.headers(),
+      accept: route.responseKind === "sse" ? "text/event-stream" : "application/json",
+    };
+    let body: RequestInit["body"] | undefined;
+    if (input.rawBody !== undefined) {
+      headers["content-type"] = "application/octet-stream";
+      body = input.rawBody;
+    } else if (input.body !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(input.body);
     }
     let response: Response;
     try {
-      response = await fetch(url, { method: route.method, headers, body, signal: input.signal });
+      response = await fetch(this.url(route, input), {
+        method: route.method,
+        headers,
+        body,
+        signal: input.signal,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit);
     } catch (error) {
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
       throw new ConnectionError(
-        `cannot reach ${this.baseUrl}: ${(error as Error).message}`,
+        `cannot reach ${this.baseUrl}: ${cause ?? (error as Error).message}`,
         "CONNECTION_FAILED",
         0,
       );
     }
-    const text = await response.text();
-    let parsed: unknown = text;
-    if ((response.headers.get("content-type") ?? "").includes("json") && text) {
+    if (!response.ok) {
+      const text = await response.text();
+      let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);
       } catch {
-        // keep the text: the error below still carries it
+        // not JSON: the error keeps the text
       }
+      throw errorFromResponse(response.status, parsed);
     }
-    if (!response.ok) throw errorFromResponse(response.status, parsed);
-    return (text ? parsed : undefined) as RouteResponse<R>;
+    return response;
+  }
+
+  /** Sends a route and returns its JSON response (undefined for empty responses). */
+  async call<R extends RouteDef>(route: R, input: CallInput<R> = {}): Promise<RouteResponse<R>> {
+    const response = await this.send(route, input);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as RouteResponse<R>;
   }
 }

@@ -6,9 +6,10 @@ import {
   sandboxRoutes,
   validatorCompiler,
 } from "@svc/contract";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { installErrorHandling } from "./api/errors.ts";
 import { type Authenticator, registerRoutes } from "./api/routes.ts";
+import { authenticateKey } from "./auth/authenticate.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
@@ -41,7 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel },
     bodyLimit: deps.config.bodyLimitBytes,
     return503OnClosing: true,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
@@ -57,12 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser("text/plain");
 
   const authenticator: Authenticator = {
-    apiKey: async (key) => {
-      const found = await deps.store.apiKeys.authenticate(key);
-      return found
-        ? { keyId: found.id, projectId: found.projectId, organizationId: found.organizationId }
-        : null;
-    },
+    apiKey: (key) => authenticateKey(deps.store, key),
     adminTokenHash: () => deps.adminTokenHash,
   };
   const openapi = buildOpenApi(allRoutes);

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
+import { authenticateKey } from "./auth/authenticate.ts";
 import { bootstrap } from "./bootstrap.ts";
 import type { Config } from "./config.ts";
+import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
@@ -11,6 +13,10 @@ import { openStore, type Store } from "./store/store.ts";
 export interface RunningServer {
   url: string;
   port: number;
+  /** Port of the sandbox proxy: `<id>.<proxy domain>:<proxyPort>`. */
+  proxyPort: number;
+  /** The sandbox domain: repository, scheduler, secrets. */
+  sandboxes: SandboxDeps;
   config: Config;
   app: FastifyInstance;
   store: Store;
@@ -29,10 +35,11 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
   if (config.executor === "local") {
     notes.push("the local executor is not built yet: sandboxes wait pending with no_executors_available");
   }
+  const secretOf = await sandboxSecretDeriver(store.settings);
   const scheduler = new Scheduler({
     repo,
     executor,
-    secretOf: await sandboxSecretDeriver(store.settings),
+    secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
     log: (message, fields) => {
       if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
@@ -43,6 +50,7 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
     store,
     repo,
     scheduler,
+    secretOf,
     executorId: null,
     ingress: { proxyDomain: config.proxyDomain, proxyPort: config.proxyPort, scheme: "http" },
   };
@@ -62,6 +70,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await sandboxes.scheduler.stop();
       throw error;
     }
+    const proxy = createProxyServer({
+      domain: config.proxyDomain,
+      repo: sandboxes.repo,
+      authenticate: (key) => authenticateKey(store, key),
+      secretOf: sandboxes.secretOf,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        proxy.once("error", reject);
+        proxy.listen(config.proxyPort, config.proxyHost, () => resolve());
+      });
+    } catch (error) {
+      await app.close();
+      await sandboxes.scheduler.stop();
+      throw error;
+    }
+    const proxyAddress = proxy.address();
+    const proxyPort = typeof proxyAddress === "object" && proxyAddress ? proxyAddress.port : config.proxyPort;
+    sandboxes.ingress.proxyPort = proxyPort;
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -69,6 +96,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     return {
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       port,
+      proxyPort,
+      sandboxes,
       config,
       app,
       store,
@@ -77,7 +106,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       notes: boot.notes,
       close: () => {
         closing ??= (async () => {
-          await app.close();
+          proxy.closeAllConnections();
+          await Promise.all([app.close(), new Promise((resolve) => proxy.close(resolve))]);
           await sandboxes.scheduler.stop();
           await store.close();
         })();

@@ -19,7 +19,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const dataDir = overrides.dataDir ?? (await mkdtemp(path.join(tmpdir(), "svc-test-")));
   const config = loadConfig({
     env: {},
-    overrides: { host: "127.0.0.1", port: 0, logLevel: "silent", ...overrides, dataDir },
+    overrides: { host: "127.0.0.1", port: 0, proxyPort: 0, logLevel: "silent", ...overrides, dataDir },
   });
   const server = await startServer(config);
   const apiKey = (await readFile(path.join(dataDir, API_KEY_FILE), "utf8")).trim();

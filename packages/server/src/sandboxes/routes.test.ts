@@ -43,7 +43,10 @@ describe("sandbox API without an executor", () => {
     assert.deepEqual(got.body.resources, { cpus: 0.5, memory_mb: 256, disk_mb: 10240 });
     assert.ok(Math.abs(got.body.created_at - Date.now()) < 60_000, "created_at is in milliseconds");
     assert.equal(got.body.allow_unauthenticated_access, false);
-    assert.equal(got.body.sandbox_url, `http://${created.body.sandbox_id}.sandbox.localhost:9443`);
+    assert.equal(
+      got.body.sandbox_url,
+      `http://${created.body.sandbox_id}.sandbox.localhost:${server.proxyPort}`,
+    );
     // With no executor on this server it waits, saying why.
     await new Promise((r) => setTimeout(r, 400));
     const waiting = await call("GET", "/sandboxes/alpha");

@@ -11,6 +11,7 @@ export interface SandboxDeps {
   store: Store;
   repo: SandboxRepository;
   scheduler: Scheduler;
+  secretOf: (sandboxId: string) => string;
   ingress: IngressConfig;
   executorId: string | null;
 }

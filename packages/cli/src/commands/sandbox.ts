@@ -1,0 +1,120 @@
+import type { Sandbox as SandboxRecord } from "@svc/contract";
+import { Client } from "@svc/sdk";
+import { parse, printTable, UsageError } from "../usage.ts";
+
+function printRecord(record: SandboxRecord, json: boolean | undefined): void {
+  if (json) {
+    console.log(JSON.stringify(record, null, 2));
+    return;
+  }
+  const lines: [string, unknown][] = [
+    ["id", record.id],
+    ["name", record.name],
+    ["status", record.status],
+    ["pending_reason", record.status === "pending" ? record.pending_reason : undefined],
+    ["termination_reason", record.termination_reason],
+    ["error_details", record.error_details],
+    [
+      "resources",
+      `${record.resources.cpus} cpu, ${record.resources.memory_mb} MiB memory, ${record.resources.disk_mb} MiB disk`,
+    ],
+    ["url", record.sandbox_url],
+    ["exposed_ports", record.exposed_ports?.join(", ")],
+    ["created_at", new Date(record.created_at).toISOString()],
+  ];
+  for (const [key, value] of lines)
+    if (value !== undefined && value !== null) console.log(`${key.padEnd(19)}${value}`);
+}
+
+const numberOption = (value: string | undefined, name: string): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} needs a number`);
+  return n;
+};
+
+const portsOption = (value: string | undefined): number[] | undefined =>
+  value === undefined ? undefined : value === "" ? [] : value.split(",").map((p) => Number(p.trim()));
+
+/** `svc sandbox create|list|get|update|delete`. */
+export async function sandboxCommand(args: string[]): Promise<number | undefined> {
+  const [sub, ...rest] = args;
+  const client = new Client();
+  switch (sub) {
+    case "create": {
+      const { values } = parse(rest, {
+        name: { type: "string" },
+        image: { type: "string" },
+        cpus: { type: "string" },
+        memory: { type: "string" },
+        disk: { type: "string" },
+        timeout: { type: "string" },
+        ports: { type: "string" },
+        "no-wait": { type: "boolean" },
+      });
+      const sandbox = await client.sandboxes.create({
+        name: values.name,
+        image: values.image,
+        resources: {
+          cpus: numberOption(values.cpus, "cpus"),
+          memory_mb: numberOption(values.memory, "memory"),
+          disk_mb: numberOption(values.disk, "disk"),
+        },
+        timeout_secs: numberOption(values.timeout, "timeout"),
+        exposed_ports: portsOption(values.ports),
+      });
+      const record = values["no-wait"] ? await sandbox.refresh() : await sandbox.waitUntilRunning();
+      printRecord(record, values.json);
+      return 0;
+    }
+    case "list": {
+      const { values } = parse(rest, { all: { type: "boolean" }, limit: { type: "string" } });
+      const page = await client.sandboxes.list({
+        status: values.all ? undefined : "running",
+        limit: numberOption(values.limit, "limit"),
+      });
+      const rows = page.sandboxes.map((s) => ({
+        ...s,
+        cpus: s.resources.cpus,
+        memory_mb: s.resources.memory_mb,
+      }));
+      printTable(rows, ["id", "name", "status", "cpus", "memory_mb", "created_at"], values.json);
+      return 0;
+    }
+    case "get": {
+      const { values, positionals } = parse(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError("sandbox get needs a sandbox id or name");
+      printRecord((await client.sandboxes.get(positionals[0])).record as SandboxRecord, values.json);
+      return 0;
+    }
+    case "update": {
+      const { values, positionals } = parse(
+        rest,
+        { name: { type: "string" }, ports: { type: "string" }, public: { type: "string" } },
+        1,
+      );
+      if (!positionals[0]) throw new UsageError("sandbox update needs a sandbox id or name");
+      if (values.public !== undefined && values.public !== "true" && values.public !== "false") {
+        throw new UsageError("--public takes true or false");
+      }
+      const sandbox = await client.sandboxes.get(positionals[0]);
+      const record = await sandbox.update({
+        name: values.name,
+        exposed_ports: portsOption(values.ports),
+        allow_unauthenticated_access: values.public === undefined ? undefined : values.public === "true",
+      });
+      printRecord(record, values.json);
+      return 0;
+    }
+    case "delete": {
+      const { values, positionals } = parse(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError("sandbox delete needs a sandbox id or name");
+      const record = await (await client.sandboxes.get(positionals[0])).delete();
+      if (values.json) console.log(JSON.stringify(record, null, 2));
+      else console.log(`deleted ${record.id}`);
+      return 0;
+    }
+    default:
+      throw new UsageError("usage: svc sandbox create|list|get|update|delete");
+  }
+}
