@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { RUNTIME_PORT } from "@svc/contract";
+import { startDaemon } from "./daemon.ts";
+
+const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
+                  [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
+                  [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--spool-dir DIR]
+                  [--max-output-memory-bytes N] [--log-level silent|error|warn|info|debug]
+
+The in-sandbox runtime daemon. Every route but /api/v1/health needs the sandbox proxy's forwarded-auth header,
+signed with the auth secret for the sandbox id (default: env SVC_SANDBOX_ID, else "local").`;
+
+function fail(message: string): never {
+  process.stderr.write(`svc-daemon: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function integer(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    fail(`--${name} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "auth-secret": { type: "string" },
+      "auth-secret-file": { type: "string" },
+      "sandbox-id": { type: "string" },
+      "default-user": { type: "string" },
+      "memory-cgroup": { type: "string" },
+      "spool-dir": { type: "string" },
+      "max-output-memory-bytes": { type: "string" },
+      "log-level": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail((error as Error).message);
+}
+const flags = parsed.values;
+if (flags.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+// The secret is read once and removed from the environment, so no child process inherits it.
+const envSecret = process.env.SVC_DAEMON_AUTH_SECRET;
+delete process.env.SVC_DAEMON_AUTH_SECRET;
+let authSecret = flags["auth-secret"];
+if (authSecret === undefined && flags["auth-secret-file"] !== undefined) {
+  try {
+    authSecret = readFileSync(flags["auth-secret-file"], "utf8").trim();
+  } catch (error) {
+    fail(`cannot read --auth-secret-file: ${(error as Error).message}`);
+  }
+}
+authSecret ??= envSecret;
+if (!authSecret)
+  fail("an auth secret is required (--auth-secret, --auth-secret-file or SVC_DAEMON_AUTH_SECRET)");
+
+const logLevel = flags["log-level"] ?? "error";
+if (!["silent", "fatal", "error", "warn", "info", "debug", "trace"].includes(logLevel)) {
+  fail("--log-level must be one of silent, error, warn, info, debug");
+}
+
+// A request never takes the daemon down: a stray error is logged and the daemon carries on serving.
+process.on("uncaughtException", (error) => {
+  process.stderr.write(`svc-daemon: uncaught exception (ignored): ${error.stack ?? error.message}\n`);
+});
+process.on("unhandledRejection", (reason) => {
+  process.stderr.write(
+    `svc-daemon: unhandled rejection (ignored): ${String((reason as Error)?.stack ?? reason)}\n`,
+  );
+});
+
+let daemon: Awaited<ReturnType<typeof startDaemon>>;
+try {
+  daemon = await startDaemon({
+    host: flags.host ?? "0.0.0.0",
+    port: integer("port", flags.port, 0, 65535) ?? RUNTIME_PORT,
+    authSecret,
+    sandboxId: flags["sandbox-id"] ?? process.env.SVC_SANDBOX_ID ?? "local",
+    logLevel,
+    defaultUser: flags["default-user"],
+    memoryCgroup: flags["memory-cgroup"],
+    spoolDir: flags["spool-dir"],
+    maxOutputMemoryBytes: integer("max-output-memory-bytes", flags["max-output-memory-bytes"], 4096, 2 ** 40),
+  });
+} catch (error) {
+  process.stderr.write(`svc-daemon: cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+process.stderr.write(`svc-daemon: listening on ${daemon.url}\n`);
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    const force = setTimeout(() => process.exit(1), 10000);
+    force.unref();
+    daemon.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(`svc-daemon: shutdown failed: ${error.message}\n`);
+        process.exit(1);
+      },
+    );
+  });
+}
