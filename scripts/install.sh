@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 what="${1:-runtime}"
 export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-runtime_debs=(ca-certificates)
+# The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
+# nft (nftables), debootstrap and its keyring for the default image.
+runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring)
 test_debs=(postgresql)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")

@@ -1,0 +1,170 @@
+/**
+ * # disk
+ *
+ * A sandbox's root filesystem: an overlay whose lower dir is the (shared, read-only) image rootfs and whose
+ * upper and work dirs live on a sparse ext4 image of `disk_mb`, so the sandbox's disk is really limited
+ * (writes past it give ENOSPC, `df /` inside shows the size) and freed space goes back to the host (`discard`).
+ *
+ * Layout of `<sandboxDir>`:
+ * ```
+ * disk.img        sparse ext4 image (truncate + mkfs.ext4 -O ^has_journal -m 0)
+ * fs/             disk.img mounted with loop,noatime,discard
+ *   upper/ work/  the overlay's upper and work dirs
+ * root/           the overlay: lowerdir=<image rootfs>,upperdir=fs/upper,workdir=fs/work
+ * ```
+ * Per-sandbox files (/etc/hostname, /etc/hosts, /etc/resolv.conf, …) are written through the mounted overlay
+ * before start, so they land in the upper dir with the lower dir's directory metadata kept.
+ *
+ * `destroyRootfs` needs only the sandbox dir, so it also finishes a sandbox half made or half destroyed before a
+ * crash: it finds the mounts under the dir in /proc/self/mountinfo, unmounts them deepest first (lazily as a last
+ * resort), detaches the loop devices backed by files under it, and removes the dir.
+ */
+import { lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
+import { dirname, join, normalize, resolve } from "node:path";
+import { runHostCommand } from "./host-command.ts";
+import {
+  detachLoopDevicesUnder,
+  type LoopDevice,
+  loopDevicesUnder,
+  type MountEntry,
+  mountsUnder,
+  unmountUnder,
+} from "./mounts.ts";
+
+/** Content of a file written into the sandbox; a string or bytes is a root-owned 0644 file. */
+export type SandboxFile =
+  | string
+  | Uint8Array
+  | { content: string | Uint8Array; mode?: number; uid?: number; gid?: number };
+
+export interface CreateRootfsOptions {
+  /** The sandbox's own directory on the host (created if missing). */
+  sandboxDir: string;
+  /** The image's rootfs (the overlay's lower dir). */
+  imageRootfs: string;
+  /** Size of the sandbox's disk in MiB. */
+  diskMb: number;
+  /** Files to write, by absolute path inside the sandbox. */
+  files?: Readonly<Record<string, SandboxFile>>;
+}
+
+export interface RootfsPaths {
+  sandboxDir: string;
+  diskImage: string;
+  /** Where the ext4 image is mounted. */
+  fsDir: string;
+  upperDir: string;
+  workDir: string;
+  /** The sandbox's root: the overlay mount. */
+  rootDir: string;
+}
+
+export function rootfsPaths(sandboxDir: string): RootfsPaths {
+  const dir = resolve(sandboxDir);
+  return {
+    sandboxDir: dir,
+    diskImage: join(dir, "disk.img"),
+    fsDir: join(dir, "fs"),
+    upperDir: join(dir, "fs", "upper"),
+    workDir: join(dir, "fs", "work"),
+    rootDir: join(dir, "root"),
+  };
+}
+
+/** Creates the disk image, mounts it and the overlay, and writes the sandbox's files. Undoes itself on failure. */
+export async function createRootfs(options: CreateRootfsOptions): Promise<RootfsPaths> {
+  const paths = rootfsPaths(options.sandboxDir);
+  if (!Number.isInteger(options.diskMb) || options.diskMb < 16) {
+    throw new RangeError(`diskMb must be an integer ≥ 16, got ${options.diskMb}`);
+  }
+  const lower = resolve(options.imageRootfs);
+  if (/[,:\\\s]/.test(lower))
+    throw new Error(`image rootfs path not usable as an overlay lower dir: ${lower}`);
+  await mkdir(paths.sandboxDir, { recursive: true, mode: 0o700 });
+  try {
+    const disk = await open(paths.diskImage, "wx", 0o600);
+    try {
+      await disk.truncate(options.diskMb * 1024 * 1024);
+    } finally {
+      await disk.close();
+    }
+    await runHostCommand("mkfs.ext4", [
+      ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
+      paths.diskImage,
+    ]);
+    await mkdir(paths.fsDir, { mode: 0o700 });
+    await mkdir(paths.rootDir, { mode: 0o755 });
+    await runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]);
+    await mkdir(paths.upperDir, { mode: 0o755 });
+    await mkdir(paths.workDir, { mode: 0o700 });
+    await runHostCommand("mount", [
+      ...["-t", "overlay", "overlay", "-o"],
+      `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,
+      paths.rootDir,
+    ]);
+    for (const [path, file] of Object.entries(options.files ?? {}))
+      await writeSandboxFile(paths.rootDir, path, file);
+    return paths;
+  } catch (error) {
+    await unmountUnder(paths.sandboxDir).catch(() => {});
+    await detachLoopDevicesUnder(paths.sandboxDir).catch(() => {});
+    await rm(paths.diskImage, { force: true }).catch(() => {});
+    await rm(paths.fsDir, { recursive: true, force: true }).catch(() => {});
+    await rm(paths.rootDir, { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Writes one file below `rootDir` at the sandbox path `path`. No component of the path may be a symlink (an image
+ * could otherwise point a write at a host file); a file already there is replaced.
+ */
+export async function writeSandboxFile(rootDir: string, path: string, file: SandboxFile): Promise<void> {
+  const inside = normalize(path);
+  if (!inside.startsWith("/") || inside === "/" || inside.split("/").includes("..")) {
+    throw new Error(`sandbox file path must be absolute: ${path}`);
+  }
+  const target = join(rootDir, inside);
+  let dir = rootDir;
+  for (const part of dirname(inside).split("/").filter(Boolean)) {
+    dir = join(dir, part);
+    const stat = await lstat(dir).catch(() => undefined);
+    if (!stat) await mkdir(dir, { mode: 0o755 });
+    else if (!stat.isDirectory())
+      throw new Error(`not a directory in the sandbox: ${dir.slice(rootDir.length)}`);
+  }
+  const spec = typeof file === "string" || file instanceof Uint8Array ? { content: file } : file;
+  await rm(target, { force: true }); // unlinks a symlink rather than following it
+  await writeFile(target, spec.content, { mode: spec.mode ?? 0o644, flag: "wx" });
+  const handle = await open(target, "r");
+  try {
+    await handle.chmod(spec.mode ?? 0o644);
+    if (spec.uid !== undefined || spec.gid !== undefined) await handle.chown(spec.uid ?? 0, spec.gid ?? 0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Removes everything createRootfs made, and the sandbox dir itself, from the sandbox dir alone. Idempotent; safe
+ * after a crash at any point. Throws only when something could not be removed.
+ */
+export async function destroyRootfs(sandboxDir: string): Promise<void> {
+  const dir = resolve(sandboxDir);
+  await unmountUnder(dir);
+  await detachLoopDevicesUnder(dir);
+  const left = mountsUnder(dir);
+  if (left.length) throw new Error(`still mounted under ${dir}: ${left.map((m) => m.mountPoint).join(", ")}`);
+  // --one-file-system: a mount that appeared meanwhile is never descended into.
+  await runHostCommand("rm", ["-rf", "--one-file-system", "--", dir]);
+}
+
+export interface Leftovers {
+  mounts: MountEntry[];
+  loopDevices: LoopDevice[];
+}
+
+/** Mounts and loop devices at or below `rootDir` (e.g. the sandboxes dir), for leak checks. */
+export function listLeftovers(rootDir: string): Leftovers {
+  return { mounts: mountsUnder(rootDir), loopDevices: loopDevicesUnder(rootDir) };
+}

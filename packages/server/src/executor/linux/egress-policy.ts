@@ -1,0 +1,227 @@
+/**
+ * # egress-policy
+ *
+ * A sandbox's outbound rules (the contract's SandboxNetworkAccessControl) as one nftables table `inet sbx`
+ * inside the sandbox's network namespace, where the sandbox user (no CAP_NET_ADMIN) cannot touch it.
+ *
+ * - `null` (no policy): a table that lets everything out; only the host protection (host-firewall.ts) applies.
+ *   It still tracks connections: conntrack runs in a namespace only while a rule uses it, and a connection it
+ *   did not see open would look new, and be cut, under the first restrictive policy.
+ * - `allow_internet_access` true (the default): everything goes out except `deny_out`.
+ * - `allow_internet_access` false: nothing goes out except `allow_out`, minus `deny_out`.
+ * - `deny_out` wins over `allow_out`. Replies to connections already open always pass, so a policy swap never
+ *   cuts an established connection.
+ * - IPv4 addresses and CIDRs go into interval sets (`allow4`, `deny4`). Hostnames cannot be resolved here once
+ *   and for all: a resolver the host runs for the sandbox adds the addresses it answers with to `dyn4` (allowed
+ *   names) or `dyndeny4` (denied names), each with the record's TTL as timeout, through `addResolvedAddresses`.
+ *   `example.com` matches that name only, `*.example.com` every name below it (not the apex).
+ * - With a resolver configured, DNS to it is allowed even without internet access; when hostnames are denied,
+ *   DNS to any other server is refused so the denied names cannot be resolved elsewhere (a sandbox that knows an
+ *   address already can still use it: hostname rules are as strong as DNS).
+ * - IPv6 goes nowhere but lo when internet access is off (sandboxes have no IPv6 route anyway).
+ *
+ * The file starts with the delete-table idiom (`flush table` would keep old set elements), so `nft -f` swaps the
+ * whole policy in one transaction, and a file with an error changes nothing.
+ */
+import type { SandboxNetworkAccessControl } from "@svc/contract";
+import { ServiceError } from "@svc/contract";
+import { formatCidr, formatIpv4, netnsPath, parseIpv4, parseIpv4Cidr, runTool } from "./network.ts";
+
+export const EGRESS_TABLE = "sbx";
+
+/** The parsed policy: CIDRs normalized (host bits cleared), hostnames lower-cased without a trailing dot. */
+export interface EgressRules {
+  internet: boolean;
+  allow: { cidrs: string[]; hostnames: string[] };
+  deny: { cidrs: string[]; hostnames: string[] };
+}
+
+export interface EgressRenderOptions {
+  /** Address of the resolver the sandbox uses (usually the host side of its veth), when the host runs one. */
+  resolver?: string;
+}
+
+export type EgressDestination = { kind: "cidr"; cidr: string } | { kind: "hostname"; hostname: string };
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * Classifies one `allow_out`/`deny_out` entry: an IPv4 address or CIDR (host bits cleared: `10.1.2.3/8` is
+ * `10.0.0.0/8`), or a hostname, optionally `*.`-prefixed. Throws a ServiceError INVALID_REQUEST otherwise, e.g.
+ * for `300.1.1.1`, `1.2.3.4/33` or a bare `1.2.3`.
+ */
+export function parseDestination(text: string): EgressDestination {
+  const value = text.trim();
+  if (/^[\d./]+$/.test(value)) {
+    const cidr = parseIpv4Cidr(value);
+    if (!cidr)
+      throw new ServiceError("INVALID_REQUEST", `not a valid IPv4 address or CIDR: ${JSON.stringify(text)}`);
+    return { kind: "cidr", cidr: formatCidr(cidr) };
+  }
+  const hostname = value.toLowerCase().replace(/\.$/, "");
+  const labels = (hostname.startsWith("*.") ? hostname.slice(2) : hostname).split(".");
+  const valid =
+    hostname.length <= 253 &&
+    labels.every((label) => LABEL.test(label)) &&
+    !/^\d+$/.test(labels[labels.length - 1] ?? "");
+  if (!valid)
+    throw new ServiceError(
+      "INVALID_REQUEST",
+      `not a valid hostname, IPv4 address or CIDR: ${JSON.stringify(text)}`,
+    );
+  return { kind: "hostname", hostname };
+}
+
+function parseList(list: string[] | undefined, field: string): { cidrs: string[]; hostnames: string[] } {
+  const cidrs = new Set<string>();
+  const hostnames = new Set<string>();
+  for (const [index, entry] of (list ?? []).entries()) {
+    let destination: EgressDestination;
+    try {
+      destination = parseDestination(entry);
+    } catch (error) {
+      throw new ServiceError("INVALID_REQUEST", `network.${field}[${index}]: ${(error as Error).message}`);
+    }
+    if (destination.kind === "cidr") cidrs.add(destination.cidr);
+    else hostnames.add(destination.hostname);
+  }
+  return { cidrs: [...cidrs], hostnames: [...hostnames] };
+}
+
+/** Parses and validates a policy; null (no policy) stays null. Throws ServiceError INVALID_REQUEST on bad input. */
+export function parseEgressPolicy(
+  policy: SandboxNetworkAccessControl | null | undefined,
+): EgressRules | null {
+  if (!policy) return null;
+  return {
+    internet: policy.allow_internet_access ?? true,
+    allow: parseList(policy.allow_out, "allow_out"),
+    deny: parseList(policy.deny_out, "deny_out"),
+  };
+}
+
+/** Whether `hostname` falls under `pattern` (`example.com` exactly, `*.example.com` any name below it). */
+export function hostnameMatches(pattern: string, hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  if (pattern.startsWith("*.")) return name.endsWith(pattern.slice(1));
+  return name === pattern;
+}
+
+/** Which dynamic list a resolved name's addresses belong in: deny wins; null when no rule names it. */
+export function classifyHostname(rules: EgressRules, hostname: string): "allow" | "deny" | null {
+  if (rules.deny.hostnames.some((pattern) => hostnameMatches(pattern, hostname))) return "deny";
+  if (rules.allow.hostnames.some((pattern) => hostnameMatches(pattern, hostname))) return "allow";
+  return null;
+}
+
+const FILTER_OUTPUT = "    type filter hook output priority filter;";
+const ESTABLISHED = "ct state established,related accept";
+
+function set(name: string, cidrs: string[], flags: string): string {
+  const elements = cidrs.length > 0 ? ` elements = { ${cidrs.join(", ")} }` : "";
+  return `  set ${name} { type ipv4_addr; flags ${flags};${elements} }`;
+}
+
+/**
+ * The nft file that makes the sandbox's namespace enforce `rules` (for null, let everything out). Pure.
+ */
+export function renderEgressPolicy(rules: EgressRules | null, options: EgressRenderOptions = {}): string {
+  const head = [`table inet ${EGRESS_TABLE} {}`, `delete table inet ${EGRESS_TABLE}`];
+  if (!rules) {
+    // Nothing is filtered, but the ct rule keeps connection tracking on in the namespace, so the connections
+    // opened now are known as established when a policy arrives later.
+    const chain = ["  chain output {", `${FILTER_OUTPUT} policy accept;`, `    ${ESTABLISHED}`, "  }"];
+    return `${[...head, `table inet ${EGRESS_TABLE} {`, ...chain, "}"].join("\n")}\n`;
+  }
+  let resolver: string | undefined;
+  if (options.resolver !== undefined) {
+    const address = parseIpv4(options.resolver);
+    if (address === null) throw new Error(`not an IPv4 resolver address: ${options.resolver}`);
+    resolver = formatIpv4(address);
+  }
+  const reject = "reject with icmpx type admin-prohibited";
+  const dns = "meta l4proto { tcp, udp } th dport 53";
+  const chain: string[] = [
+    `${FILTER_OUTPUT} policy ${rules.internet ? "accept" : "drop"};`,
+    '    oif "lo" accept',
+    `    ${ESTABLISHED}`,
+    `    ip daddr @deny4 ${reject}`,
+    `    ip daddr @dyndeny4 ${reject}`,
+  ];
+  if (resolver) {
+    if (rules.internet && rules.deny.hostnames.length > 0)
+      chain.push(`    ip daddr != ${resolver} ${dns} ${reject}`);
+    chain.push(`    ip daddr ${resolver} ${dns} accept`);
+  }
+  if (!rules.internet) {
+    chain.push("    ip daddr @allow4 accept", "    ip daddr @dyn4 accept", `    ${reject}`);
+  }
+  const lines = [
+    ...head,
+    `table inet ${EGRESS_TABLE} {`,
+    set("allow4", rules.allow.cidrs, "interval; auto-merge"),
+    set("deny4", rules.deny.cidrs, "interval; auto-merge"),
+    set("dyn4", [], "timeout"),
+    set("dyndeny4", [], "timeout"),
+    "  chain output {",
+    ...chain,
+    "  }",
+    "}",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** Runs `nft -f -` with `file` inside the sandbox's namespace. */
+export async function applyNftInSandbox(id: string, file: string): Promise<void> {
+  await runTool("nsenter", [`--net=${netnsPath(id)}`, "--", "nft", "-f", "-"], file);
+}
+
+/**
+ * Parses, renders and applies a policy in the sandbox's namespace in one transaction; returns the parsed rules
+ * (the resolver needs their hostnames). Throws ServiceError INVALID_REQUEST on a bad policy, before touching
+ * anything.
+ */
+export async function applyEgressPolicy(
+  id: string,
+  policy: SandboxNetworkAccessControl | null | undefined,
+  options: EgressRenderOptions = {},
+): Promise<EgressRules | null> {
+  const rules = parseEgressPolicy(policy);
+  await applyNftInSandbox(id, renderEgressPolicy(rules, options));
+  return rules;
+}
+
+/**
+ * The resolver's hook: lets the sandbox reach (or keeps it from) the addresses `hostname` resolved to, for
+ * `ttlSecs` (at least 1 s). Returns which list they went to; a name no rule covers, or a sandbox without a
+ * policy, changes nothing. IPv6 addresses are skipped (sandboxes have no IPv6 route).
+ */
+export async function addResolvedAddresses(
+  id: string,
+  rules: EgressRules | null,
+  hostname: string,
+  addresses: string[],
+  ttlSecs: number,
+): Promise<"allow" | "deny" | null> {
+  if (!rules) return null;
+  const list = classifyHostname(rules, hostname);
+  if (!list) return null;
+  const ipv4 = addresses
+    .map(parseIpv4)
+    .filter((value): value is number => value !== null)
+    .map(formatIpv4);
+  if (ipv4.length === 0) return list;
+  const timeout = Math.max(1, Math.ceil(ttlSecs));
+  const setName = list === "allow" ? "dyn4" : "dyndeny4";
+  // `add` leaves an element already present with its old timeout, and `delete` fails on a missing one: so
+  // add (making sure it exists), delete and add again with the new timeout, in one transaction with no gap.
+  const elements = ipv4.map((address) => `${address} timeout ${timeout}s`).join(", ");
+  const plain = ipv4.join(", ");
+  const file = [
+    `add element inet ${EGRESS_TABLE} ${setName} { ${plain} }`,
+    `delete element inet ${EGRESS_TABLE} ${setName} { ${plain} }`,
+    `add element inet ${EGRESS_TABLE} ${setName} { ${elements} }`,
+  ].join("\n");
+  await applyNftInSandbox(id, `${file}\n`);
+  return list;
+}
