@@ -98,7 +98,18 @@ test("svc server: first start prints the key once, writes 0600 files, serves, an
         (resolve, reject) => {
           const child = spawn(
             process.execPath,
-            [main, "server", "--port", "0", "--proxy-port", "0", "--log-level", "silent"],
+            [
+              main,
+              "server",
+              "--port",
+              "0",
+              "--proxy-port",
+              "0",
+              "--executor",
+              "none",
+              "--log-level",
+              "silent",
+            ],
             {
               env: { PATH: process.env.PATH ?? "", SVC_DATA_DIR: dataDir },
               stdio: ["ignore", "pipe", "inherit"],

@@ -12,6 +12,8 @@ import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
+import { createDocuments, type DocumentsOptions } from "./documents/index.ts";
+import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -34,6 +36,8 @@ export interface AppDeps {
   /** SHA-256 hex of the admin token; null closes the admin routes on this host. */
   adminTokenHash: string | null;
   sandboxes: SandboxDeps;
+  /** Settings of the documents service (uploads, parse workers); defaults for what is left out. */
+  documents?: DocumentsOptions;
 }
 
 /** The control API as a Fastify instance, not listening: `listen` is the caller's, `inject` serves tests. */
@@ -65,7 +69,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
   registerRoutes(app, sandboxRoutes, sandboxHandlers(deps.sandboxes), authenticator);
-  registerRoutes(app, documentRoutes, {}, authenticator);
+  const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
+  const webhooks = new WebhookDispatcher({
+    db: deps.store.db,
+    maxAttempts: deps.config.webhookMaxAttempts,
+    ...urlGuard,
+    log: (message, fields) => app.log.warn(fields, message),
+  });
+  const documents = createDocuments({
+    settings: {
+      maxFileBytes: deps.config.maxFileBytes,
+      workers: deps.config.parseWorkers,
+      jobTimeoutSecs: deps.config.parseJobTimeoutSecs,
+      workerMemoryMb: deps.config.parseWorkerMemoryMb,
+      ...documentSettings,
+    },
+    urlGuard,
+    testHooks,
+    db: deps.store.db,
+    dataDir: deps.config.dataDir,
+    log: app.log,
+    onWebhookQueued: () => webhooks.wake(),
+  });
+  documents.install(app);
+  app.addHook("onReady", async () => webhooks.start());
+  app.addHook("onClose", async () => webhooks.stop());
+  registerRoutes(
+    app,
+    documentRoutes,
+    { ...documents.handlers, ...webhookHandlers(deps.store) },
+    authenticator,
+  );
   await app.ready();
   return app;
 }

@@ -109,6 +109,43 @@ export const options = {
     default: 0,
     description: "Longest sandbox lifetime; timeout_secs 0 means this value; 0 here means no limit",
   },
+  maxFileBytes: {
+    env: "SVC_MAX_FILE_BYTES",
+    flag: "--max-file-bytes",
+    schema: Type.Integer({ minimum: 1, maximum: 1099511627776 }),
+    default: 100 * 1024 * 1024,
+    description: "Largest uploaded or fetched document (413 FILE_TOO_LARGE beyond)",
+  },
+  parseWorkers: {
+    env: "SVC_PARSE_WORKERS",
+    flag: "--parse-workers",
+    schema: Type.Integer({ minimum: 0, maximum: 256 }),
+    default: 2,
+    description: "Parse workers in this process (0: serve the documents API, run no jobs here)",
+  },
+  parseJobTimeoutSecs: {
+    env: "SVC_PARSE_JOB_TIMEOUT_SECS",
+    flag: "--parse-job-timeout-secs",
+    schema: Type.Integer({ minimum: 1, maximum: 86400 }),
+    default: 600,
+    description: "Longest one parse may run before the job ends failure",
+  },
+  parseWorkerMemoryMb: {
+    env: "SVC_PARSE_WORKER_MEMORY_MB",
+    flag: "--parse-worker-memory-mb",
+    schema: Type.Integer({ minimum: 16, maximum: 65536 }),
+    default: 1024,
+    description:
+      "Heap limit of each parse worker thread; a document that exceeds it fails its job, not the server",
+  },
+  webhookMaxAttempts: {
+    env: "SVC_WEBHOOK_MAX_ATTEMPTS",
+    flag: "--webhook-max-attempts",
+    schema: Type.Integer({ minimum: 1, maximum: 100 }),
+    default: 8,
+    description:
+      "Delivery attempts of one webhook event (backoff 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h...)",
+  },
   logLevel: {
     env: "SVC_LOG_LEVEL",
     flag: "--log-level",

@@ -3,6 +3,8 @@ import { buildApp } from "./app.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { bootstrap } from "./bootstrap.ts";
 import type { Config } from "./config.ts";
+import type { DocumentsOptions } from "./documents/index.ts";
+import { LocalExecutor } from "./executor/linux/local-executor.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
@@ -31,9 +33,21 @@ export interface RunningServer {
 /** The sandbox domain: repository, this host's executor (if any) and the scheduler, started. */
 async function startSandboxes(store: Store, config: Config, notes: string[]): Promise<SandboxDeps> {
   const repo = createSandboxRepository(store.db);
-  const executor = null;
+  const log = (message: string, fields?: Record<string, unknown>) => {
+    if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
+  };
+  let executor: LocalExecutor | null = null;
   if (config.executor === "local") {
-    notes.push("the local executor is not built yet: sandboxes wait pending with no_executors_available");
+    executor = new LocalExecutor({
+      dataDir: config.dataDir,
+      cpuOvercommit: config.cpuOvercommit,
+      memoryOvercommit: config.memoryOvercommit,
+      log,
+    });
+    await executor.init();
+    const reason = executor.unavailableReason();
+    if (reason)
+      notes.push(`this host runs no sandboxes (${reason}): they wait pending with no_executors_available`);
   }
   const secretOf = await sandboxSecretDeriver(store.settings);
   const scheduler = new Scheduler({
@@ -41,9 +55,7 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
     executor,
     secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
-    log: (message, fields) => {
-      if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
-    },
+    log,
   });
   await scheduler.start();
   return {
@@ -51,20 +63,31 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
     repo,
     scheduler,
     secretOf,
-    executorId: null,
+    executorId: executor?.id ?? null,
     ingress: { proxyDomain: config.proxyDomain, proxyPort: config.proxyPort, scheme: "http" },
   };
 }
 
 /** Opens the store, bootstraps it, and serves the control API. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Settings of the documents service and its test hooks (see documents/settings.ts). */
+  documents?: DocumentsOptions;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
     const sandboxes = await startSandboxes(store, config, boot.notes);
     let app: FastifyInstance;
     try {
-      app = await buildApp({ config, store, adminTokenHash: boot.adminTokenHash, sandboxes });
+      app = await buildApp({
+        config,
+        store,
+        adminTokenHash: boot.adminTokenHash,
+        sandboxes,
+        documents: options.documents,
+      });
       await app.listen({ host: config.host, port: config.port });
     } catch (error) {
       await sandboxes.scheduler.stop();

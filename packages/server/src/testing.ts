@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN_FILE, API_KEY_FILE } from "./bootstrap.ts";
 import { type Config, loadConfig } from "./config.ts";
-import { type RunningServer, startServer } from "./server.ts";
+import { type RunningServer, type StartOptions, startServer } from "./server.ts";
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -14,14 +15,40 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-/** A real server on a free loopback port with a fresh data directory, for tests of every package. */
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+/** Where test servers keep sandbox images: `SVC_TEST_IMAGES_DIR`, else `.svc-test-cache/images` in the repository. */
+export const TEST_IMAGES_DIR =
+  process.env.SVC_TEST_IMAGES_DIR ??
+  fileURLToPath(new URL("../../../.svc-test-cache/images", import.meta.url));
+
+/**
+ * A real server on a free loopback port with a fresh data directory. It runs no sandboxes unless the overrides
+ * say `executor: "local"`.
+ */
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  options: StartOptions = {},
+): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? (await mkdtemp(path.join(tmpdir(), "svc-test-")));
   const config = loadConfig({
     env: {},
-    overrides: { host: "127.0.0.1", port: 0, proxyPort: 0, logLevel: "silent", ...overrides, dataDir },
+    overrides: {
+      host: "127.0.0.1",
+      port: 0,
+      proxyPort: 0,
+      logLevel: "silent",
+      executor: "none",
+      ...overrides,
+      dataDir,
+    },
   });
-  const server = await startServer(config);
+  if (config.executor === "local") {
+    // Every test server shares one image cache: the default image is built once per machine, not per test.
+    await mkdir(TEST_IMAGES_DIR, { recursive: true });
+    await symlink(TEST_IMAGES_DIR, path.join(dataDir, "images")).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    });
+  }
+  const server = await startServer(config, options);
   const apiKey = (await readFile(path.join(dataDir, API_KEY_FILE), "utf8")).trim();
   const adminToken = (await readFile(path.join(dataDir, ADMIN_TOKEN_FILE), "utf8")).trim();
   return {

@@ -88,8 +88,19 @@ function faults(schema: Schema): [string, unknown][] {
   return out;
 }
 
+/**
+ * Valid bodies the schemas cannot build: a parse or read needs exactly one file source (a rule checked after the
+ * schema), and an upload is a multipart form with a file.
+ */
+const validBodies: Record<string, unknown> = {
+  parseDocument: { raw_text: "abc" },
+  readDocument: { raw_text: "abc" },
+};
+
 interface Attempt {
   what: string;
+  /** Send a multipart form with one small file. */
+  form?: boolean;
   field?: string;
   params?: Record<string, string>;
   query?: Record<string, unknown>;
@@ -97,15 +108,15 @@ interface Attempt {
   rawBody?: string;
 }
 
-function attempts(route: RouteDef): { valid: Attempt; bad: Attempt[] } {
+function attempts(name: string, route: RouteDef): { valid: Attempt; bad: Attempt[] } {
   const paramsSchema = plain(route.params);
   const querySchema = plain(route.query);
   const bodySchema = route.body && (route.bodyKind ?? "json") === "json" ? plain(route.body) : undefined;
   const params = sample(paramsSchema) as Record<string, string>;
   for (const name of Object.keys(paramsSchema.properties ?? {})) params[name] ??= "abc";
   const query = sample(querySchema) as Record<string, unknown>;
-  const body = bodySchema ? sample(bodySchema) : undefined;
-  const valid: Attempt = { what: "valid", params, query, body };
+  const body = validBodies[name] ?? (bodySchema ? sample(bodySchema) : undefined);
+  const valid: Attempt = { what: "valid", params, query, body, form: route.bodyKind === "multipart" };
   const bad: Attempt[] = [];
   if (bodySchema) {
     bad.push({ what: "malformed JSON", params, query, rawBody: '{"a": ' });
@@ -182,8 +193,11 @@ describe("bad-input battery over every control route", () => {
     if (query.length > 0) url += `?${new URLSearchParams(query)}`;
     const token = route.auth === "admin" ? server.adminToken : server.apiKey;
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    let body: string | undefined;
-    if (attempt.rawBody !== undefined || attempt.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (attempt.form) {
+      body = new FormData();
+      body.set("file", new Blob(["abc"]), "abc.txt");
+    } else if (attempt.rawBody !== undefined || attempt.body !== undefined) {
       headers["content-type"] = "application/json";
       body = attempt.rawBody ?? JSON.stringify(attempt.body);
     }
@@ -200,7 +214,7 @@ describe("bad-input battery over every control route", () => {
 
   for (const [name, route] of Object.entries(controlRoutes) as [string, RouteDef][]) {
     test(`${name}: ${route.method} ${route.path}`, async () => {
-      const { valid, bad } = attempts(route);
+      const { valid, bad } = attempts(name, route);
       const ok = await send(route, valid);
       assert.notEqual(ok.status, 400, `the valid request was refused: ${JSON.stringify(ok.body)}`);
       assert.ok(

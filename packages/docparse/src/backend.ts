@@ -1,0 +1,54 @@
+import type { DocumentModel } from "./model.ts";
+
+/** What a backend reads: the document's bytes, or text given directly (raw_text). */
+export interface BackendInput {
+  bytes?: Uint8Array;
+  text?: string;
+  mimeType: string;
+}
+
+/**
+ * Reads one family of formats into the document model. Adding a format is adding a backend to the registry:
+ * nothing else branches on the type.
+ */
+export interface FormatBackend {
+  /** Short name recorded in the model, e.g. `markdown`. */
+  name: string;
+  /** The media types this backend reads. */
+  mimeTypes: readonly string[];
+  /** Throws DocumentLoadError when the input is not a readable document of its type. */
+  load(input: BackendInput): Promise<DocumentModel> | DocumentModel;
+  /** The number of pages `load` would find, when it can be told cheaply from text without parsing. */
+  countPages?(text: string): number;
+}
+
+/** Backends by media type; the first registered for a type wins. */
+export class BackendRegistry {
+  readonly #byType = new Map<string, FormatBackend>();
+
+  constructor(backends: readonly FormatBackend[] = []) {
+    for (const backend of backends) this.register(backend);
+  }
+
+  register(backend: FormatBackend): void {
+    for (const type of backend.mimeTypes) {
+      const key = type.toLowerCase();
+      if (!this.#byType.has(key)) this.#byType.set(key, backend);
+    }
+  }
+
+  /** The backend of a media type (parameters such as `; charset=utf-8` are ignored), or undefined. */
+  get(mimeType: string): FormatBackend | undefined {
+    return this.#byType.get(baseMimeType(mimeType));
+  }
+
+  /** Every media type some backend reads, sorted. */
+  mimeTypes(): string[] {
+    return [...this.#byType.keys()].sort();
+  }
+}
+
+/** `Text/Plain; charset=utf-8` → `text/plain`. */
+export function baseMimeType(mimeType: string): string {
+  return mimeType.split(";")[0].trim().toLowerCase();
+}

@@ -1,0 +1,144 @@
+import {
+  type Chunk,
+  type FragmentType,
+  PARSING_OPTION_DEFAULTS,
+  type Page,
+  type ParsingOptions,
+  parsePageRange,
+} from "@svc/contract";
+import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { markdownBackend } from "./backends/markdown.ts";
+import { textBackend } from "./backends/text.ts";
+import { DocumentLoadError, type DocumentModel } from "./model.ts";
+import { toChunks } from "./views/chunks.ts";
+import { toPages } from "./views/fragments.ts";
+import { toMarkdown } from "./views/markdown.ts";
+import type { ViewOptions } from "./views/selection.ts";
+
+export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export * from "./model.ts";
+export { toChunks } from "./views/chunks.ts";
+export { toPages } from "./views/fragments.ts";
+export { itemToMarkdown, toMarkdown } from "./views/markdown.ts";
+export type { ViewOptions } from "./views/selection.ts";
+
+/** The formats this engine reads. Later formats (PDF, images, Office) are added here as backends. */
+export const defaultRegistry = new BackendRegistry([textBackend, markdownBackend]);
+
+export interface ParseOptions {
+  /** parsing_options; defaults fill what is left out. */
+  parsing?: Partial<ParsingOptions>;
+  /** `1-5,8,10`; every page when null or left out. A page beyond the document is a DocumentLoadError. */
+  pageRange?: string | null;
+}
+
+export interface ParseInput {
+  bytes?: Uint8Array;
+  text?: string;
+  mimeType: string;
+  options?: ParseOptions;
+}
+
+/** The views of the API's ParseResult. */
+export interface ParseViews {
+  total_pages: number;
+  parsed_pages_count: number;
+  pages: Page[];
+  chunks: Chunk[];
+  /** The whole (kept) document as markdown. */
+  markdown: string;
+  usage: { pages_parsed: number };
+  /** Problems that did not stop the parse. */
+  warnings: string[];
+}
+
+export interface ParseOutput {
+  document: DocumentModel;
+  result: ParseViews;
+}
+
+/** Every option of parsing_options, defaults filled. */
+export function withParsingDefaults(options: Partial<ParsingOptions> = {}): Required<ParsingOptions> {
+  const filled = {
+    ...PARSING_OPTION_DEFAULTS,
+    ignore_sections: [...PARSING_OPTION_DEFAULTS.ignore_sections],
+  };
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined) (filled as Record<string, unknown>)[key] = value;
+  }
+  return filled as Required<ParsingOptions>;
+}
+
+/**
+ * The page count of a text input when its backend can tell it without parsing (text, markdown), else undefined:
+ * lets a server check a page_range against raw text before queueing a job.
+ */
+export function countTextPages(
+  text: string,
+  mimeType: string,
+  registry: BackendRegistry = defaultRegistry,
+): number | undefined {
+  return registry.get(mimeType)?.countPages?.(text);
+}
+
+/** Reads the input with the backend of its media type. Unknown types are a DocumentLoadError. */
+export async function loadDocument(
+  input: Omit<ParseInput, "options">,
+  registry: BackendRegistry = defaultRegistry,
+): Promise<DocumentModel> {
+  const backend = registry.get(input.mimeType);
+  if (!backend) {
+    throw new DocumentLoadError(
+      `Documents of type ${baseMimeType(input.mimeType)} cannot be parsed yet; supported types: ${registry.mimeTypes().join(", ")}`,
+      "INVALID_MIME_TYPE",
+    );
+  }
+  return backend.load({ bytes: input.bytes, text: input.text, mimeType: input.mimeType });
+}
+
+/** The views of a model under the request's options. */
+export function documentViews(doc: DocumentModel, options: ParseOptions = {}): ParseViews {
+  const parsing = withParsingDefaults(options.parsing);
+  const total = doc.pages.length;
+  let pages: ReadonlySet<number> | null = null;
+  if (options.pageRange !== undefined && options.pageRange !== null) {
+    const range = parsePageRange(options.pageRange, total);
+    if (!Array.isArray(range)) throw new DocumentLoadError(range.message, range.code);
+    pages = new Set(range);
+  }
+  const view: ViewOptions = {
+    tableOutputMode: parsing.table_output_mode,
+    ignore: new Set<FragmentType>(parsing.ignore_sections),
+    pages,
+  };
+  const parsed = pages === null ? total : pages.size;
+  return {
+    total_pages: total,
+    parsed_pages_count: parsed,
+    pages: toPages(doc, view),
+    chunks: toChunks(doc, parsing.chunking_strategy, view),
+    markdown: toMarkdown(doc, view),
+    usage: { pages_parsed: parsed },
+    warnings: doc.warnings,
+  };
+}
+
+/**
+ * The engine's one entry point: bytes or text of a media type → the document model and the ParseResult views.
+ * Bad input (an unsupported type, binary data as text, a page range beyond the document) is a
+ * DocumentLoadError; anything else thrown is a defect of the engine.
+ *
+ * @example
+ * const { result } = await parseDocument({ text: "# Title\n\nBody", mimeType: "text/markdown" });
+ * result.chunks[0].content; // "# Title\n\nBody"
+ */
+export async function parseDocument(
+  input: ParseInput,
+  registry: BackendRegistry = defaultRegistry,
+): Promise<ParseOutput> {
+  if (input.bytes === undefined && input.text === undefined) {
+    throw new DocumentLoadError("The input has neither bytes nor text");
+  }
+  const document = await loadDocument(input, registry);
+  return { document, result: documentViews(document, input.options) };
+}

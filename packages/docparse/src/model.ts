@@ -1,0 +1,159 @@
+import type { FragmentType } from "@svc/contract";
+
+/**
+ * The one document model every format backend produces. Markdown, page fragments and chunks are views of it
+ * (see views/), never the internal form. Versioned: a stored model names the version it was written in.
+ */
+export const DOCUMENT_MODEL_VERSION = 1;
+
+/** A box in PDF points, origin at the page's top left: (x1, y1) top left, (x2, y2) bottom right. */
+export interface Box {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+export interface PageSize {
+  /** Points. */
+  width: number;
+  height: number;
+}
+
+export interface ModelPage {
+  /** 1-based. */
+  pageNumber: number;
+  /** Null for declarative formats (text, markdown) whose pages have no geometry. */
+  size: PageSize | null;
+}
+
+/** Where an item was read: its page, its box there, and for text the span of characters in the source text. */
+export interface Provenance {
+  page: number;
+  bbox: Box | null;
+  /** [start, end) offsets into the decoded source text; null when the item has no source text of its own. */
+  charSpan: [number, number] | null;
+}
+
+/** What an item is: the API's fragment types, and `code` (rendered as a fenced block, reported as text). */
+export type ItemLabel = FragmentType | "code";
+
+interface ItemBase {
+  /** `#/items/<index>`: stable within one model. */
+  id: string;
+  /** Position in reading order, 0-based, over the whole document. */
+  readingOrder: number;
+  /** Page headers, footers and page numbers: kept in the model, left out of the markdown view. */
+  furniture: boolean;
+  prov: Provenance[];
+}
+
+/** Text-like items: paragraphs, titles, captions, footers... `markdown` keeps inline formatting when the source had it. */
+export interface TextItem extends ItemBase {
+  label: Exclude<ItemLabel, "section_header" | "list_item" | "code" | "table" | "figure">;
+  text: string;
+  markdown?: string;
+  /** Block-quote nesting depth (markdown `>`), 0 when not quoted. */
+  quoteDepth?: number;
+}
+
+export interface HeadingItem extends ItemBase {
+  label: "section_header";
+  /** 1 for the top level. */
+  level: number;
+  text: string;
+  markdown?: string;
+}
+
+export interface ListItem extends ItemBase {
+  label: "list_item";
+  text: string;
+  markdown?: string;
+  ordered: boolean;
+  /** `-`, `*`, `1.`, `2)`... as it should be rendered. */
+  marker: string;
+  /** 0 for a top-level list. */
+  depth: number;
+}
+
+export interface CodeItem extends ItemBase {
+  label: "code";
+  text: string;
+  language: string | null;
+}
+
+export interface TableCell {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+  text: string;
+  columnHeader: boolean;
+  rowHeader: boolean;
+  bbox: Box | null;
+}
+
+export interface TableItem extends ItemBase {
+  label: "table";
+  numRows: number;
+  numCols: number;
+  cells: TableCell[];
+  caption: string | null;
+}
+
+export interface FigureItem extends ItemBase {
+  label: "figure";
+  /** Alternative text or caption. */
+  caption: string | null;
+  /** Where the image came from, when the source names it (a markdown image URL). */
+  source: string | null;
+}
+
+export type DocItem = TextItem | HeadingItem | ListItem | CodeItem | TableItem | FigureItem;
+
+export interface DocumentModel {
+  version: typeof DOCUMENT_MODEL_VERSION;
+  mimeType: string;
+  /** Name of the backend that read the input. */
+  backend: string;
+  pages: ModelPage[];
+  /** Every item, flat, in reading order. */
+  items: DocItem[];
+  /** Problems that did not stop the parse, e.g. bytes that were not valid UTF-8. */
+  warnings: string[];
+}
+
+/** The input could not be read as a document of its type: bad input, reported to the caller, never a crash. */
+export class DocumentLoadError extends Error {
+  /** A catalog code when one fits (e.g. INVALID_PAGE_RANGE), else null. */
+  readonly code: string | null;
+  constructor(message: string, code: string | null = null) {
+    super(message);
+    this.name = "DocumentLoadError";
+    this.code = code;
+  }
+}
+
+/** Builds the items of a model in reading order, numbering ids and reading order as they are added. */
+export class ItemSink {
+  readonly items: DocItem[] = [];
+
+  add<T extends DocItem>(item: Omit<T, "id" | "readingOrder">): T {
+    const index = this.items.length;
+    const full = { ...item, id: `#/items/${index}`, readingOrder: index } as T;
+    this.items.push(full);
+    return full;
+  }
+}
+
+/** The plain text of an item, as search or extraction reads it. */
+export function itemText(item: DocItem): string {
+  switch (item.label) {
+    case "table":
+      return item.cells.map((cell) => cell.text).join(" ");
+    case "figure":
+      return item.caption ?? "";
+    default:
+      return item.text;
+  }
+}

@@ -1,0 +1,61 @@
+import type { FragmentContent, Page, PageFragment } from "@svc/contract";
+import type { DocItem, DocumentModel } from "../model.ts";
+import { itemToMarkdown } from "./markdown.ts";
+import { fragmentType, itemPage, selectedItems, selectedPages, type ViewOptions } from "./selection.ts";
+import { tableToHtml, tableToMarkdown } from "./tables.ts";
+
+/** Declarative formats have no geometry: their boxes are reported as null, and table cells' boxes as zeros. */
+const NO_BOX = { x1: 0, y1: 0, x2: 0, y2: 0 };
+
+function contentOf(item: DocItem, options: ViewOptions): FragmentContent {
+  switch (item.label) {
+    case "section_header":
+      return { level: item.level, content: item.markdown ?? item.text };
+    case "table": {
+      const html = tableToHtml(item);
+      const markdown = tableToMarkdown(item);
+      return {
+        content: options.tableOutputMode === "markdown" ? markdown : html,
+        html,
+        markdown,
+        cells: item.cells.map((cell) => ({ text: cell.text, bounding_box: cell.bbox ?? NO_BOX })),
+        summary: null,
+      };
+    }
+    case "figure":
+      return { content: item.caption ?? "", summary: null };
+    case "code":
+    case "formula":
+      return { content: item.text };
+    case "list_item":
+    case "title":
+      return { content: item.markdown ?? item.text };
+    default:
+      return { content: itemToMarkdown(item, options) };
+  }
+}
+
+/** The pages view: each kept page with its fragments in reading order (numbered from 0 on each page). */
+export function toPages(doc: DocumentModel, options: ViewOptions): Page[] {
+  const byPage = new Map<number, DocItem[]>();
+  for (const item of selectedItems(doc, options)) {
+    const page = itemPage(item);
+    byPage.set(page, [...(byPage.get(page) ?? []), item]);
+  }
+  const sizes = new Map(doc.pages.map((page) => [page.pageNumber, page.size]));
+  return selectedPages(doc, options).map((pageNumber) => {
+    const size = sizes.get(pageNumber) ?? null;
+    const fragments: PageFragment[] = (byPage.get(pageNumber) ?? []).map((item, index) => ({
+      fragment_type: fragmentType(item),
+      content: contentOf(item, options),
+      reading_order: index,
+      bbox: item.prov[0]?.bbox ?? null,
+    }));
+    return {
+      page_number: pageNumber,
+      dimensions: size ? [size.width, size.height] : null,
+      page_dimensions: size ? { width: size.width, height: size.height } : null,
+      page_fragments: fragments,
+    };
+  });
+}

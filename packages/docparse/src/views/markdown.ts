@@ -1,0 +1,87 @@
+import type { DocItem, DocumentModel, TextItem } from "../model.ts";
+import { selectedItems, type ViewOptions } from "./selection.ts";
+import { tableToHtml, tableToMarkdown } from "./tables.ts";
+
+/**
+ * Escapes what would turn plain text into markdown structure at the start of a line (headings, quotes, list
+ * markers, fences, tables, setext underlines); inline characters are left alone so ordinary text stays readable.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line
+        .replace(/^(\s*)([#>+|]|[-*_=]{3,}|```|~~~)/, "$1\\$2")
+        .replace(/^(\s*)([-*])(\s)/, "$1\\$2$3")
+        .replace(/^(\s*)(\d+)([.)])(\s|$)/, "$1$2\\$3$4"),
+    )
+    .join("\n");
+}
+
+function inline(item: { text: string; markdown?: string }): string {
+  return item.markdown ?? escapeMarkdownText(item.text);
+}
+
+function fence(text: string): string {
+  let marks = "```";
+  while (text.includes(marks)) marks += "`";
+  return marks;
+}
+
+/** One item as markdown, without its neighbours. */
+export function itemToMarkdown(item: DocItem, options: Pick<ViewOptions, "tableOutputMode">): string {
+  switch (item.label) {
+    case "title":
+      return `# ${inline(item)}`;
+    case "section_header":
+      return `${"#".repeat(Math.min(Math.max(item.level, 1), 6))} ${inline(item)}`;
+    case "list_item":
+      return `${"    ".repeat(item.depth)}${item.marker} ${inline(item)}`.trimEnd();
+    case "code": {
+      const marks = fence(item.text);
+      return `${marks}${item.language ?? ""}\n${item.text}\n${marks}`;
+    }
+    case "table":
+      return options.tableOutputMode === "markdown" ? tableToMarkdown(item) : tableToHtml(item);
+    case "figure":
+      return item.source
+        ? `![${item.caption ?? ""}](${item.source})`
+        : `<!-- image: ${item.caption ?? ""} -->`;
+    case "formula":
+      return `$$\n${item.text}\n$$`;
+    default: {
+      const text = inline(item as TextItem);
+      const depth = (item as TextItem).quoteDepth ?? 0;
+      if (depth === 0) return text;
+      const prefix = `${"> ".repeat(depth)}`;
+      return text
+        .split("\n")
+        .map((line) => `${prefix}${line}`.trimEnd())
+        .join("\n");
+    }
+  }
+}
+
+/** Items as markdown: blocks separated by a blank line, consecutive list items by a line break. */
+export function itemsToMarkdown(
+  items: readonly DocItem[],
+  options: Pick<ViewOptions, "tableOutputMode">,
+): string {
+  let out = "";
+  let previous: DocItem | null = null;
+  for (const item of items) {
+    const text = itemToMarkdown(item, options);
+    if (previous) out += previous.label === "list_item" && item.label === "list_item" ? "\n" : "\n\n";
+    out += text;
+    previous = item;
+  }
+  return out;
+}
+
+/** The document as markdown: furniture (page headers, footers, numbers) left out. */
+export function toMarkdown(doc: DocumentModel, options: ViewOptions): string {
+  return itemsToMarkdown(
+    selectedItems(doc, options).filter((item) => !item.furniture),
+    options,
+  );
+}

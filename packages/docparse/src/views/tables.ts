@@ -1,0 +1,54 @@
+import type { TableItem } from "../model.ts";
+
+/** The table as a grid of cell texts; a spanning cell's text fills the first slot it covers, the rest are empty. */
+function grid(table: TableItem): string[][] {
+  const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
+  for (const cell of table.cells) {
+    if (rows[cell.row] && cell.col < table.numCols) rows[cell.row][cell.col] = cell.text;
+  }
+  return rows;
+}
+
+function escapeMarkdownCell(text: string): string {
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
+/** A GFM table. Markdown needs a header row: the first row serves as one when the table has none. */
+export function tableToMarkdown(table: TableItem): string {
+  const rows = grid(table);
+  if (rows.length === 0 || table.numCols === 0) return "";
+  const line = (cells: string[]) => `| ${cells.map(escapeMarkdownCell).join(" | ")} |`;
+  const [head, ...body] = rows;
+  return [line(head), `|${" --- |".repeat(table.numCols)}`, ...body.map(line)].join("\n");
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** An HTML table with row and column spans; header cells are `th`. */
+export function tableToHtml(table: TableItem): string {
+  const byRow = new Map<number, TableItem["cells"]>();
+  for (const cell of table.cells) {
+    const row = byRow.get(cell.row) ?? [];
+    row.push(cell);
+    byRow.set(cell.row, row);
+  }
+  let html = "<table>";
+  for (let row = 0; row < table.numRows; row++) {
+    html += "<tr>";
+    for (const cell of (byRow.get(row) ?? []).sort((a, b) => a.col - b.col)) {
+      const tag = cell.columnHeader || cell.rowHeader ? "th" : "td";
+      const spans =
+        (cell.rowSpan > 1 ? ` rowspan="${cell.rowSpan}"` : "") +
+        (cell.colSpan > 1 ? ` colspan="${cell.colSpan}"` : "");
+      html += `<${tag}${spans}>${escapeHtml(cell.text)}</${tag}>`;
+    }
+    html += "</tr>";
+  }
+  return `${html}</table>`;
+}

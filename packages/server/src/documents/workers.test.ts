@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTestServer, type TestServer } from "../testing.ts";
+import { documentsApi } from "./api.testing.ts";
+
+describe("parse workers", () => {
+  let server: TestServer;
+  let api: ReturnType<typeof documentsApi>;
+  before(async () => {
+    server = await startTestServer(
+      {},
+      {
+        documents: {
+          workers: 2,
+          maxAttempts: 2,
+          workerMemoryMb: 32,
+          jobTimeoutSecs: 2,
+          pollIntervalMs: 50,
+          testHooks: true,
+        },
+      },
+    );
+    api = documentsApi(server);
+  });
+  after(() => server.stop());
+
+  const attempts = async (id: string) =>
+    Number(
+      (
+        await server.store.db.query<{ attempts: number }>("SELECT attempts FROM parse_jobs WHERE id = ?", [
+          id,
+        ])
+      )[0].attempts,
+    );
+
+  test("a job that ends its worker thread is retried, then fails with the reason; the server keeps serving", async () => {
+    const job = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "svc-test:exit" });
+    const result = await api.finished(job.parse_id);
+    assert.equal(result.status, "failure");
+    assert.match(
+      result.error ?? "",
+      /ended its worker 2 times; the last time the parse worker exited with code 70/,
+    );
+    assert.equal(await attempts(job.parse_id), 2);
+    const next = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "still here" });
+    assert.equal((await api.finished(next.parse_id)).status, "successful");
+  });
+
+  test("a parse that exhausts its thread's heap fails the job, not the server", async () => {
+    const job = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "svc-test:oom" });
+    const result = await api.finished(job.parse_id, 60_000);
+    assert.equal(result.status, "failure");
+    assert.match(result.error ?? "", /ran out of memory \(limit 32 MiB\)/);
+    const next = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "after oom" });
+    assert.equal((await api.finished(next.parse_id)).status, "successful");
+  });
+
+  test("a parse past the time limit is stopped and fails the job", async () => {
+    const job = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "svc-test:sleep=10000" });
+    const started = Date.now();
+    const result = await api.finished(job.parse_id);
+    assert.equal(result.status, "failure");
+    assert.match(result.error ?? "", /longer than the limit of 2 s/);
+    assert.ok(Date.now() - started < 8000);
+  });
+
+  test("jobs run in parallel on the configured workers", async () => {
+    const started = Date.now();
+    const jobs = await Promise.all(
+      [1, 2].map(() => api.expect(200, "POST", "/documents/v2/parse", { raw_text: "svc-test:sleep=800" })),
+    );
+    for (const job of jobs) assert.equal((await api.finished(job.parse_id)).status, "successful");
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+  });
+});
