@@ -9,6 +9,7 @@ export * from "./pty-frames.ts";
 export * from "./request-errors.ts";
 export * from "./request-validation.ts";
 export * from "./route.ts";
+export * from "./route-http.ts";
 export * from "./routes.ts";
 export * from "./runtime.ts";
 export * from "./sandboxes.ts";

@@ -1,17 +1,16 @@
 import {
-  classifyRequestError,
   colonPath,
   type ErrorCode,
   errorBody,
   errorCatalog,
+  errorResponse,
   FORWARDED_AUTH_HEADER,
-  jsonSchema,
   type RouteBody,
   type RouteDef,
   type RouteParams,
   type RouteQuery,
   type RouteResponse,
-  ServiceError,
+  routeSchema,
   validatorCompiler,
   verifyForwardedAuth,
 } from "@svc/contract";
@@ -52,11 +51,9 @@ export function createDaemonApp(options: DaemonAppOptions): FastifyInstance {
   // Raw bodies (file contents, stdin) arrive as the request stream; the route reads it.
   app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ServiceError) return sendError(reply, error.code, error.message);
-    const known = classifyRequestError(error as never);
-    if (known) return sendError(reply, known.code, known.message);
-    request.log.error({ err: error }, "request failed");
-    return sendError(reply, "INTERNAL_ERROR");
+    const { status, body, internal } = errorResponse(error);
+    if (internal) request.log.error({ err: error }, "request failed");
+    return reply.code(status).type("application/json").send(body);
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, "ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`),
@@ -83,16 +80,6 @@ export type DaemonHandler<R extends RouteDef> = (
   input: DaemonHandlerInput<R>,
 ) => Promise<RouteResponse<R> | FastifyReply | undefined> | RouteResponse<R> | FastifyReply | undefined;
 
-function schemaOf(route: RouteDef): FastifySchema {
-  const schema: FastifySchema = {};
-  if (route.params) schema.params = jsonSchema(route.params);
-  if (route.query) schema.querystring = jsonSchema(route.query);
-  if (route.body && (route.bodyKind ?? "json") === "json") schema.body = jsonSchema(route.body);
-  if (route.responseKind === "json" && route.response)
-    schema.response = { [route.status]: jsonSchema(route.response) };
-  return schema;
-}
-
 /** Whether a request carries a valid forwarded-auth signature for this sandbox. */
 export function isForwarded(request: FastifyRequest, options: DaemonAppOptions): boolean {
   const header = request.headers[FORWARDED_AUTH_HEADER];
@@ -113,7 +100,7 @@ export function serve<R extends RouteDef>(app: FastifyInstance, route: R, handle
   app.route({
     method: route.method,
     url: colonPath(route.path),
-    schema: schemaOf(route),
+    schema: routeSchema(route) as FastifySchema,
     onRequest: async (request, reply) => {
       if (route.auth === "none") return;
       if (!isForwarded(request, app.daemonOptions)) {

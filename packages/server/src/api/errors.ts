@@ -1,4 +1,4 @@
-import { classifyRequestError, type ErrorCode, errorBody, errorCatalog, ServiceError } from "@svc/contract";
+import { type ErrorCode, errorBody, errorCatalog, errorResponse } from "@svc/contract";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message?: string): FastifyReply {
@@ -8,11 +8,9 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
 /** Maps every error a request can end in to the catalog: validation, parsing, ServiceError, and the rest as 500. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ServiceError) return sendError(reply, error.code, error.message);
-    const known = classifyRequestError(error as never);
-    if (known) return sendError(reply, known.code, known.message);
-    request.log.error({ err: error }, "request failed");
-    return sendError(reply, "INTERNAL_ERROR");
+    const { status, body, internal } = errorResponse(error);
+    if (internal) request.log.error({ err: error }, "request failed");
+    return reply.code(status).type("application/json").send(body);
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, "ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`),

@@ -1,11 +1,11 @@
 import {
   colonPath,
-  jsonSchema,
   type RouteBody,
   type RouteDef,
   type RouteParams,
   type RouteQuery,
   type RouteResponse,
+  routeSchema,
   ServiceError,
 } from "@svc/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
@@ -43,17 +43,6 @@ declare module "fastify" {
   }
 }
 
-function schemaOf(route: RouteDef): FastifySchema {
-  const schema: FastifySchema = {};
-  if (route.params) schema.params = jsonSchema(route.params);
-  if (route.query) schema.querystring = jsonSchema(route.query);
-  if (route.body && (route.bodyKind ?? "json") === "json") schema.body = jsonSchema(route.body);
-  if (route.responseKind === "json" && route.response) {
-    schema.response = { [route.status]: jsonSchema(route.response) };
-  }
-  return schema;
-}
-
 /**
  * Registers every route of a table: authentication first (a 401 comes before any look at the body), then
  * validation of path, query and body from the contract's schemas, then the handler. A route of the contract
@@ -70,7 +59,7 @@ export function registerRoutes<T extends Record<string, RouteDef>>(
     app.route({
       method: route.method,
       url: colonPath(route.path),
-      schema: schemaOf(route),
+      schema: routeSchema(route) as FastifySchema,
       onRequest: async (request, reply) => {
         if (route.auth === "none") return;
         const token = bearerToken(request.headers.authorization);
