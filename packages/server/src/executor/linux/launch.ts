@@ -37,7 +37,8 @@
  * workspace packages the daemon imports, laid out as in the repo so `@svc/*` links resolve); `/run/svc` a 0700
  * tmpfs with the auth secret as a read-only 0000 file; the sandbox's memory cgroup read-only at
  * `/run/svc/memory-cgroup` when given; a fresh `/proc` (own pid namespace; `/proc/sys` read-only; kcore, keys,
- * timer_list, sysrq-trigger and the like masked), a minimal `/dev`, tmpfs `/tmp` and `/dev/shm` (1777), no `/sys`.
+ * timer_list, sysrq-trigger and the like masked), a minimal `/dev`, `/tmp` on the sandbox's disk, a 64 MiB tmpfs
+ * `/dev/shm` (1777), no `/sys`.
  *
  * The process is detached (own session and process group), unref'd, with stdin /dev/null and stdout/stderr
  * appended to `<sandboxDir>/daemon.log`, and not tied to this process's life (no --die-with-parent), so a server
@@ -85,6 +86,9 @@ const MASKED_PROC_FILES = [
   "kmsg",
   "config.gz",
 ];
+/** Size of the sandbox's /dev/shm (a tmpfs, charged to its memory cgroup). */
+const SHM_BYTES = 64 * 1024 * 1024;
+
 /** /proc directories hidden behind an empty read-only tmpfs. */
 const MASKED_PROC_DIRS = ["acpi", "scsi", "asound", "driver"];
 
@@ -283,7 +287,9 @@ export function bwrapArgs(spec: SandboxLaunch): string[] {
     if (existsSync(`/proc/${dir}`))
       args.push("--perms", "0555", "--tmpfs", `/proc/${dir}`, "--remount-ro", `/proc/${dir}`);
   }
-  args.push("--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/dev/shm");
+  // /tmp is the root's own /tmp, on the sandbox's sized disk: a tmpfs would be charged to the sandbox's memory
+  // (and sized from the host's), so filling it would OOM-kill everything inside. /dev/shm stays a small tmpfs.
+  args.push("--dev", "/dev", "--perms", "1777", "--size", String(SHM_BYTES), "--tmpfs", "/dev/shm");
   args.push(
     "--unshare-pid",
     "--unshare-ipc",

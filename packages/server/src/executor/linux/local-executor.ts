@@ -4,13 +4,30 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
-import { createCgroups, killAll, listCgroups, memoryCgroupDir, removeCgroups } from "./cgroup.ts";
+import {
+  cgroupLayout,
+  createCgroups,
+  DEFAULT_CGROUP_PARENT,
+  killAll,
+  listCgroups,
+  memoryCgroupDir,
+  removeCgroups,
+} from "./cgroup.ts";
 import { createRootfs, destroyRootfs } from "./disk.ts";
 import { applyEgressPolicy } from "./egress-policy.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
 import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
-import { allocateIndex, createNetwork, destroyNetwork, listNetworks } from "./network.ts";
+import { loopDevicesUnder, mountsUnder } from "./mounts.ts";
+import {
+  allocateIndex,
+  createNetwork,
+  destroyNetwork,
+  hostInterfaceName,
+  listNetworks,
+  netnsName,
+  type SandboxNetwork,
+} from "./network.ts";
 
 export interface LocalExecutorOptions {
   dataDir: string;
@@ -23,9 +40,31 @@ export interface LocalExecutorOptions {
 
 /** What a sandbox's directory records for cleanup after a crash. */
 interface SandboxState {
-  netIndex: number;
+  /** Absent until the sandbox's network is being made on that index. */
+  netIndex?: number;
   pid: number;
 }
+
+/**
+ * Where the daemon spools process output beyond its memory buffer: on the sandbox's own disk (the overlay root),
+ * so a flood of output is bounded by disk_mb. /tmp would be a tmpfs charged to the sandbox's memory.
+ */
+export const DAEMON_SPOOL_DIR = "/var/lib/svc-daemon/spool";
+
+/**
+ * The daemon's environment (only the daemon's: it starts user processes with a clean environment of their own).
+ * A smaller young generation takes ~8 MB off an idle daemon's footprint for no measurable start-up cost.
+ */
+export const DAEMON_ENV: Readonly<Record<string, string>> = { NODE_OPTIONS: "--max-semi-space-size=4" };
+
+/**
+ * The share of the host's task ids (the lower of kernel.pid_max and kernel.threads-max) that all sandboxes
+ * together may use: the parent cgroup's `pids.max`. Each sandbox has its own limit too (cgroup.ts), but
+ * several fork bombs at once must not leave the host unable to fork.
+ */
+const SANDBOXES_TASK_SHARE = 0.75;
+/** Memory the host keeps for itself whatever the sandboxes do: the parent memory cgroup's limit is the rest. */
+const HOST_MEMORY_RESERVE_BYTES = (total: number) => Math.max(1024 ** 3, Math.floor(total * 0.1));
 
 const REQUIRED_TOOLS = ["bwrap", "nsenter", "ip", "nft", "mkfs.ext4", "losetup", "debootstrap", "setpriv"];
 
@@ -52,30 +91,98 @@ function resolvConf(): string {
   return servers.map((s) => `nameserver ${s}\n`).join("");
 }
 
+/**
+ * Polls the daemon's health every few ms until it answers. A poll before the daemon listens costs well under a
+ * millisecond (the sandbox's address refuses at once), and the daemon's start-up is most of a create, so a
+ * fine interval is what keeps create latency close to the daemon's own start-up.
+ */
 async function waitForHealth(url: string, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let gone = false;
   exited.then(() => {
     gone = true;
   });
-  let delay = 5;
   while (Date.now() < deadline) {
     if (gone) throw new Error("the sandbox's daemon exited during start");
     try {
       const response = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(1000) });
       if (response.ok) return;
     } catch {}
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 100);
+    await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`the sandbox's daemon did not answer within ${timeoutMs} ms`);
+}
+
+/** Like Promise.all, but rejects (with the first error) only once every promise has settled. */
+async function allDone<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** Reads a number from a procfs or cgroupfs file; undefined when it cannot. */
+function readNumberFile(path: string): number | undefined {
+  try {
+    const value = Number(readFileSync(path, "utf8").trim());
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Limits on the parent cgroup of all sandboxes (`<hierarchy>/svc`): a share of the host's task ids and all
+ * memory but a reserve, so that sandboxes together (fork bombs, overcommitted memory) cannot starve the host
+ * and its server. Within the parent, the OOM killer then picks sandbox workloads (oom_score_adj 1000).
+ */
+async function limitSandboxesParent(): Promise<void> {
+  const layout = cgroupLayout();
+  const pidsDir = join(layout.v1.pids, DEFAULT_CGROUP_PARENT);
+  const memoryDir = join(layout.v1.memory, DEFAULT_CGROUP_PARENT);
+  await mkdir(pidsDir, { recursive: true });
+  await mkdir(memoryDir, { recursive: true });
+  const taskIds = Math.min(
+    readNumberFile("/proc/sys/kernel/pid_max") ?? 32768,
+    readNumberFile("/proc/sys/kernel/threads-max") ?? 32768,
+  );
+  await writeFile(join(pidsDir, "pids.max"), String(Math.floor(taskIds * SANDBOXES_TASK_SHARE)));
+  const total = os.totalmem();
+  const memoryLimit = total - HOST_MEMORY_RESERVE_BYTES(total);
+  // Rounded to pages, as the kernel stores it; memsw (when present) must stay ≥ the memory limit.
+  await writeFile(join(memoryDir, "memory.limit_in_bytes"), String(memoryLimit - (memoryLimit % 4096)));
+}
+
+/** What the host still holds for a sandbox; `[]` once it is gone. For leak checks (tests, diagnostics). */
+export async function hostResourcesOf(options: {
+  dataDir: string;
+  id: string;
+  /** The sandbox's network index (record, state.json); its host interface is checked too. */
+  netIndex?: number | null;
+}): Promise<string[]> {
+  const { dataDir, id, netIndex } = options;
+  const found: string[] = [];
+  if ((await listCgroups()).includes(id)) found.push(`cgroup ${DEFAULT_CGROUP_PARENT}/${id}`);
+  const networks = await listNetworks();
+  if (networks.ids.includes(id)) found.push(`netns ${netnsName(id)}`);
+  if (netIndex !== undefined && netIndex !== null && networks.indexes.includes(netIndex)) {
+    found.push(`veth ${hostInterfaceName(netIndex)}`);
+  }
+  const sandboxDir = join(dataDir, "sandboxes", id);
+  for (const mount of mountsUnder(sandboxDir)) found.push(`mount ${mount.mountPoint}`);
+  for (const loop of loopDevicesUnder(sandboxDir)) found.push(`loop ${loop.device} (${loop.backingFile})`);
+  if (existsSync(sandboxDir)) found.push(`directory ${sandboxDir}`);
+  return found;
 }
 
 /**
  * Runs sandboxes on this Linux host with the recipe of sandbox-recipe.md: cgroups, a network namespace with
  * its egress policy, an overlay root on a sized ext4 image, and the daemon started by bwrap + setpriv +
- * seccomp. Each sandbox lives in `<dataDir>/sandboxes/<id>/`; what it holds on the host is found again from
- * there, from its cgroups and from its network namespace after a crash.
+ * seccomp. Each sandbox lives in `<dataDir>/sandboxes/<id>/`, made before anything else of it and removed
+ * last: after a crash, that directory (its state.json: network index, pid) is what says which cgroups, network
+ * namespace, mounts and loop device of the host are this server's to remove.
  */
 export class LocalExecutor implements Executor {
   readonly id: string;
@@ -90,7 +197,10 @@ export class LocalExecutor implements Executor {
     this.id = `local-${os.hostname()}`;
   }
 
-  /** Checks the host once; when it can run sandboxes, installs the host firewall and starts the image build. */
+  /**
+   * Checks the host once; when it can run sandboxes, installs the host firewall, limits the parent cgroup of all
+   * sandboxes and starts the image build.
+   */
   async init(): Promise<void> {
     if (process.platform !== "linux") this.#unavailable = "the local executor needs Linux";
     else if (process.getuid?.() !== 0) this.#unavailable = "the local executor needs root";
@@ -104,6 +214,9 @@ export class LocalExecutor implements Executor {
     }
     if (this.#unavailable) return;
     await installHostFirewall();
+    await limitSandboxesParent().catch((error) =>
+      this.#o.log("could not limit the sandboxes' parent cgroup", { error: String(error) }),
+    );
     await mkdir(this.#sandboxesDir(), { recursive: true, mode: 0o700 });
     // Build the image (and warm the daemon's compile cache) now, so the first sandbox does not wait for it.
     this.#image().then(
@@ -163,50 +276,58 @@ export class LocalExecutor implements Executor {
     }
     const compileCacheDir = await this.#cache(imageRootfs);
     const sandboxDir = join(this.#sandboxesDir(), spec.id);
-    const netIndex = allocateIndex([...(await listNetworks()).indexes, ...this.#reserved], {
-      after: this.#lastIndex,
-    });
-    this.#reserved.add(netIndex);
-    this.#lastIndex = netIndex;
+    /** Network indexes this start held (one, unless another server took the first at the same moment). */
+    const held: number[] = [];
     try {
       await mkdir(sandboxDir, { recursive: true, mode: 0o700 });
-      await writeFile(
-        join(sandboxDir, "state.json"),
-        JSON.stringify({ netIndex, pid: 0 } satisfies SandboxState),
-      );
-      const cgroupProcs = await createCgroups(spec.id, { cpus: spec.cpus, memoryMb: spec.memoryMb });
-      const network = await createNetwork(spec.id, netIndex);
-      await applyEgressPolicy(spec.id, spec.network);
+      // The daemon starts with every host CPU (Node's start-up is ~0.4 CPU-seconds: 4 s under a 0.1-CPU quota);
+      // the sandbox's own quota applies once it answers, before the sandbox is reported running. A crash in
+      // between leaves the row pending, and a pending sandbox is rebuilt from scratch after a restart.
+      const limits = { cpus: spec.cpus, memoryMb: spec.memoryMb };
+      const cgroupProcs = await createCgroups(spec.id, {
+        ...limits,
+        cpus: Math.max(spec.cpus, os.availableParallelism()),
+      });
       const hostname =
         (spec.name ?? spec.id)
           .toLowerCase()
           .replace(/[^a-z0-9-]/g, "-")
           .slice(0, 63)
           .replace(/^-+|-+$/g, "") || "sandbox";
-      const root = await createRootfs({
-        sandboxDir,
-        imageRootfs,
-        diskMb: spec.diskMb,
-        files: {
-          "/etc/hostname": `${hostname}\n`,
-          "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-          "/etc/resolv.conf": resolvConf(),
-        },
-      });
+      // Network and disk do not depend on each other: made side by side. Both settle before a failure is
+      // reported, so nothing is still being made when the caller cleans up.
+      const [network, root] = await allDone([
+        this.#network(spec, sandboxDir, held),
+        createRootfs({
+          sandboxDir,
+          imageRootfs,
+          diskMb: spec.diskMb,
+          files: {
+            "/etc/hostname": `${hostname}\n`,
+            "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+            "/etc/resolv.conf": resolvConf(),
+          },
+        }),
+      ]);
       const launched = await launchSandboxProcess({
         sandboxDir,
         rootDir: root.rootDir,
         hostname,
         netns: network.netns,
         cgroupProcs,
-        command: daemonCommand({ sandboxId: spec.id, memoryCgroup: true }),
+        command: daemonCommand({
+          sandboxId: spec.id,
+          memoryCgroup: true,
+          extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR],
+        }),
+        env: DAEMON_ENV,
         authSecret: spec.authSecret,
         memoryCgroupDir: memoryCgroupDir(spec.id),
         compileCacheDir,
       });
       await writeFile(
         join(sandboxDir, "state.json"),
-        JSON.stringify({ netIndex, pid: launched.pid } satisfies SandboxState),
+        JSON.stringify({ netIndex: network.index, pid: launched.pid } satisfies SandboxState),
       );
       const address = `http://${network.sandboxIp}:9501`;
       try {
@@ -217,9 +338,43 @@ export class LocalExecutor implements Executor {
           `${(error as Error).message}${log ? `: ${log.trim().split("\n").slice(-5).join(" | ")}` : ""}`,
         );
       }
-      return { containerId: String(launched.pid), address, netIndex };
+      await createCgroups(spec.id, limits);
+      return { containerId: String(launched.pid), address, netIndex: network.index };
     } finally {
-      this.#reserved.delete(netIndex);
+      for (const index of held) this.#reserved.delete(index);
+    }
+  }
+
+  /**
+   * Makes the sandbox's network (and its egress policy) on a free index, recorded in state.json first so that a
+   * crash leaves a record of it. Interfaces are host-wide: another server on this host can take the same index
+   * at the same moment, and then the next free one is tried.
+   */
+  async #network(spec: SandboxSpec, sandboxDir: string, held: number[]): Promise<SandboxNetwork> {
+    for (let attempt = 1; ; attempt++) {
+      const index = allocateIndex([...(await listNetworks()).indexes, ...this.#reserved], {
+        after: this.#lastIndex,
+      });
+      this.#reserved.add(index);
+      held.push(index);
+      this.#lastIndex = index;
+      await writeFile(
+        join(sandboxDir, "state.json"),
+        JSON.stringify({ netIndex: index, pid: 0 } satisfies SandboxState),
+      );
+      try {
+        const network = await createNetwork(spec.id, index);
+        await applyEgressPolicy(spec.id, spec.network);
+        return network;
+      } catch (error) {
+        const taken = /interface \S+ already exists|RTNETLINK answers: File exists/.test(
+          (error as Error).message,
+        );
+        // The index is someone else's: a cleanup after this failure must not remove their interface.
+        if (taken)
+          await writeFile(join(sandboxDir, "state.json"), JSON.stringify({ pid: 0 } satisfies SandboxState));
+        if (!taken || attempt >= 5) throw error;
+      }
     }
   }
 
@@ -232,22 +387,40 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  /** Destroy order of the recipe: kill every process, remove cgroups, network, then the disk. */
+  /**
+   * Destroy order of the recipe: kill every process, remove cgroups, network, then the disk. Every step is tried
+   * even when an earlier one fails (a step that failed is retried by the next stop), so one stuck part never
+   * keeps the others alive; the sandbox dir, the record of what to clean, goes last and only when all worked.
+   */
   async stop(id: string): Promise<void> {
     const sandboxDir = join(this.#sandboxesDir(), id);
     let state: SandboxState | undefined;
     try {
       state = JSON.parse(await readFile(join(sandboxDir, "state.json"), "utf8")) as SandboxState;
     } catch {}
-    await killAll(id).catch((error) => this.#o.log("kill failed", { sandbox: id, error: String(error) }));
-    await removeCgroups(id);
-    await destroyNetwork(id, state?.netIndex);
-    await destroyRootfs(sandboxDir);
+    const failures: string[] = [];
+    const step = async (what: string, action: () => Promise<void>) => {
+      try {
+        await action();
+      } catch (error) {
+        failures.push(`${what}: ${(error as Error).message}`);
+      }
+    };
+    await step("kill", () => killAll(id));
+    await step("cgroups", () => removeCgroups(id));
+    await step("network", () => destroyNetwork(id, state?.netIndex));
+    if (failures.length === 0) await step("disk", () => destroyRootfs(sandboxDir));
+    if (failures.length > 0) {
+      throw new Error(`sandbox ${id} not fully removed: ${failures.join("; ")}`);
+    }
   }
 
+  /**
+   * Sandboxes of this data directory that still have a directory here. Only those: cgroups and network namespaces
+   * are host-wide, and another server (another data directory) on the host owns its own. A sandbox's directory is
+   * made before anything else of it and removed last, so it is the record of what a crash left.
+   */
   async leftovers(): Promise<string[]> {
-    const ids = new Set<string>([...(await listCgroups()), ...(await listNetworks()).ids]);
-    for (const entry of await readdir(this.#sandboxesDir()).catch(() => [] as string[])) ids.add(entry);
-    return [...ids];
+    return readdir(this.#sandboxesDir()).catch(() => [] as string[]);
   }
 }

@@ -1,0 +1,334 @@
+/**
+ * Sandbox benchmark: real sandboxes of the local executor, driven through the SDK and the proxy, on a server in
+ * this process with a fresh data dir (the default image comes from the tests' shared cache, built if missing).
+ * Run as root:
+ *
+ *   npx node bench/sandbox-bench.ts [--sequential 20] [--concurrent 20] [--concurrency 4] [--idle 100]
+ *
+ * Prints:
+ * - create → running → first `run` (of `true`) completing, p50 and p90, for creates one after another and with
+ *   `--concurrency` in flight; "running" is seen by polling the record every 5 ms (the SDK's waitUntilRunning
+ *   backs off and would measure its own polling), and the executor's own start time (created → started) beside;
+ * - delete latency (DELETE returns once the host is clean), p50 and p90;
+ * - idle memory: the memory cgroup's usage of idle sandboxes, and the host's MemAvailable drop per sandbox;
+ * - idle sandboxes at once (cpus 0.1, memory_mb 256) started until `--idle` run or one fails, and how long that
+ *   took;
+ * and at the end checks that nothing of any sandbox is left on the host. Bounded: every wait has a deadline.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Client, type Sandbox } from "@svc/sdk";
+import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "../packages/server/src/executor/linux/cgroup.ts";
+import { DAEMON_ENV, hostResourcesOf } from "../packages/server/src/executor/linux/local-executor.ts";
+import { startTestServer, type TestServer } from "../packages/server/src/testing.ts";
+
+const { values } = parseArgs({
+  options: {
+    sequential: { type: "string", default: "20" },
+    concurrent: { type: "string", default: "20" },
+    concurrency: { type: "string", default: "4" },
+    idle: { type: "string", default: "100" },
+  },
+});
+const SEQUENTIAL = Number(values.sequential);
+const CONCURRENT = Number(values.concurrent);
+const CONCURRENCY = Number(values.concurrency);
+const IDLE = Number(values.idle);
+const TARGET_CREATE_P50_MS = 200;
+const TARGET_IDLE = 100;
+const START_TIMEOUT_MS = 60_000;
+/** Small sandboxes for the idle count: a tenth of a CPU and 256 MiB each. */
+const IDLE_RESOURCES = { cpus: 0.1, memory_mb: 256, disk_mb: 1024 };
+const MEASURED_RESOURCES = { cpus: 1, memory_mb: 512, disk_mb: 1024 };
+
+if (process.getuid?.() !== 0) {
+  console.error("sandbox-bench: run as root (the local executor needs it)");
+  process.exit(2);
+}
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+const line = (label: string, text: string) => console.log(`${label.padEnd(44)} ${text}`);
+const summary = (values: number[]) => `p50 ${ms(quantile(values, 0.5))}  p90 ${ms(quantile(values, 0.9))}`;
+
+function memAvailable(): number {
+  const match = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "utf8"));
+  return Number(match?.[1] ?? 0) * 1024;
+}
+
+function memoryUsage(id: string): { usage: number; rss: number; cache: number } {
+  const dir = join(cgroupLayout().v1.memory, DEFAULT_CGROUP_PARENT, id);
+  const stat = Object.fromEntries(
+    readFileSync(join(dir, "memory.stat"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" ") as [string, string]),
+  );
+  return {
+    usage: Number(readFileSync(join(dir, "memory.usage_in_bytes"), "utf8")),
+    rss: Number(stat.rss ?? 0),
+    cache: Number(stat.cache ?? 0),
+  };
+}
+
+/**
+ * The floor of a create: the daemon alone started on the host (no sandbox), with the executor's Node options
+ * and a warm compile cache, until it prints that it listens. p50 of `runs` after one warm-up.
+ */
+async function daemonStartOnHost(runs: number): Promise<number> {
+  const main = new URL("../packages/daemon/src/main.ts", import.meta.url).pathname;
+  const cache = mkdtempSync(join(tmpdir(), "svc-bench-cache-"));
+  const times: number[] = [];
+  try {
+    for (let i = 0; i <= runs; i++) {
+      const started = performance.now();
+      const child = spawn(
+        process.execPath,
+        [main, "--host", "127.0.0.1", "--port", "0", "--auth-secret", "bench", "--log-level", "silent"],
+        {
+          env: { PATH: process.env.PATH ?? "", ...DAEMON_ENV, NODE_COMPILE_CACHE: cache },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
+      await new Promise<void>((resolve, reject) => {
+        let err = "";
+        const timer = setTimeout(() => reject(new Error(`daemon did not start: ${err}`)), 30_000);
+        child.stderr?.on("data", (chunk: Buffer) => {
+          err += chunk.toString();
+          if (err.includes("listening on")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      if (i > 0) times.push(performance.now() - started);
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+  return quantile(times, 0.5);
+}
+
+let server: TestServer | undefined;
+let client: Client;
+const live = new Map<string, Sandbox>();
+const allIds = new Set<string>();
+const netIndexes = new Map<string, number>();
+
+/** Polls the record every 5 ms until it runs; throws when it ends or the deadline passes. */
+async function runningWithin(sandbox: Sandbox, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await sandbox.refresh();
+    if (record.status === "running") return;
+    if (record.status === "terminated") {
+      throw new Error(`${sandbox.id} ended: ${record.termination_reason} ${record.error_details ?? ""}`);
+    }
+    if (Date.now() > deadline) throw new Error(`${sandbox.id} not running within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface CreateTiming {
+  /** Create call to the first `run` completing. */
+  total: number;
+  /** Create call to status running seen. */
+  running: number;
+  /** The executor's own start: the row's created_at → started_at. */
+  executor: number;
+  /** The first run alone. */
+  firstRun: number;
+}
+
+async function createOne(
+  resources: typeof MEASURED_RESOURCES,
+): Promise<{ sandbox: Sandbox; timing: CreateTiming }> {
+  const started = performance.now();
+  const sandbox = await client.sandboxes.create({ resources });
+  live.set(sandbox.id, sandbox);
+  allIds.add(sandbox.id);
+  await runningWithin(sandbox, START_TIMEOUT_MS);
+  const running = performance.now();
+  const result = await sandbox.run("true");
+  if (result.exitCode !== 0) throw new Error(`first run in ${sandbox.id} exited ${result.exitCode}`);
+  const done = performance.now();
+  const row = await server?.sandboxes.repo.get(sandbox.id);
+  if (row?.netIndex !== null && row?.netIndex !== undefined) netIndexes.set(sandbox.id, row.netIndex);
+  return {
+    sandbox,
+    timing: {
+      total: done - started,
+      running: running - started,
+      executor: row?.startedAt && row.createdAt ? row.startedAt - row.createdAt : Number.NaN,
+      firstRun: done - running,
+    },
+  };
+}
+
+async function deleteOne(sandbox: Sandbox): Promise<number> {
+  const started = performance.now();
+  await sandbox.delete();
+  live.delete(sandbox.id);
+  return performance.now() - started;
+}
+
+/** Runs `task` `count` times with at most `parallel` at once; stops starting new ones after a failure. */
+async function pool<T>(count: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (next < count && failure === undefined) {
+      const i = next++;
+      try {
+        results.push(await task(i));
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+  if (failure !== undefined) throw failure;
+  return results;
+}
+
+function reportCreates(label: string, timings: CreateTiming[]): number {
+  const totals = timings.map((t) => t.total);
+  line(`${label}: create → first run done`, summary(totals));
+  line("  of which create → running seen", summary(timings.map((t) => t.running)));
+  line("  of which executor start (created → started)", summary(timings.map((t) => t.executor)));
+  line("  of which first run", summary(timings.map((t) => t.firstRun)));
+  return quantile(totals, 0.5);
+}
+
+async function cleanUp(): Promise<void> {
+  const deletes = await Promise.allSettled([...live.values()].map((s) => s.delete()));
+  const failed = deletes.filter((d) => d.status === "rejected").length;
+  if (server) {
+    const dataDir = server.dataDir;
+    let leftovers = 0;
+    for (const id of allIds) {
+      const left = await hostResourcesOf({ dataDir, id, netIndex: netIndexes.get(id) });
+      if (left.length > 0) {
+        leftovers++;
+        console.log(`leftover of ${id}: ${left.join(", ")}`);
+      }
+    }
+    line("cleanup", `${allIds.size} sandboxes made, ${failed} deletes failed, ${leftovers} with leftovers`);
+    await server.stop();
+    server = undefined;
+  }
+}
+
+process.once("SIGINT", () => {
+  console.log("interrupted: cleaning up");
+  cleanUp().finally(() => process.exit(130));
+});
+
+const benchStarted = performance.now();
+try {
+  // cpu overcommit 8: the idle count asks for 100 × 0.1 CPU on a 2-CPU host (the default 4 allows 8 CPUs).
+  server = await startTestServer({ executor: "local", cpuOvercommit: 8 });
+  client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  console.log(
+    `sandbox-bench: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY}, up to ${IDLE} idle`,
+  );
+
+  // Warm-up: the image (built if missing) and the daemon's compile cache, outside the figures.
+  const warm = await createOne(MEASURED_RESOURCES);
+  await deleteOne(warm.sandbox);
+
+  const sequential: CreateTiming[] = [];
+  const deleteTimes: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const { sandbox, timing } = await createOne(MEASURED_RESOURCES);
+    sequential.push(timing);
+    deleteTimes.push(await deleteOne(sandbox));
+  }
+  const sequentialP50 = reportCreates("sequential", sequential);
+
+  const concurrent = await pool(CONCURRENT, CONCURRENCY, async () => {
+    const { sandbox, timing } = await createOne(MEASURED_RESOURCES);
+    deleteTimes.push(await deleteOne(sandbox));
+    return timing;
+  });
+  reportCreates(`concurrency ${CONCURRENCY}`, concurrent);
+  line("delete (DELETE until the host is clean)", summary(deleteTimes));
+  const daemonFloor = await daemonStartOnHost(5);
+  line("reference: the daemon alone on the host", `p50 ${ms(daemonFloor)} (spawn → listening)`);
+  line("  sequential create p50 / daemon start", `${(sequentialP50 / daemonFloor).toFixed(2)}×`);
+  line(
+    `create p50 vs target ${TARGET_CREATE_P50_MS} ms`,
+    `${(sequentialP50 / TARGET_CREATE_P50_MS).toFixed(2)}× the target`,
+  );
+
+  // Idle sandboxes: as many as `--idle`, CONCURRENCY starts at a time, until one fails.
+  const availableBefore = memAvailable();
+  const idleStarted = performance.now();
+  let idleFailure: string | undefined;
+  const idle: Sandbox[] = [];
+  try {
+    await pool(IDLE, CONCURRENCY, async () => {
+      const { sandbox } = await createOne(IDLE_RESOURCES);
+      idle.push(sandbox);
+    });
+  } catch (error) {
+    idleFailure = (error as Error).message;
+  }
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  await new Promise((r) => setTimeout(r, 5000)); // let the daemons settle (start-up garbage collected)
+  const usages = idle.map((s) => memoryUsage(s.id));
+  const availableDrop = availableBefore - memAvailable();
+  let answering = 0;
+  await pool(idle.length, 8, async (i) => {
+    const result = await idle[i].run("true").catch(() => undefined);
+    if (result?.exitCode === 0) answering++;
+  });
+  line(
+    "idle sandboxes running at once",
+    `${idle.length} of ${IDLE} in ${idleSeconds.toFixed(1)} s (${(idle.length / idleSeconds).toFixed(1)}/s), ` +
+      `${answering} answer a run${idleFailure ? `; stopped: ${idleFailure}` : ""}`,
+  );
+  line(`  vs target ${TARGET_IDLE}`, `${(idle.length / TARGET_IDLE).toFixed(2)}× the target`);
+  if (usages.length > 0) {
+    line(
+      "idle memory cgroup usage per sandbox",
+      `p50 ${mib(
+        quantile(
+          usages.map((u) => u.usage),
+          0.5,
+        ),
+      )}  p90 ${mib(
+        quantile(
+          usages.map((u) => u.usage),
+          0.9,
+        ),
+      )}  (rss p50 ${mib(
+        quantile(
+          usages.map((u) => u.rss),
+          0.5,
+        ),
+      )}, cache p50 ${mib(
+        quantile(
+          usages.map((u) => u.cache),
+          0.5,
+        ),
+      )})`,
+    );
+    line("host MemAvailable drop per idle sandbox", mib(availableDrop / idle.length));
+  }
+  const idleDeletes = await pool(idle.length, CONCURRENCY, (i) => deleteOne(idle[i]));
+  line(`delete of the idle ones (${CONCURRENCY} at a time)`, summary(idleDeletes));
+} finally {
+  await cleanUp();
+  line("bench time", `${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+}

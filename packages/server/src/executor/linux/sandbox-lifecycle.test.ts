@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { after, before, describe, test } from "node:test";
+import { Client, type Sandbox } from "@svc/sdk";
+import { startTestServer, type TestServer } from "../../testing.ts";
+import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
+import { listLeftovers } from "./disk.ts";
+import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf, LocalExecutor } from "./local-executor.ts";
+import { missingPrerequisite } from "./test-support.ts";
+
+const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+
+/** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
+const FIRST_START_MS = 300_000;
+
+/** Polls the record until `done` holds, or fails after `timeoutMs`. */
+async function waitForRecord(
+  sandbox: Sandbox,
+  done: (record: NonNullable<Sandbox["record"]>) => boolean,
+  timeoutMs: number,
+): Promise<NonNullable<Sandbox["record"]>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await sandbox.refresh();
+    if (done(record)) return record;
+    if (Date.now() > deadline) {
+      assert.fail(`sandbox ${sandbox.id} still ${record.status} (${record.pending_reason ?? ""})`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The "must show" path through the SDK and a real server running sandboxes with the local executor: create, run,
+ * a file written by a process read back through the files API, delete, and nothing of the sandbox left on the
+ * host. Then the ways a sandbox ends without a DELETE: an unknown image and timeout_secs.
+ */
+describe("sandbox lifecycle with the local executor", { skip }, () => {
+  let server: TestServer;
+  let client: Client;
+  const sandboxes: Sandbox[] = [];
+
+  const create = async (request: Parameters<Client["sandboxes"]["create"]>[0]) => {
+    const sandbox = await client.sandboxes.create(request);
+    sandboxes.push(sandbox);
+    return sandbox;
+  };
+  const netIndexOf = async (id: string) => (await server.sandboxes.repo.get(id))?.netIndex ?? null;
+
+  before(async () => {
+    server = await startTestServer({ executor: "local" });
+    client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  });
+
+  after(async () => {
+    for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
+    if (!server) return;
+    // Whatever a failed test left: the executor's own cleanup, from the data dir.
+    const executor = new LocalExecutor({
+      dataDir: server.dataDir,
+      cpuOvercommit: 1,
+      memoryOvercommit: 1,
+      log: () => {},
+    });
+    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await server.stop();
+  });
+
+  test("create, run `uname -a && id`, read a file a process wrote, delete: nothing is left on the host", {
+    timeout: FIRST_START_MS + 60_000,
+  }, async () => {
+    const sandbox = await create({ resources: { cpus: 1, memory_mb: 512, disk_mb: 1024 } });
+    const record = await sandbox.waitUntilRunning({ timeoutMs: FIRST_START_MS });
+    assert.equal(record.status, "running");
+    assert.equal(record.executor_id, `local-${os.hostname()}`);
+    assert.deepEqual(record.resources, { cpus: 1, memory_mb: 512, disk_mb: 1024 });
+    assert.ok(record.sandbox_url, "a running sandbox has a URL");
+
+    // container_id is the pid of the sandbox's outer process (bwrap), a member of the sandbox's cgroup.
+    const pid = Number(record.container_id);
+    assert.ok(Number.isInteger(pid) && pid > 1, `container_id ${record.container_id} is a pid`);
+    assert.match(readFileSync(`/proc/${pid}/cmdline`, "utf8"), /^bwrap\0/);
+    const procs = readFileSync(
+      `${cgroupLayout().v1.pids}/${DEFAULT_CGROUP_PARENT}/${sandbox.id}/cgroup.procs`,
+      "utf8",
+    );
+    assert.ok(procs.split("\n").includes(String(pid)), "the container pid is in the sandbox's cgroup");
+
+    const uname = await sandbox.run("sh", { args: ["-c", "uname -a && id"] });
+    assert.equal(uname.exitCode, 0, uname.stderr);
+    const [kernel, identity] = uname.stdout.trim().split("\n");
+    assert.match(kernel, new RegExp(`^Linux ${sandbox.id} ${os.release().replace(/\./g, "\\.")} `));
+    assert.match(identity, /^uid=1500\(svc-user\) gid=1500\(svc-user\) groups=1500\(svc-user\)$/);
+
+    const content = `written by a process ${randomBytes(8).toString("hex")}\n`;
+    const write = await sandbox.run("sh", {
+      args: [
+        "-c",
+        'printf %s "$CONTENT" > "$HOME/from-process.txt" && stat -c %U:%a "$HOME/from-process.txt"',
+      ],
+      env: { CONTENT: content },
+    });
+    assert.equal(write.exitCode, 0, write.stderr);
+    assert.equal(write.stdout, "svc-user:644\n");
+    const read = await sandbox.files.read("/home/svc-user/from-process.txt");
+    assert.equal(new TextDecoder().decode(read), content);
+
+    // The daemon spools output on the sandbox's disk (not the memory-backed /tmp) and runs with its own
+    // Node options, which user processes do not inherit.
+    const daemonPid = procs
+      .split("\n")
+      .filter(Boolean)
+      .find((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("/opt/svc/node/"));
+    assert.ok(daemonPid, "the daemon is in the sandbox's cgroup");
+    const daemonEnv = readFileSync(`/proc/${daemonPid}/environ`, "utf8").split("\0");
+    assert.ok(daemonEnv.includes(`NODE_OPTIONS=${DAEMON_ENV.NODE_OPTIONS}`), daemonEnv.join(" "));
+    assert.ok(
+      readFileSync(`/proc/${daemonPid}/cmdline`, "utf8").includes(`--spool-dir\0${DAEMON_SPOOL_DIR}\0`),
+    );
+    const asRoot = await sandbox.run("sh", {
+      args: [
+        "-c",
+        `stat -c %U:%a ${DAEMON_SPOOL_DIR}; df --output=target ${DAEMON_SPOOL_DIR} | tail -1; env`,
+      ],
+      user: "root",
+    });
+    assert.equal(asRoot.exitCode, 0, asRoot.stderr);
+    const [spoolOwner, spoolMount] = asRoot.stdout.split("\n");
+    assert.equal(spoolOwner, "root:700");
+    assert.equal(spoolMount, "/", "the spool is on the sandbox's disk");
+    assert.doesNotMatch(asRoot.stdout, /NODE_OPTIONS|NODE_COMPILE_CACHE/);
+
+    const netIndex = await netIndexOf(sandbox.id);
+    assert.ok(netIndex !== null, "the record keeps its network index");
+    assert.ok(
+      (await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex })).length >= 5,
+      "a running sandbox holds cgroups, a netns, a veth, mounts and a loop device",
+    );
+
+    const deleted = await sandbox.delete();
+    assert.equal(deleted.status, "terminated");
+    assert.equal(deleted.outcome, "deleted");
+    assert.equal(deleted.sandbox_url, null);
+    assert.deepEqual(await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex }), []);
+    assert.deepEqual(listLeftovers(server.dataDir), { mounts: [], loopDevices: [] });
+  });
+
+  test("an unknown image ends terminated with ImageNotFound, leaving nothing", {
+    timeout: 60_000,
+  }, async () => {
+    const sandbox = await create({ image: `no-such-image-${randomBytes(4).toString("hex")}` });
+    const record = await waitForRecord(sandbox, (r) => r.status === "terminated", 30_000);
+    assert.equal(record.termination_reason, "ImageNotFound");
+    assert.equal(record.outcome, "failed");
+    assert.match(record.error_details ?? "", /image not found/);
+    await assert.rejects(sandbox.waitUntilRunning({ timeoutMs: 1000 }), { code: "ImageNotFound" });
+    assert.deepEqual(await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id }), []);
+  });
+
+  test("timeout_secs ends a running sandbox with outcome timeout", { timeout: 60_000 }, async () => {
+    const sandbox = await create({ timeout_secs: 2, resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    const running = await sandbox.waitUntilRunning({ timeoutMs: 30_000 });
+    assert.equal(running.timeout_secs, 2);
+    const netIndex = await netIndexOf(sandbox.id);
+    const started = Date.now();
+    const ended = await waitForRecord(sandbox, (r) => r.status === "terminated", 15_000);
+    assert.equal(ended.outcome, "timeout");
+    assert.ok(Date.now() - started < 10_000, "ended soon after its timeout");
+    const row = await server.sandboxes.repo.get(sandbox.id);
+    assert.ok(row?.startedAt && row.endedAt, "start and end times are recorded");
+    const lived = row.endedAt - row.startedAt;
+    assert.ok(lived >= 2000 && lived < 5000, `lived ${lived} ms with timeout_secs 2`);
+    // The executor removes what the sandbox had right after the row ends.
+    const deadline = Date.now() + 10_000;
+    let left = await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex });
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex });
+    }
+    assert.deepEqual(left, []);
+  });
+});

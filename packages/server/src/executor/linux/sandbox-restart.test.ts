@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client, type Sandbox } from "@svc/sdk";
+import { startTestServer, TEST_IMAGES_DIR, type TestServer } from "../../testing.ts";
+import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
+import { listLeftovers } from "./disk.ts";
+import { hostResourcesOf, LocalExecutor } from "./local-executor.ts";
+import { missingPrerequisite, REPO_ROOT } from "./test-support.ts";
+
+const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+
+/** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
+const FIRST_START_MS = 300_000;
+const CLI_MAIN = join(REPO_ROOT, "packages", "cli", "src", "main.ts");
+
+interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The server's stdout and stderr so far, for failure messages. */
+  output: () => string;
+}
+
+/** `svc server` on free ports and `dataDir`, as an operator runs it; resolves once it prints its URL. */
+function startServerProcess(dataDir: string): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [CLI_MAIN, "server", "--port", "0", "--proxy-port", "0", "--data-dir", dataDir, "--log-level", "error"],
+      { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once("exit", (code, signal) => done({ code, signal })),
+    );
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the server printed no URL within ${FIRST_START_MS} ms: ${output}`));
+    }, FIRST_START_MS);
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-16_384);
+      const url = /control API on (http:\/\/\S+)/.exec(output)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        child.stdout?.removeListener("data", onData);
+        child.stdout?.on("data", (more: Buffer) => {
+          output = (output + more.toString("utf8")).slice(-16_384);
+        });
+        resolve({ child, url, exited, output: () => output });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-16_384);
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code ?? signal}) before serving: ${output}`));
+    });
+  });
+}
+
+async function sigkill(server: ServerProcess): Promise<void> {
+  server.child.kill("SIGKILL");
+  const { signal } = await server.exited;
+  assert.equal(signal, "SIGKILL");
+}
+
+/** The network index a sandbox's directory records (state.json of the local executor), if it has one yet. */
+function netIndexFromState(dataDir: string, id: string): number | undefined {
+  try {
+    return (
+      JSON.parse(readFileSync(join(dataDir, "sandboxes", id, "state.json"), "utf8")) as { netIndex: number }
+    ).netIndex;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host pids of a sandbox's processes, all of them or those whose argv[0] ends with `program`. */
+function sandboxPids(id: string, program?: string): number[] {
+  const procs = join(cgroupLayout().v1.pids, DEFAULT_CGROUP_PARENT, id, "cgroup.procs");
+  const pids = readFileSync(procs, "utf8").split("\n").filter(Boolean).map(Number);
+  return pids.filter((pid) => {
+    try {
+      const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+      return program === undefined || argv0.endsWith(`/${program}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The host pid of a sandbox's daemon (Node, not the bwrap processes whose argv also names the daemon). */
+function daemonPidOf(id: string): number | undefined {
+  return sandboxPids(id, "node")[0];
+}
+
+/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
+async function removeLeftovers(dataDir: string): Promise<void> {
+  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
+  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Point 5 of the issue: a server killed with SIGKILL, while sandboxes run and while one is being created, finds
+ * on restart every sandbox adopted (still running and reachable) or terminated with a reason, and nothing of a
+ * removed sandbox on the host. The server is the real CLI in a child process on one data directory, killed and
+ * started again.
+ */
+describe("server restart after SIGKILL: adopted or terminated, never stuck, never leaking", { skip }, () => {
+  let dataDir: string;
+  let server: ServerProcess | undefined;
+  /** Another server on this host (another data dir) with a sandbox of its own, which no restart may touch. */
+  let neighbour: TestServer | undefined;
+  let bystander: Sandbox | undefined;
+  /** Every sandbox made here, with the network indexes it was seen with (for the leak checks). */
+  const made = new Map<string, Set<number>>();
+
+  const clientOf = async (running: ServerProcess) =>
+    new Client({ apiKey: (await readFile(join(dataDir, "api-key"), "utf8")).trim(), baseUrl: running.url });
+  const remember = (id: string) => {
+    const indexes = made.get(id) ?? new Set<number>();
+    const index = netIndexFromState(dataDir, id);
+    if (index !== undefined) indexes.add(index);
+    made.set(id, indexes);
+  };
+  const leftoversOf = async (id: string) => {
+    const found: string[] = [];
+    for (const netIndex of [...(made.get(id) ?? []), undefined]) {
+      found.push(...(await hostResourcesOf({ dataDir, id, netIndex })));
+    }
+    return [...new Set(found)];
+  };
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "svc-restart-"));
+    // The shared image cache of the test servers (testing.ts): the default image is built once per machine.
+    await mkdir(TEST_IMAGES_DIR, { recursive: true });
+    await symlink(TEST_IMAGES_DIR, join(dataDir, "images"));
+  });
+
+  after(async () => {
+    if (neighbour) {
+      await bystander?.delete().catch(() => undefined);
+      await removeLeftovers(neighbour.dataDir);
+      await neighbour.stop().catch(() => undefined);
+    }
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      const client = await clientOf(server).catch(() => undefined);
+      for (const id of made.keys()) {
+        await client?.sandboxes
+          .get(id)
+          .then((s) => s.delete())
+          .catch(() => undefined);
+      }
+      server.child.kill("SIGTERM");
+      const stopped = await Promise.race([server.exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (!stopped) server.child.kill("SIGKILL");
+      await server.exited;
+    }
+    if (!dataDir) return;
+    await removeLeftovers(dataDir);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test("killed while two sandboxes run and a third is being created: the two are adopted, the third runs", {
+    timeout: FIRST_START_MS + 120_000,
+  }, async () => {
+    neighbour = await startTestServer({ executor: "local" });
+    const neighbourClient = new Client({ apiKey: neighbour.apiKey, baseUrl: neighbour.url });
+    bystander = await neighbourClient.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256 } });
+    await bystander.waitUntilRunning({ timeoutMs: FIRST_START_MS });
+    const bystanderDaemon = daemonPidOf(bystander.id);
+
+    server = await startServerProcess(dataDir);
+    let client = await clientOf(server);
+    const created: Sandbox[] = [];
+    for (let i = 0; i < 2; i++) {
+      created.push(await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } }));
+    }
+    for (const sandbox of created) {
+      await sandbox.waitUntilRunning({ timeoutMs: FIRST_START_MS });
+      remember(sandbox.id);
+    }
+    const [first, second] = created;
+    const sleeper = await first.processes.start({ command: "sleep", args: ["600"] });
+    const daemonPids = new Map(created.map((s) => [s.id, daemonPidOf(s.id)]));
+
+    // The third: killed while the executor builds it (claimed, pending with waiting_for_container).
+    const third = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    made.set(third.id, new Set());
+    const seen = await until("the third sandbox being created", 30_000, async () => {
+      const record = await third.refresh();
+      if (record.status !== "pending" || record.pending_reason === "waiting_for_container") return record;
+      return undefined;
+    });
+    assert.equal(seen.status, "pending", "the kill must land while the third sandbox is being created");
+    // Into the build: once its network namespace exists, the disk and the daemon's start are still to come.
+    await until("the third sandbox's network namespace", 10_000, async () =>
+      existsSync(`/run/netns/svc-${third.id}`) ? true : undefined,
+    );
+    await sigkill(server);
+    remember(third.id);
+    const halfMade = await leftoversOf(third.id);
+    assert.ok(halfMade.length > 0, "the killed server left a half-made sandbox");
+
+    // The sandboxes outlive the server: their daemons are the same processes.
+    for (const sandbox of created) {
+      assert.equal(daemonPidOf(sandbox.id), daemonPids.get(sandbox.id));
+    }
+
+    server = await startServerProcess(dataDir);
+    client = await clientOf(server);
+    for (const sandbox of [first, second]) {
+      const adopted = await client.sandboxes.get(sandbox.id);
+      assert.equal(adopted.record?.status, "running", `${sandbox.id} adopted: ${server.output()}`);
+      const result = await adopted.run("sh", { args: ["-c", "echo adopted; id -un"] });
+      assert.equal(result.stdout, "adopted\nsvc-user\n");
+      assert.equal(daemonPidOf(sandbox.id), daemonPids.get(sandbox.id));
+    }
+    const firstAgain = await client.sandboxes.get(first.id);
+    assert.equal((await firstAgain.processes.get(sleeper.pid)).status, "running", "the sleep still runs");
+    const ps = await firstAgain.run("sh", { args: ["-c", "ps -eo args | grep -c '^sleep 600$'"] });
+    assert.equal(ps.stdout.trim(), "1");
+
+    // The third ends running or terminated with a reason, never stuck pending.
+    const thirdAgain = await client.sandboxes.get(third.id);
+    const settled = await until("the third sandbox leaving pending", 60_000, async () => {
+      const record = await thirdAgain.refresh();
+      return record.status === "pending" ? undefined : record;
+    });
+    assert.ok(
+      settled.status === "running" || (settled.status === "terminated" && settled.termination_reason),
+      `third sandbox (at the kill: ${halfMade.join(", ")}): ${JSON.stringify(settled)}`,
+    );
+    if (settled.status === "running") {
+      remember(third.id);
+      const result = await thirdAgain.run("echo", { args: ["third"] });
+      assert.equal(result.stdout, "third\n");
+    }
+
+    for (const id of [first.id, second.id, third.id]) {
+      const deleted = await (await client.sandboxes.get(id)).delete();
+      assert.equal(deleted.status, "terminated");
+      assert.deepEqual(await leftoversOf(id), [], `${id} left something on the host`);
+    }
+    assert.deepEqual(listLeftovers(dataDir), { mounts: [], loopDevices: [] });
+
+    // The restart cleaned up after its own data dir only: the other server's sandbox runs on, untouched.
+    assert.equal(daemonPidOf(bystander.id), bystanderDaemon);
+    assert.equal((await bystander.run("echo", { args: ["untouched"] })).stdout, "untouched\n");
+    await bystander.delete();
+    await neighbour.stop();
+    neighbour = undefined;
+  });
+
+  test("a sandbox whose daemon died while the server was down ends executor_lost, its resources removed", {
+    timeout: 120_000,
+  }, async () => {
+    assert.ok(server, "the server of the previous test runs");
+    let client = await clientOf(server);
+    const sandbox = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    made.set(sandbox.id, new Set());
+    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
+    remember(sandbox.id);
+    await sigkill(server);
+
+    const daemonPid = daemonPidOf(sandbox.id);
+    assert.ok(daemonPid, "the sandbox's daemon runs on the host");
+    process.kill(daemonPid, "SIGKILL");
+    // Its init (bwrap) goes with it; the cgroups, netns and disk stay for the server to find.
+    await until("the sandbox's processes gone", 10_000, async () =>
+      sandboxPids(sandbox.id).length === 0 ? true : undefined,
+    );
+    assert.ok((await leftoversOf(sandbox.id)).length > 0, "the dead sandbox still holds host resources");
+
+    server = await startServerProcess(dataDir);
+    client = await clientOf(server);
+    const record = (await client.sandboxes.get(sandbox.id)).record;
+    assert.equal(record?.status, "terminated");
+    assert.equal(record?.termination_reason, "executor_lost");
+    assert.equal(record?.outcome, "failed");
+    assert.deepEqual(await leftoversOf(sandbox.id), []);
+
+    // A clean stop this time: the server exits 0 on SIGTERM.
+    server.child.kill("SIGTERM");
+    assert.equal((await server.exited).code, 0);
+    server = undefined;
+    assert.deepEqual(listLeftovers(dataDir), { mounts: [], loopDevices: [] });
+  });
+});
