@@ -9,8 +9,9 @@ export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fun
 
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
 # nft (nftables), debootstrap and its keyring for the default image.
-runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring)
-test_debs=(postgresql)
+runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client)
+# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host.
+test_debs=(postgresql openssh-server sshpass)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

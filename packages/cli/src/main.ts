@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 import { SvcError } from "@svc/sdk";
 import { cpCommand } from "./commands/cp.ts";
+import { datasetsCommand } from "./commands/datasets.ts";
 import { execCommand } from "./commands/exec.ts";
+import { filesCommand } from "./commands/files.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { parseCommand } from "./commands/parse.ts";
 import { projectsCommand } from "./commands/projects.ts";
 import { sandboxCommand } from "./commands/sandbox.ts";
 import { serverCommand } from "./commands/server.ts";
+import { shellCommand } from "./commands/shell.ts";
+import { sshCommand } from "./commands/ssh.ts";
+import { tunnelCommand } from "./commands/tunnel.ts";
 import { whoamiCommand } from "./commands/whoami.ts";
 import { UsageError } from "./usage.ts";
 
@@ -17,6 +23,12 @@ const commands: Record<string, (args: string[]) => Promise<number | undefined>> 
   sandbox: sandboxCommand,
   exec: execCommand,
   cp: cpCommand,
+  shell: shellCommand,
+  tunnel: tunnelCommand,
+  ssh: sshCommand,
+  parse: parseCommand,
+  files: filesCommand,
+  datasets: datasetsCommand,
 };
 
 const help = `svc: sandboxes and document parsing, self-hosted
@@ -34,6 +46,18 @@ Commands:
   sandbox list [--all] | get <sb> | update <sb> [--name N] [--ports P,..] [--public true|false] | delete <sb>
   exec <sb> [--user U] [--cwd D] [--env K=V] [--timeout S] -- cmd args...   run a command; exits with its code
   cp <sb>:<path> <local|->  |  cp <local> <sb>:<path>                     copy a file out of or into a sandbox
+  shell <sb> [--command C] [--cwd D] [--env K=V]   interactive terminal (default bash); exits with its code
+  tunnel <sb> <port> [--local-port N]              forward 127.0.0.1:N (default <port>) to <port> in the sandbox
+  ssh <sb> [--host H] [--port N] [-o opt]... [-L spec]... [-- command...]  OpenSSH into a sandbox through the
+                                               server's SSH gateway (port 2222 or SVC_SSH_PORT), API key as password
+  parse <file|url|-> [--read] [--pages 1-3,5] [--json|--markdown] [--dataset NAME] [--mime TYPE]
+        [--chunking none|page|section|fragment] [--tables markdown|html] [--timeout S]
+                                               parse a document and print it as markdown (or the result as JSON);
+                                               '-' reads stdin; exits 1 with the reason when the job fails
+  files upload <path> [--label K=V] [--mime T] | list [--limit N] [--cursor C] [--all] | get <id> | delete <id>
+  datasets create <name> [--description D] [--chunking S] [--tables M] | list [--all] | get <name-or-id> [--analytics]
+  datasets update <name-or-id> [--name N] [--description D] [--chunking S] [--tables M] | delete <name-or-id>
+  datasets data <name-or-id> [--status S] [--limit N] [--all]   the dataset's parse results
 
 Clients read SERVICE_API_KEY and SVC_API_URL (default http://localhost:8900), and fall back to the local
 server's key in SVC_DATA_DIR (default ./.svc). Admin commands (keys, projects) use SVC_ADMIN_TOKEN or the

@@ -44,3 +44,34 @@ export function printTable(
   console.log(line(columns.map((c) => c.toUpperCase())));
   for (const row of rows) console.log(line(columns.map((c) => text(row[c]))));
 }
+
+/** A positive integer option, or undefined when not given. */
+export function integerOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${name} needs a positive integer`);
+  return n;
+}
+
+/** Prints one record as `key  value` lines (objects as JSON, empty values left out), or as JSON with --json. */
+export function printFields(record: object, json: boolean | undefined): void {
+  if (json) {
+    console.log(JSON.stringify(record, null, 2));
+    return;
+  }
+  const entries = Object.entries(record).filter(([, v]) => v !== undefined && v !== null);
+  const width = Math.max(...entries.map(([k]) => k.length)) + 2;
+  for (const [key, value] of entries) {
+    console.log(`${key.padEnd(width)}${typeof value === "object" ? JSON.stringify(value) : value}`);
+  }
+}
+
+/** The hint, on stderr (so --json output stays one document), that a list page has more items. */
+export function printMoreHint(
+  page: { has_more: boolean; next_cursor?: string | null },
+  command: string,
+): void {
+  if (page.has_more && page.next_cursor) {
+    console.error(`more: ${command} --cursor ${page.next_cursor} (or --all)`);
+  }
+}

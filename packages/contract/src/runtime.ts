@@ -32,6 +32,8 @@ export const PTY_TOKEN_HEADER = "x-pty-token";
 export const DEFAULT_PROCESS_USER = "svc-user";
 /** WebSocket close code of a tunnel that received a text frame (only binary frames are relayed). */
 export const TUNNEL_CLOSE_TEXT_FRAME = 1003;
+/** Port of the in-sandbox sshd (loopback only), which the service's SSH gateway reaches through a TCP tunnel. */
+export const SANDBOX_SSHD_PORT = 2022;
 
 export interface PtySize {
   rows: number;

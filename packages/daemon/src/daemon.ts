@@ -4,8 +4,18 @@ import { registerFileRoutes } from "./files/routes.ts";
 import { registerInfoRoutes } from "./info/routes.ts";
 import { ProcessManager, type ProcessManagerOptions } from "./processes/manager.ts";
 import { registerProcessRoutes } from "./processes/routes.ts";
+import { PtyManager, type PtyManagerOptions } from "./pty/manager.ts";
+import { registerPtyRoutes } from "./pty/routes.ts";
+import { registerSshRoutes } from "./ssh/routes.ts";
+import { SshdManager, type SshdOptions } from "./ssh/sshd.ts";
+import { registerTunnelRoutes } from "./tunnels/routes.ts";
+import { UpgradeRouter } from "./upgrade.ts";
 
-export interface DaemonOptions extends DaemonAppOptions, ProcessManagerOptions {
+export interface DaemonOptions
+  extends DaemonAppOptions,
+    ProcessManagerOptions,
+    SshdOptions,
+    PtyManagerOptions {
   host: string;
   port: number;
 }
@@ -13,19 +23,29 @@ export interface DaemonOptions extends DaemonAppOptions, ProcessManagerOptions {
 export interface RunningDaemon {
   app: FastifyInstance;
   processes: ProcessManager;
+  ptys: PtyManager;
+  sshd: SshdManager;
   url: string;
   port: number;
   /** Stops serving, kills every process group it started, removes spooled output. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Starts the runtime daemon: every runtime route of the contract but PTY, SSH and tunnels (their own issue). */
+/** Starts the runtime daemon: every runtime route of the contract. */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const app = createDaemonApp(options);
   const processes = new ProcessManager(options);
   registerProcessRoutes(app, processes);
   registerFileRoutes(app, { defaultUser: processes.defaultUser });
   registerInfoRoutes(app, processes);
+  const upgrades = new UpgradeRouter(options);
+  const ptys = new PtyManager(processes.defaultUser, options);
+  registerPtyRoutes(app, upgrades, ptys);
+  registerTunnelRoutes(upgrades);
+  upgrades.attach(app.server);
+  const log = options.log ?? ((message: string) => process.stderr.write(`svc-daemon: ${message}\n`));
+  const sshd = new SshdManager(options, () => processes.defaultUser, log);
+  registerSshRoutes(app, sshd);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
@@ -33,11 +53,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   return {
     app,
     processes,
+    ptys,
+    sshd,
     url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
     port,
     close: () => {
       closing ??= (async () => {
+        await ptys.close();
         await app.close();
+        await sshd.close();
         await processes.close();
       })();
       return closing;

@@ -7,6 +7,7 @@ import {
   type Sandbox as SandboxRecord,
 } from "@svc/contract";
 import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
+import { Documents } from "./documents.ts";
 import { SvcError } from "./errors.ts";
 import { Sandboxes } from "./sandbox.ts";
 import { Transport } from "./transport.ts";
@@ -45,6 +46,8 @@ export class Client {
   readonly projects: Projects;
   /** The project's sandboxes and their runtime API. */
   readonly sandboxes: Sandboxes;
+  /** The project's documents: files, parse jobs, datasets, webhooks. */
+  readonly documents: Documents;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = resolveBaseUrl(options.baseUrl);
@@ -53,6 +56,7 @@ export class Client {
     this.adminTransport = new Transport(this.baseUrl, () => resolveAdminToken(options.adminToken));
     this.keys = new Keys(this.adminTransport);
     this.projects = new Projects(this.adminTransport);
+    this.documents = new Documents(this.transport);
     const proxyUrl = options.proxyUrl || process.env.SVC_PROXY_URL;
     this.sandboxes = new Sandboxes(this.transport, {
       transportFor: (record) =>

@@ -1,5 +1,19 @@
 export { Client, type ClientOptions, Keys, Projects } from "./client.ts";
 export { DEFAULT_API_URL, resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
+export {
+  Datasets,
+  DocumentFiles,
+  Documents,
+  type FileData,
+  type ParseFileOptions,
+  type ParseOptions,
+  parseResultMarkdown,
+  type UploadOptions,
+  type WaitOptions,
+  Webhooks,
+} from "./documents.ts";
 export * from "./errors.ts";
+export { type PtyOptions, PtyTerminal } from "./pty.ts";
 export { Files, Processes, type RunOptions, type RunResult, Sandbox, Sandboxes } from "./sandbox.ts";
 export { type CallInput, Transport } from "./transport.ts";
+export { Tunnel, TunnelStream } from "./tunnel.ts";

@@ -15,7 +15,9 @@ import {
   type UpdateSandboxRequest,
 } from "@svc/contract";
 import { SvcError } from "./errors.ts";
+import { openPty, type PtyOptions, type PtyTerminal } from "./pty.ts";
 import type { Transport } from "./transport.ts";
+import { Tunnel } from "./tunnel.ts";
 
 /** Options of `sandbox.run()`. */
 export interface RunOptions {
@@ -147,6 +149,30 @@ export class Sandbox {
   async delete(): Promise<SandboxRecord> {
     this.record = await this.#control.call(sandboxRoutes.deleteSandbox, { params: { sandbox_id: this.id } });
     return this.record;
+  }
+
+  /**
+   * Opens an interactive terminal: a PTY session running `command` (default `sh`), attached over a WebSocket.
+   *
+   * @example
+   * const term = await sandbox.pty({ command: "bash", rows: 40, cols: 120 });
+   * term.onData((data) => process.stdout.write(data));
+   * term.write("exit 3\n");
+   * await term.exited; // 3
+   */
+  pty(options: PtyOptions = {}): Promise<PtyTerminal> {
+    return openPty(this.runtime(), options);
+  }
+
+  /**
+   * A TCP port inside the sandbox, reached through a tunnel WebSocket: `connect()` gives a stream,
+   * `listen(localPort)` a local TCP listener.
+   *
+   * @example
+   * const server = await sandbox.tunnel(5432).listen(15432);
+   */
+  tunnel(port: number): Tunnel {
+    return new Tunnel(this.runtime(), port);
   }
 
   /**

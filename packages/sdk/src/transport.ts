@@ -14,6 +14,8 @@ export interface CallInput<R extends RouteDef> {
   body?: RouteBody<R>;
   /** A raw body (file contents, stdin) for routes whose body is bytes. */
   rawBody?: RequestInit["body"];
+  /** Headers of this call, over the defaults (an Accept for a stream, the Content-Type of a multipart body). */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -62,6 +64,7 @@ export class Transport {
       headers["content-type"] = "application/json";
       body = JSON.stringify(input.body);
     }
+    Object.assign(headers, input.headers);
     let response: Response;
     try {
       response = await fetch(this.url(route, input), {

@@ -80,6 +80,21 @@ export const options = {
     default: "sandbox.localhost",
     description: "Domain of sandbox host names: <id-or-name>.<domain> and <port>-<id-or-name>.<domain>",
   },
+  sshHost: {
+    env: "SVC_SSH_HOST",
+    flag: "--ssh-host",
+    schema: Type.String({ minLength: 1 }),
+    default: "127.0.0.1",
+    description: "Address the SSH gateway listens on",
+  },
+  sshPort: {
+    env: "SVC_SSH_PORT",
+    flag: "--ssh-port",
+    schema: Type.Integer({ minimum: 0, maximum: 65535 }),
+    default: 2222,
+    description:
+      "Port of the SSH gateway: ssh -p <port> <sandbox-id-or-name>@<host>, API key as password (0: off)",
+  },
   executor: {
     env: "SVC_EXECUTOR",
     flag: "--executor",

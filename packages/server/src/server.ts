@@ -10,6 +10,8 @@ import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
 import { Scheduler } from "./sandboxes/scheduler.ts";
+import { createSshGateway, type SshGatewayOptions } from "./ssh/gateway.ts";
+import { loadGatewayKeys } from "./ssh/gateway-keys.ts";
 import { openStore, type Store } from "./store/store.ts";
 
 export interface RunningServer {
@@ -17,6 +19,8 @@ export interface RunningServer {
   port: number;
   /** Port of the sandbox proxy: `<id>.<proxy domain>:<proxyPort>`. */
   proxyPort: number;
+  /** Port of the SSH gateway, or null when it is off (`sshPort` 0). */
+  sshPort: number | null;
   /** The sandbox domain: repository, scheduler, secrets. */
   sandboxes: SandboxDeps;
   config: Config;
@@ -72,6 +76,8 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
 export interface StartOptions {
   /** Settings of the documents service and its test hooks (see documents/settings.ts). */
   documents?: DocumentsOptions;
+  /** Settings of the SSH gateway that are not configuration (tests: the backend user, the sandbox sshd port). */
+  ssh?: Pick<SshGatewayOptions, "backendUser" | "sandboxSshdPort">;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -109,6 +115,32 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await sandboxes.scheduler.stop();
       throw error;
     }
+    let gateway: ReturnType<typeof createSshGateway> | null = null;
+    if (config.sshPort !== 0) {
+      gateway = createSshGateway({
+        repo: sandboxes.repo,
+        authenticate: (key) => authenticateKey(store, key),
+        secretOf: sandboxes.secretOf,
+        keys: await loadGatewayKeys(store.settings),
+        log: (message, fields) => {
+          if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
+        },
+        ...options.ssh,
+      });
+      const ssh = gateway.server;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          ssh.once("error", reject);
+          ssh.listen(config.sshPort, config.sshHost, () => resolve());
+        });
+      } catch (error) {
+        proxy.close();
+        await app.close();
+        await sandboxes.scheduler.stop();
+        throw error;
+      }
+    }
+    const sshAddress = gateway?.server.address();
     const proxyAddress = proxy.address();
     const proxyPort = typeof proxyAddress === "object" && proxyAddress ? proxyAddress.port : config.proxyPort;
     sandboxes.ingress.proxyPort = proxyPort;
@@ -120,6 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       port,
       proxyPort,
+      sshPort: sshAddress && typeof sshAddress === "object" ? sshAddress.port : null,
       sandboxes,
       config,
       app,
@@ -130,7 +163,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       close: () => {
         closing ??= (async () => {
           proxy.closeAllConnections();
-          await Promise.all([app.close(), new Promise((resolve) => proxy.close(resolve))]);
+          await Promise.all([app.close(), new Promise((resolve) => proxy.close(resolve)), gateway?.close()]);
           await sandboxes.scheduler.stop();
           await store.close();
         })();

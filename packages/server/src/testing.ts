@@ -35,6 +35,7 @@ export async function startTestServer(
       host: "127.0.0.1",
       port: 0,
       proxyPort: 0,
+      sshPort: 0,
       logLevel: "silent",
       executor: "none",
       ...overrides,

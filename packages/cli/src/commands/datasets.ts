@@ -1,0 +1,170 @@
+import type {
+  ChunkingStrategy,
+  Dataset,
+  ParseResult,
+  ParseStatus,
+  ParsingOptions,
+  TableOutputMode,
+} from "@svc/contract";
+import { Client } from "@svc/sdk";
+import { integerOption, parse, printFields, printMoreHint, printTable, UsageError } from "../usage.ts";
+
+const CHUNKING = ["none", "page", "section", "fragment"];
+const TABLES = ["markdown", "html"];
+const STATUSES = ["pending", "processing", "successful", "failure"];
+
+const settingOptions = {
+  description: { type: "string" },
+  chunking: { type: "string" },
+  tables: { type: "string" },
+} as const;
+
+/** The parsing options --chunking and --tables set, over `current`; undefined when neither is given. */
+function parsingOptions(
+  values: { chunking?: string; tables?: string },
+  current: ParsingOptions = {},
+): ParsingOptions | undefined {
+  if (values.chunking === undefined && values.tables === undefined) return undefined;
+  if (values.chunking !== undefined && !CHUNKING.includes(values.chunking))
+    throw new UsageError(`--chunking takes ${CHUNKING.join(", ")}`);
+  if (values.tables !== undefined && !TABLES.includes(values.tables))
+    throw new UsageError(`--tables takes ${TABLES.join(", ")}`);
+  return {
+    ...current,
+    ...(values.chunking ? { chunking_strategy: values.chunking as ChunkingStrategy } : {}),
+    ...(values.tables ? { table_output_mode: values.tables as TableOutputMode } : {}),
+  };
+}
+
+function printDataset(dataset: Dataset, json: boolean | undefined): void {
+  if (json) {
+    console.log(JSON.stringify(dataset, null, 2));
+    return;
+  }
+  const { parsing_options, analytics, ...rest } = dataset;
+  printFields(
+    {
+      ...rest,
+      chunking: parsing_options?.chunking_strategy,
+      tables: parsing_options?.table_output_mode,
+      ...(analytics
+        ? {
+            jobs: Object.entries(analytics)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", "),
+          }
+        : {}),
+    },
+    false,
+  );
+}
+
+const dataRow = (result: ParseResult) => ({
+  ...result,
+  pages:
+    result.total_pages === null || result.total_pages === undefined
+      ? "-"
+      : `${result.parsed_pages_count}/${result.total_pages}`,
+});
+
+/** `svc datasets create|list|get|update|delete|data`: datasets by name or id. */
+export async function datasetsCommand(args: string[]): Promise<number | undefined> {
+  const [sub, ...rest] = args;
+  const datasets = new Client().documents.datasets;
+  switch (sub) {
+    case "create": {
+      const { values, positionals } = parse(rest, settingOptions, 1);
+      if (!positionals[0]) throw new UsageError("datasets create needs a name");
+      const created = await datasets.create({
+        name: positionals[0],
+        description: values.description,
+        parsing_options: parsingOptions(values),
+      });
+      if (values.json) console.log(JSON.stringify(created, null, 2));
+      else console.log(`created dataset ${created.name} (${created.dataset_id})`);
+      return 0;
+    }
+    case "list": {
+      const { values } = parse(rest, {
+        limit: { type: "string" },
+        cursor: { type: "string" },
+        all: { type: "boolean" },
+      });
+      const limit = integerOption(values.limit, "limit");
+      let items: Dataset[];
+      if (values.all) {
+        items = [];
+        for await (const dataset of datasets.iterate({ limit })) items.push(dataset);
+      } else {
+        const page = await datasets.list({ limit, cursor: values.cursor });
+        items = page.items;
+        printMoreHint(page, "svc datasets list");
+      }
+      printTable(items, ["dataset_id", "name", "status", "description", "created_at"], values.json);
+      return 0;
+    }
+    case "get": {
+      const { values, positionals } = parse(rest, { analytics: { type: "boolean" } }, 1);
+      if (!positionals[0]) throw new UsageError("datasets get needs a dataset name or id");
+      printDataset(await datasets.get(positionals[0], { analytics: values.analytics }), values.json);
+      return 0;
+    }
+    case "update": {
+      const { values, positionals } = parse(rest, { ...settingOptions, name: { type: "string" } }, 1);
+      if (!positionals[0]) throw new UsageError("datasets update needs a dataset name or id");
+      const current = await datasets.get(positionals[0]);
+      const updated = await datasets.update(current.dataset_id, {
+        name: values.name,
+        description: values.description,
+        // The server replaces parsing_options whole: the options not named keep their current values.
+        parsing_options: parsingOptions(values, current.parsing_options),
+      });
+      printDataset(updated, values.json);
+      return 0;
+    }
+    case "delete": {
+      const { values, positionals } = parse(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError("datasets delete needs a dataset name or id");
+      const dataset = await datasets.get(positionals[0]);
+      await datasets.delete(dataset.dataset_id);
+      if (values.json) console.log(JSON.stringify({ dataset_id: dataset.dataset_id, deleted: true }));
+      else console.log(`deleted dataset ${dataset.name} (${dataset.dataset_id})`);
+      return 0;
+    }
+    case "data": {
+      const { values, positionals } = parse(
+        rest,
+        {
+          status: { type: "string" },
+          limit: { type: "string" },
+          cursor: { type: "string" },
+          all: { type: "boolean" },
+        },
+        1,
+      );
+      if (!positionals[0]) throw new UsageError("datasets data needs a dataset name or id");
+      if (values.status !== undefined && !STATUSES.includes(values.status))
+        throw new UsageError(`--status takes ${STATUSES.join(", ")}`);
+      const status = values.status as ParseStatus | undefined;
+      const limit = integerOption(values.limit, "limit");
+      const { dataset_id } = await datasets.get(positionals[0]);
+      let items: ParseResult[];
+      if (values.all) {
+        items = [];
+        for await (const result of datasets.iterateData(dataset_id, { status, limit })) items.push(result);
+      } else {
+        const page = await datasets.data(dataset_id, { status, limit, cursor: values.cursor });
+        items = page.items;
+        printMoreHint(page, `svc datasets data ${positionals[0]}`);
+      }
+      if (values.json) console.log(JSON.stringify(items, null, 2));
+      else printTable(items.map(dataRow), ["parse_id", "status", "pages", "created_at", "error"], false);
+      return 0;
+    }
+    default:
+      throw new UsageError(
+        "usage: svc datasets create <name> [--description D] [--chunking S] [--tables M] | list | " +
+          "get <name-or-id> [--analytics] | update <name-or-id> [--name N] ... | delete <name-or-id> | data <name-or-id>",
+      );
+  }
+}

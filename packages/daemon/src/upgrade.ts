@@ -1,0 +1,143 @@
+import http, { type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import {
+  type ErrorCode,
+  errorBody,
+  errorCatalog,
+  FORWARDED_AUTH_HEADER,
+  type RouteDef,
+  verifyForwardedAuth,
+} from "@svc/contract";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { DaemonAppOptions } from "./app.ts";
+
+/** Largest WebSocket message the daemon accepts (PTY input, tunnel data). */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface UpgradeRequest {
+  req: IncomingMessage;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Completes the handshake (101); call once every check has passed. */
+  accept(): Promise<WebSocket>;
+  /** Answers the upgrade request with a catalog error instead. */
+  reject(code: ErrorCode, message?: string): void;
+}
+
+export type UpgradeHandler = (request: UpgradeRequest) => void | Promise<void>;
+
+interface UpgradeRoute {
+  pattern: RegExp;
+  names: string[];
+  handler: UpgradeHandler;
+  open: boolean;
+}
+
+/** Writes an HTTP error answer on a socket that asked to upgrade (no ServerResponse exists there). */
+export function rejectUpgrade(socket: Duplex, code: ErrorCode, message?: string): void {
+  const { status } = errorCatalog[code];
+  const body = JSON.stringify(errorBody(code, message));
+  if (!socket.writable) return void socket.destroy();
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The daemon's WebSocket routes (`responseKind: "websocket"` in the contract). Node hands upgrade requests to the
+ * server's `upgrade` event, not to Fastify, so they are matched here against their contract paths; each one
+ * checks forwarded auth like every other route, then its handler runs its own checks (token, port, connect) and
+ * either accepts the handshake or answers a catalog error: an error is a plain HTTP answer, never a 101 followed
+ * by a close.
+ */
+export class UpgradeRouter {
+  readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  readonly #routes: UpgradeRoute[] = [];
+  readonly #options: DaemonAppOptions;
+
+  constructor(options: DaemonAppOptions) {
+    this.#options = options;
+  }
+
+  add(route: RouteDef, handler: UpgradeHandler): void {
+    const names: string[] = [];
+    const source = route.path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+        if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        names.push(name);
+        return "([^/]+)";
+      })
+      .join("");
+    this.#routes.push({ pattern: new RegExp(`^${source}/?$`), names, handler, open: route.auth === "none" });
+  }
+
+  /** Takes over the `upgrade` event of the server. */
+  attach(server: http.Server): void {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on("error", () => socket.destroy());
+      this.#dispatch(req, socket, head).catch(() => rejectUpgrade(socket, "INTERNAL_ERROR"));
+    });
+  }
+
+  async #dispatch(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://daemon");
+    const found = this.#routes
+      .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
+      .find((candidate) => candidate.match);
+    if (!found?.match || req.method !== "GET") {
+      return rejectUpgrade(socket, "ROUTE_NOT_FOUND", `no WebSocket route ${req.method} ${url.pathname}`);
+    }
+    if (!found.route.open && !this.#forwarded(req)) {
+      return rejectUpgrade(
+        socket,
+        "UNAUTHORIZED",
+        "The request does not carry the sandbox proxy's forwarded auth",
+      );
+    }
+    const params: Record<string, string> = {};
+    found.route.names.forEach((name, i) => {
+      params[name] = decodeURIComponent(found.match?.[i + 1] ?? "");
+    });
+    let settled = false;
+    await found.route.handler({
+      req,
+      params,
+      query: url.searchParams,
+      reject: (code, message) => {
+        if (settled) return;
+        settled = true;
+        rejectUpgrade(socket, code, message);
+      },
+      accept: () => {
+        settled = true;
+        return new Promise<WebSocket>((resolve, reject) => {
+          if (socket.destroyed) return reject(new Error("the client went away"));
+          this.wss.handleUpgrade(req, socket, head, (ws) => {
+            (socket as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+            resolve(ws);
+          });
+          // handleUpgrade answers a bad handshake itself (400) and never calls back.
+          socket.once("close", () => reject(new Error("the handshake did not complete")));
+        });
+      },
+    });
+  }
+
+  #forwarded(req: IncomingMessage): boolean {
+    const header = req.headers[FORWARDED_AUTH_HEADER];
+    return verifyForwardedAuth({
+      secret: this.#options.authSecret,
+      sandboxId: this.#options.sandboxId,
+      method: req.method ?? "GET",
+      pathAndQuery: req.url ?? "/",
+      header: typeof header === "string" ? header : undefined,
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import {
+  type errorBody,
+  FORWARDED_AUTH_HEADER,
+  FORWARDED_PROJECT_HEADER,
+  runtimeRoutes,
+  type SshStatus,
+  signForwardedAuth,
+} from "@svc/contract";
+import { createWebSocketStream, WebSocket } from "ws";
+import type { SandboxRow } from "../sandboxes/repository.ts";
+
+/** How the gateway reaches one running sandbox's daemon: its recorded address and forwarded-auth secret. */
+export interface SandboxLink {
+  row: SandboxRow;
+  secret: string;
+}
+
+function daemonUrl(link: SandboxLink): URL {
+  if (!link.row.address) throw new Error(`the sandbox is ${link.row.status}`);
+  return new URL(link.row.address);
+}
+
+function signedHeaders(link: SandboxLink, method: string, pathAndQuery: string): Record<string, string> {
+  return {
+    [FORWARDED_AUTH_HEADER]: signForwardedAuth({
+      secret: link.secret,
+      sandboxId: link.row.id,
+      method,
+      pathAndQuery,
+    }),
+    [FORWARDED_PROJECT_HEADER]: link.row.projectId,
+  };
+}
+
+/** `POST /api/v1/ssh/enable` on the sandbox's daemon, signed as the sandbox proxy signs. */
+export async function enableSandboxSsh(
+  link: SandboxLink,
+  proxyPubkey: string,
+  backendUser: string,
+): Promise<SshStatus> {
+  const path = runtimeRoutes.enableSsh.path;
+  const response = await fetch(new URL(path, daemonUrl(link)), {
+    method: "POST",
+    headers: { ...signedHeaders(link, "POST", path), "content-type": "application/json" },
+    body: JSON.stringify({ proxy_pubkey: proxyPubkey, backend_user: backendUser }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as ReturnType<typeof errorBody>).message ?? text;
+    } catch {
+      // Not a JSON error body: keep the text.
+    }
+    throw new Error(`enabling SSH in the sandbox failed (${response.status}): ${message}`);
+  }
+  return JSON.parse(text) as SshStatus;
+}
+
+/**
+ * A byte stream to `port` on the sandbox's loopback: the daemon's TCP tunnel WebSocket
+ * (`/api/v1/tunnels/tcp?port=N`). A daemon without tunnels (404) is reached directly on the sandbox address.
+ */
+export function openSandboxPort(link: SandboxLink, port: number, timeoutMs = 15_000): Promise<Duplex> {
+  const base = daemonUrl(link);
+  const path = `${runtimeRoutes.openTcpTunnel.path}?port=${port}`;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${base.host}${path}`, {
+      headers: signedHeaders(link, "GET", path),
+      handshakeTimeout: timeoutMs,
+      perMessageDeflate: false,
+    });
+    ws.once("open", () => {
+      ws.removeAllListeners("error");
+      resolve(createWebSocketStream(ws));
+    });
+    ws.once("unexpected-response", (_request, response) => {
+      response.resume();
+      ws.terminate();
+      if (response.statusCode !== 404) {
+        reject(new Error(`the sandbox's TCP tunnel answered ${response.statusCode}`));
+        return;
+      }
+      const socket = net.connect({ host: base.hostname, port, timeout: timeoutMs });
+      socket.once("connect", () => {
+        socket.setTimeout(0);
+        socket.removeAllListeners("error");
+        resolve(socket);
+      });
+      socket.once("timeout", () => socket.destroy(new Error(`connecting to port ${port} timed out`)));
+      socket.once("error", reject);
+    });
+    ws.once("error", reject);
+  });
+}
