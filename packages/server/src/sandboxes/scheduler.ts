@@ -13,6 +13,8 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** Sandboxes started at once. */
   startConcurrency?: number;
+  /** How often the daemons of running sandboxes are checked; one that fails twice ends `daemon_unreachable`. */
+  livenessIntervalMs?: number;
 }
 
 /**
@@ -27,9 +29,12 @@ export class Scheduler {
   #again = false;
   #starting = new Map<string, Promise<void>>();
   #stopped = false;
+  #lastLiveness = 0;
+  /** Consecutive failed health checks of running sandboxes. */
+  #unanswered = new Map<string, number>();
 
   constructor(options: SchedulerOptions) {
-    this.#o = { now: Date.now, tickMs: 250, startConcurrency: 4, ...options };
+    this.#o = { now: Date.now, tickMs: 250, startConcurrency: 4, livenessIntervalMs: 5000, ...options };
   }
 
   /** Adopts or cleans up what a previous process left, then schedules until stop(). */
@@ -87,6 +92,13 @@ export class Scheduler {
         used.cpus += row.cpus;
         used.memoryMb += row.memoryMb;
       }
+    }
+    if (executor && t - this.#lastLiveness >= this.#o.livenessIntervalMs) {
+      this.#lastLiveness = t;
+      await this.#checkLiveness(
+        executor,
+        live.filter((row) => row.status === "running" && row.executorId === executor.id),
+      );
     }
     for (const row of live) {
       if (row.status === "running") {
@@ -205,6 +217,59 @@ export class Scheduler {
   }
 
   /**
+   * A running sandbox whose daemon stops answering (it was killed, or its processes were) must not stay
+   * `running` forever: after two failed checks in a row it ends terminated, `daemon_unreachable`, and its
+   * resources are removed.
+   */
+  async #checkLiveness(executor: Executor, running: SandboxRow[]): Promise<void> {
+    const seen = new Set(running.map((row) => row.id));
+    for (const id of this.#unanswered.keys()) if (!seen.has(id)) this.#unanswered.delete(id);
+    const results = await Promise.all(
+      running.map(async (row) => ({
+        row,
+        alive:
+          row.containerId === null ||
+          row.address === null ||
+          (await executor.isAlive(row.id, {
+            containerId: row.containerId,
+            address: row.address,
+            netIndex: row.netIndex,
+          })),
+      })),
+    );
+    for (const { row, alive } of results) {
+      if (alive) {
+        this.#unanswered.delete(row.id);
+        continue;
+      }
+      const failures = (this.#unanswered.get(row.id) ?? 0) + 1;
+      this.#unanswered.set(row.id, failures);
+      if (failures < 2) continue;
+      this.#unanswered.delete(row.id);
+      const ended = await this.#o.repo.transition(row.id, ["running"], {
+        status: "terminated",
+        terminationReason: "daemon_unreachable",
+        errorDetails: "the sandbox's daemon stopped answering its health checks",
+        outcome: "failed",
+        endedAt: this.#o.now(),
+      });
+      if (ended) {
+        this.#o.log("ended a sandbox whose daemon stopped answering", { sandbox: row.id });
+        await this.#cleanup(executor, row.id);
+      }
+    }
+  }
+
+  /** Removes a sandbox from the host; a failure is logged (its leftovers are found again at the next start). */
+  async #cleanup(executor: Executor, id: string): Promise<void> {
+    try {
+      await executor.stop(id);
+    } catch (error) {
+      this.#o.log("sandbox cleanup failed", { sandbox: id, error: String(error) });
+    }
+  }
+
+  /**
    * After a restart: running sandboxes of this executor that still answer are adopted, the others end
    * terminated with a reason; sandboxes that were being started are cleaned up and queued again; anything
    * on the host that belongs to no live sandbox is removed.
@@ -217,7 +282,7 @@ export class Scheduler {
     for (const row of live) {
       if (row.executorId !== executor.id) continue;
       if (row.status === "pending") {
-        await executor.stop(row.id);
+        await this.#cleanup(executor, row.id);
         await repo.update(row.id, { executorId: null, pendingReason: "scheduling" });
         log("requeued a sandbox whose start was interrupted", { sandbox: row.id });
         continue;
@@ -235,7 +300,7 @@ export class Scheduler {
         log("adopted a running sandbox", { sandbox: row.id });
         continue;
       }
-      await executor.stop(row.id);
+      await this.#cleanup(executor, row.id);
       await repo.transition(row.id, [row.status], {
         status: "terminated",
         terminationReason: "executor_lost",
@@ -247,7 +312,7 @@ export class Scheduler {
     for (const id of await executor.leftovers()) {
       if (!keep.has(id)) {
         log("removing leftovers of a sandbox", { sandbox: id });
-        await executor.stop(id);
+        await this.#cleanup(executor, id);
       }
     }
   }

@@ -5,7 +5,7 @@ import os from "node:os";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
-import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
+import { cgroupLayout, DEFAULT_CGROUP_PARENT, killAll } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
 import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf, LocalExecutor } from "./local-executor.ts";
 import { missingPrerequisite } from "./test-support.ts";
@@ -173,6 +173,25 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     const lived = row.endedAt - row.startedAt;
     assert.ok(lived >= 2000 && lived < 5000, `lived ${lived} ms with timeout_secs 2`);
     // The executor removes what the sandbox had right after the row ends.
+    const deadline = Date.now() + 10_000;
+    let left = await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex });
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex });
+    }
+    assert.deepEqual(left, []);
+  });
+
+  test("a sandbox whose daemon dies while the server runs ends daemon_unreachable, leaving nothing", {
+    timeout: 60_000,
+  }, async () => {
+    const sandbox = await create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    await sandbox.waitUntilRunning({ timeoutMs: 30_000 });
+    const netIndex = await netIndexOf(sandbox.id);
+    // Every process of the sandbox dies behind the server's back (as an OOM of the daemon or a host admin would).
+    await killAll(sandbox.id);
+    const ended = await waitForRecord(sandbox, (r) => r.status === "terminated", 30_000);
+    assert.equal(ended.termination_reason, "daemon_unreachable");
     const deadline = Date.now() + 10_000;
     let left = await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex });
     while (left.length > 0 && Date.now() < deadline) {
