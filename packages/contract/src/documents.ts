@@ -50,6 +50,8 @@ export const MimeType = Type.Enum(
     "text/x-markdown",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "application/vnd.ms-excel.sheet.macroenabled.12",
+    // The spelling the public platform's Python SDK sends; MIME types are case-insensitive.
+    "application/vnd.ms-excel.sheet.macroEnabled.12",
     "application/vnd.ms-excel",
     "text/xml",
     "text/csv",

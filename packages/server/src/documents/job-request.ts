@@ -63,7 +63,8 @@ export function jobRequest(kind: JobKind, body: DatasetParseRequest, settings: D
     kind,
     source: sourceOf(body),
     pageRange: body.page_range ?? null,
-    mimeType: (body.mime_type ?? null) as MimeType | null,
+    // MIME types are case-insensitive; the engine keys its backends by the lowercase form.
+    mimeType: (body.mime_type?.toLowerCase() ?? null) as MimeType | null,
     parsingOptions: settings.parsing_options,
     enrichmentOptions: settings.enrichment_options,
     structuredExtractionOptions: kind === "read" ? null : settings.structured_extraction_options,
