@@ -80,6 +80,21 @@ export const options = {
     default: "sandbox.localhost",
     description: "Domain of sandbox host names: <id-or-name>.<domain> and <port>-<id-or-name>.<domain>",
   },
+  proxyTlsCert: {
+    env: "SVC_PROXY_TLS_CERT",
+    flag: "--proxy-tls-cert",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description:
+      "PEM certificate file: with proxyTlsKey, the proxy serves HTTPS and sandbox URLs are https://",
+  },
+  proxyTlsKey: {
+    env: "SVC_PROXY_TLS_KEY",
+    flag: "--proxy-tls-key",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description: "PEM private key file of proxyTlsCert",
+  },
   sshHost: {
     env: "SVC_SSH_HOST",
     flag: "--ssh-host",

@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { bootstrap } from "./bootstrap.ts";
-import type { Config } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import type { DocumentsOptions } from "./documents/index.ts";
 import { LocalExecutor } from "./executor/linux/local-executor.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
@@ -68,8 +69,21 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
     scheduler,
     secretOf,
     executorId: executor?.id ?? null,
-    ingress: { proxyDomain: config.proxyDomain, proxyPort: config.proxyPort, scheme: "http" },
+    ingress: {
+      proxyDomain: config.proxyDomain,
+      proxyPort: config.proxyPort,
+      scheme: config.proxyTlsCert ? "https" : "http",
+    },
   };
+}
+
+/** The proxy's certificate and key, read once at start; both or neither must be configured. */
+function proxyTls(config: Config): { cert: Buffer; key: Buffer } | undefined {
+  if (!config.proxyTlsCert && !config.proxyTlsKey) return undefined;
+  if (!config.proxyTlsCert || !config.proxyTlsKey) {
+    throw new ConfigError("proxyTlsCert and proxyTlsKey go together: set both or neither");
+  }
+  return { cert: readFileSync(config.proxyTlsCert), key: readFileSync(config.proxyTlsKey) };
 }
 
 /** Opens the store, bootstraps it, and serves the control API. */
@@ -104,6 +118,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       repo: sandboxes.repo,
       authenticate: (key) => authenticateKey(store, key),
       secretOf: sandboxes.secretOf,
+      tls: proxyTls(config),
     });
     try {
       await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import https from "node:https";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import {
@@ -22,6 +23,8 @@ export interface ProxyOptions {
   secretOf: (sandboxId: string) => string;
   /** How long the upstream may stay silent before the request ends 504 READ_TIMEOUT. */
   readTimeoutMs?: number;
+  /** PEM certificate and key: the proxy serves HTTPS (and wss) instead of plain HTTP. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -232,9 +235,12 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     upstream.on("close", () => socket.destroy());
   }
 
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     onRequest(req, res).catch((error) => fail(res, error));
-  });
+  };
+  const server: http.Server = options.tls
+    ? https.createServer({ keepAliveTimeout: 65_000, cert: options.tls.cert, key: options.tls.key }, handle)
+    : http.createServer({ keepAliveTimeout: 65_000 }, handle);
   server.on("upgrade", (req, socket, head) => {
     onUpgrade(req, socket, head).catch(() => socket.destroy());
   });

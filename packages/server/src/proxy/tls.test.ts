@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import https from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import { startTestServer, type TestServer } from "../testing.ts";
+
+/** The proxy with a certificate: HTTPS to the daemon, https:// sandbox URLs, plain HTTP refused. */
+let server: TestServer;
+let daemon: RunningDaemon;
+let dir: string;
+let sandboxId: string;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "svc-tls-"));
+  execFileSync(
+    "openssl",
+    [
+      ...[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+      ],
+      ...["-subj", "/CN=sandbox.localhost", "-addext", "subjectAltName=DNS:*.sandbox.localhost"],
+      ...["-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")],
+    ],
+    { stdio: "ignore" },
+  );
+  server = await startTestServer({
+    proxyTlsCert: path.join(dir, "cert.pem"),
+    proxyTlsKey: path.join(dir, "key.pem"),
+  });
+  const created = await fetch(`${server.url}/sandboxes`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  const body = (await created.json()) as { sandbox_id: string; sandbox_url: string };
+  sandboxId = body.sandbox_id;
+  assert.equal(body.sandbox_url, `https://${sandboxId}.sandbox.localhost:${server.proxyPort}`);
+  daemon = await startDaemon({
+    host: "127.0.0.1",
+    port: 0,
+    authSecret: server.sandboxes.secretOf(sandboxId),
+    sandboxId,
+    logLevel: "silent",
+  });
+  await server.sandboxes.repo.transition(sandboxId, ["pending"], {
+    status: "running",
+    executorId: "host-test",
+    containerId: "host-daemon",
+    address: daemon.url,
+    startedAt: Date.now(),
+  });
+});
+
+after(async () => {
+  await daemon?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("the proxy serves HTTPS with the configured certificate and refuses plain HTTP", async () => {
+  const host = `${sandboxId}.sandbox.localhost`;
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = https.request(
+      {
+        host: "127.0.0.1",
+        port: server.proxyPort,
+        path: "/api/v1/info",
+        servername: host,
+        ca: readFileSync(path.join(dir, "cert.pem")),
+        headers: { host, authorization: `Bearer ${server.apiKey}` },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+  assert.equal(status, 200);
+  await assert.rejects(fetch(`http://127.0.0.1:${server.proxyPort}/api/v1/info`, { headers: { host } }));
+});
