@@ -4,8 +4,9 @@ import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import type { RunningDaemon } from "@svc/daemon";
 import { startTestServer, type TestServer } from "@svc/server";
+import { startHostSandbox } from "@svc/server/host-sandbox";
 import * as pty from "node-pty";
 
 const main = path.join(import.meta.dirname, "..", "main.ts");
@@ -19,31 +20,14 @@ describe("svc shell and svc tunnel", () => {
   let daemon: RunningDaemon;
   let echo: net.Server;
   let echoPort: number;
-  let sandboxId: string;
+  let _sandboxId: string;
   let env: Record<string, string>;
 
   before(async () => {
     server = await startTestServer();
-    const created = await fetch(`${server.url}/sandboxes`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "cli-term" }),
-    });
-    sandboxId = ((await created.json()) as { sandbox_id: string }).sandbox_id;
-    daemon = await startDaemon({
-      host: "127.0.0.1",
-      port: 0,
-      authSecret: server.sandboxes.secretOf(sandboxId),
-      sandboxId,
-      logLevel: "silent",
-    });
-    await server.sandboxes.repo.transition(sandboxId, ["pending"], {
-      status: "running",
-      executorId: "host-test",
-      containerId: "host-daemon",
-      address: daemon.url,
-      startedAt: Date.now(),
-    });
+    const host = await startHostSandbox(server, { name: "cli-term" });
+    _sandboxId = host.id;
+    daemon = host.daemon;
     echo = net.createServer((socket) => socket.pipe(socket)).listen(0, "127.0.0.1");
     await once(echo, "listening");
     echoPort = (echo.address() as net.AddressInfo).port;

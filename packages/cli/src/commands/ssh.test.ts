@@ -5,9 +5,9 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
-import { Client } from "@svc/sdk";
+import type { RunningDaemon } from "@svc/daemon";
 import { startTestServer, type TestServer } from "@svc/server";
+import { startHostSandbox } from "@svc/server/host-sandbox";
 
 const main = path.join(import.meta.dirname, "..", "main.ts");
 
@@ -43,26 +43,11 @@ describe("svc ssh", { skip }, () => {
       { sshPort: await freePort() },
       { ssh: { backendUser: "root", sandboxSshdPort: sshdPort } },
     );
-    const sandbox = await new Client({ apiKey: server.apiKey, baseUrl: server.url }).sandboxes.create({});
-    sandboxId = sandbox.id;
-    daemon = await startDaemon({
-      host: "127.0.0.1",
-      port: 0,
-      authSecret: server.sandboxes.secretOf(sandbox.id),
-      sandboxId: sandbox.id,
-      logLevel: "silent",
-      log: () => {},
-      sshHostKeyPath: path.join(dir, "host_key"),
-      sshRunDir: path.join(dir, "run"),
-      sshdPort,
+    const host = await startHostSandbox(server, {
+      daemon: { sshHostKeyPath: path.join(dir, "host_key"), sshRunDir: path.join(dir, "run"), sshdPort },
     });
-    await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
-      status: "running",
-      executorId: "host-test",
-      containerId: "host-daemon",
-      address: daemon.url,
-      startedAt: Date.now(),
-    });
+    daemon = host.daemon;
+    sandboxId = host.id;
   });
   after(async () => {
     await server?.stop();

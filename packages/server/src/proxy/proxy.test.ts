@@ -3,9 +3,10 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import type { RunningDaemon } from "@svc/daemon";
 import { Client, NotFoundError, type Sandbox } from "@svc/sdk";
 import { WebSocket, WebSocketServer } from "ws";
+import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 /**
@@ -25,14 +26,6 @@ describe("sandbox proxy with a daemon on the host", () => {
   before(async () => {
     server = await startTestServer({ executor: "none" });
     client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    sandbox = await client.sandboxes.create({ name: "proxied" });
-    daemon = await startDaemon({
-      host: "127.0.0.1",
-      port: 0,
-      authSecret: server.sandboxes.secretOf(sandbox.id),
-      sandboxId: sandbox.id,
-      logLevel: "silent",
-    });
     // A user service on the sandbox address: HTTP, SSE and WebSocket.
     userServer = http.createServer((req, res) => {
       if (req.url === "/sse") {
@@ -58,15 +51,9 @@ describe("sandbox proxy with a daemon on the host", () => {
     userServer.listen(0, "127.0.0.1");
     await once(userServer, "listening");
     userPort = (userServer.address() as AddressInfo).port;
-    await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
-      status: "running",
-      executorId: "host-test",
-      containerId: "host-daemon",
-      address: daemon.url,
-      startedAt: Date.now(),
-      exposedPorts: [userPort],
-    });
-    await sandbox.refresh();
+    const host = await startHostSandbox(server, { name: "proxied", exposedPorts: [userPort] });
+    daemon = host.daemon;
+    sandbox = await client.sandboxes.get(host.id);
   });
   after(async () => {
     wss?.close();

@@ -3,9 +3,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox, type SvcError } from "@svc/sdk";
 import { WebSocket } from "ws";
+import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 /**
@@ -22,15 +23,9 @@ describe("PTY and tunnels through the proxy", () => {
   before(async () => {
     server = await startTestServer({ executor: "none" });
     const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    sandbox = await client.sandboxes.create({ name: "pty-tunnels" });
-    daemon = await startDaemon({
-      host: "127.0.0.1",
-      port: 0,
-      authSecret: server.sandboxes.secretOf(sandbox.id),
-      sandboxId: sandbox.id,
-      logLevel: "silent",
-      log: () => {},
-    });
+    const host = await startHostSandbox(server, { name: "pty-tunnels" });
+    daemon = host.daemon;
+    sandbox = await client.sandboxes.get(host.id);
     echo = net.createServer({ allowHalfOpen: true }, (socket) => {
       socket.on("error", () => {});
       socket.pipe(socket);
@@ -38,13 +33,6 @@ describe("PTY and tunnels through the proxy", () => {
     echo.listen(0, "127.0.0.1");
     await once(echo, "listening");
     echoPort = (echo.address() as net.AddressInfo).port;
-    await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
-      status: "running",
-      executorId: "host-test",
-      containerId: "host-daemon",
-      address: daemon.url,
-      startedAt: Date.now(),
-    });
     await sandbox.refresh();
   });
   after(async () => {

@@ -5,7 +5,8 @@ import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import type { RunningDaemon } from "@svc/daemon";
+import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 /** The proxy with a certificate: HTTPS to the daemon, https:// sandbox URLs, plain HTTP refused. */
@@ -39,28 +40,15 @@ before(async () => {
     proxyTlsCert: path.join(dir, "cert.pem"),
     proxyTlsKey: path.join(dir, "key.pem"),
   });
-  const created = await fetch(`${server.url}/sandboxes`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-    body: "{}",
-  });
-  const body = (await created.json()) as { sandbox_id: string; sandbox_url: string };
-  sandboxId = body.sandbox_id;
-  assert.equal(body.sandbox_url, `https://${sandboxId}.sandbox.localhost:${server.proxyPort}`);
-  daemon = await startDaemon({
-    host: "127.0.0.1",
-    port: 0,
-    authSecret: server.sandboxes.secretOf(sandboxId),
-    sandboxId,
-    logLevel: "silent",
-  });
-  await server.sandboxes.repo.transition(sandboxId, ["pending"], {
-    status: "running",
-    executorId: "host-test",
-    containerId: "host-daemon",
-    address: daemon.url,
-    startedAt: Date.now(),
-  });
+  const host = await startHostSandbox(server);
+  sandboxId = host.id;
+  daemon = host.daemon;
+  const record = (await (
+    await fetch(`${server.url}/sandboxes/${sandboxId}`, {
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    })
+  ).json()) as { sandbox_url: string };
+  assert.equal(record.sandbox_url, `https://${sandboxId}.sandbox.localhost:${server.proxyPort}`);
 });
 
 after(async () => {

@@ -5,8 +5,9 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type RunningDaemon, startDaemon } from "@svc/daemon";
+import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox } from "@svc/sdk";
+import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 async function freePort(): Promise<number> {
@@ -60,25 +61,16 @@ describe("SSH gateway with the OpenSSH client", { skip }, () => {
     );
     sshPort = server.sshPort as number;
     const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    sandbox = await client.sandboxes.create({ name: "ssh-target" });
-    daemon = await startDaemon({
-      host: "127.0.0.1",
-      port: 0,
-      authSecret: server.sandboxes.secretOf(sandbox.id),
-      sandboxId: sandbox.id,
-      logLevel: "silent",
-      log: () => {},
-      sshHostKeyPath: join(dir, "state", "ssh_host_ed25519_key"),
-      sshRunDir: join(dir, "run"),
-      sshdPort,
+    const host = await startHostSandbox(server, {
+      name: "ssh-target",
+      daemon: {
+        sshHostKeyPath: join(dir, "state", "ssh_host_ed25519_key"),
+        sshRunDir: join(dir, "run"),
+        sshdPort,
+      },
     });
-    await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
-      status: "running",
-      executorId: "host-test",
-      containerId: "host-daemon",
-      address: daemon.url,
-      startedAt: Date.now(),
-    });
+    daemon = host.daemon;
+    sandbox = await client.sandboxes.get(host.id);
     const org = await server.store.projects.ensureOrganization("default");
     const other = await server.store.projects.create(org.id, "ssh-other");
     otherKey = (await server.store.apiKeys.create({ projectId: other.id })).key;
