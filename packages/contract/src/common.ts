@@ -24,6 +24,13 @@ export const Direction = Type.Union([Type.Literal("forward"), Type.Literal("back
 
 export const Empty = Type.Object({}, closed);
 
+/** The management port of the daemon: always routable, never a user port. */
+export const MANAGEMENT_PORT = 9501;
+
+export const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+
+export const Health = Type.Object({ healthy: Type.Boolean() }, { $id: "Health" });
+
 /**
  * A plain JSON Schema copy of a TypeBox schema without `$id`s: validators register ids globally, and the
  * same named schema nested in many routes would clash. Ids name schemas for readers only.

@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { closed, Rfc3339 } from "./common.ts";
+import { closed, Health, Rfc3339 } from "./common.ts";
 import { defineRoutes } from "./route.ts";
 
 /** API keys look like `svc_apiKey_<random>`; only their hash is stored. */
@@ -71,7 +71,7 @@ export const ListApiKeysQuery = Type.Object(
   closed,
 );
 
-export const Health = Type.Object({ healthy: Type.Boolean() }, { $id: "Health" });
+export { Health };
 
 export const platformRoutes = defineRoutes({
   introspectKey: {

@@ -4,7 +4,9 @@ import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { errorCatalog } from "./errors.ts";
 import { platformRoutes } from "./platform.ts";
+import { createValidatorCompiler } from "./request-validation.ts";
 import type { RouteDef } from "./route.ts";
+import { routeSchema } from "./route-http.ts";
 import {
   CreatePtySessionRequest,
   clampPtySize,
@@ -331,4 +333,18 @@ test("process records and stream events", () => {
 
   accepts(FollowEvent, [{ line: "x", timestamp: 0 }, { line: "x", timestamp: 5, stream: "stderr" }, {}]);
   rejects(FollowEvent, [{ line: "x", timestamp: -1 }]);
+});
+
+test("every runtime route's schemas pass the meta-schema check (the daemon compiles them without it)", () => {
+  const compile = createValidatorCompiler({ validateSchemas: true });
+  for (const route of Object.values(runtimeRoutes) as RouteDef[]) {
+    const schema = routeSchema(route);
+    for (const [httpPart, part] of [
+      ["params", schema.params],
+      ["querystring", schema.querystring],
+      ["body", schema.body],
+    ] as const) {
+      if (part) assert.doesNotThrow(() => compile({ schema: part, httpPart }), `${route.path} ${httpPart}`);
+    }
+  }
 });

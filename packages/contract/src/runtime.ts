@@ -1,8 +1,6 @@
 import Type, { type Static } from "typebox";
-import { closed, EpochMs } from "./common.ts";
-import { Health } from "./platform.ts";
+import { closed, EpochMs, Health, MANAGEMENT_PORT, Port } from "./common.ts";
 import { defineRoutes } from "./route.ts";
-import { MANAGEMENT_PORT, Port } from "./sandboxes.ts";
 
 /**
  * The runtime API: what the in-sandbox daemon serves on {@link RUNTIME_PORT} under `/api/v1/`, reached through

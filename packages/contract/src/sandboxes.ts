@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { closed, Direction, EpochMs, Rfc3339 } from "./common.ts";
+import { closed, Direction, EpochMs, MANAGEMENT_PORT, Port, Rfc3339 } from "./common.ts";
 import { defineRoutes } from "./route.ts";
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -19,10 +19,7 @@ export const PendingReason = Type.Enum([
   "pool_at_capacity",
 ]);
 
-/** The management port of the daemon: always routable, never a user port. */
-export const MANAGEMENT_PORT = 9501;
-
-export const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+export { MANAGEMENT_PORT, Port };
 
 /** A sandbox or pool name, a file system name: ASCII letters, digits, `_` and `-`. */
 export const EntityName = Type.String({

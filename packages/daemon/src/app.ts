@@ -1,24 +1,22 @@
+import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
+import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
+import { createValidatorCompiler } from "@svc/contract/request-validation";
 import {
   colonPath,
-  type ErrorCode,
-  errorBody,
-  errorCatalog,
-  errorResponse,
-  FORWARDED_AUTH_HEADER,
   type RouteBody,
   type RouteDef,
   type RouteParams,
   type RouteQuery,
   type RouteResponse,
-  routeSchema,
-  validatorCompiler,
-  verifyForwardedAuth,
-} from "@svc/contract";
+} from "@svc/contract/route";
+import { errorResponse, routeSchema } from "@svc/contract/route-http";
+import fastJsonStringify from "fast-json-stringify";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
   type FastifySchema,
+  type FastifySchemaValidationError,
 } from "fastify";
 
 export interface DaemonAppOptions {
@@ -29,6 +27,39 @@ export interface DaemonAppOptions {
   /** Largest JSON body (raw bodies such as file contents stream and are not limited by this). */
   bodyLimitBytes?: number;
   logLevel?: string;
+}
+
+/** Without the meta-schema check: see ValidatorCompilerOptions (runtime.test.ts checks every runtime schema). */
+const validatorCompiler = createValidatorCompiler({ validateSchemas: false });
+
+type CompiledValidator = ((data: unknown, context?: unknown) => boolean) & {
+  errors?: FastifySchemaValidationError[] | null;
+};
+
+/**
+ * A route's schemas are compiled on its first request, not at start-up: Ajv validators and fast-json-stringify
+ * serializers of every route were a third of the daemon's start (~100 ms), and a sandbox uses few routes.
+ * `schemaEnv` tells Fastify to pass the parent data (what Ajv needs to apply defaults to a root value), as it
+ * does for an Ajv function; `errors` is copied after each call, where Fastify reads it.
+ */
+function lazyValidatorCompiler(input: { schema: unknown; httpPart?: string }): CompiledValidator {
+  let compiled: CompiledValidator | undefined;
+  const validate: CompiledValidator & { schemaEnv?: unknown } = (data, context) => {
+    compiled ??= validatorCompiler(input) as CompiledValidator;
+    const result = compiled(data, context);
+    validate.errors = compiled.errors;
+    return result;
+  };
+  validate.schemaEnv = true;
+  return validate;
+}
+
+function lazySerializerCompiler({ schema }: { schema: unknown }): (data: unknown) => string {
+  let compiled: ((data: unknown) => string) | undefined;
+  return (data) => {
+    compiled ??= fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]);
+    return compiled(data);
+  };
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message?: string): FastifyReply {
@@ -46,7 +77,8 @@ export function createDaemonApp(options: DaemonAppOptions): FastifyInstance {
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(lazyValidatorCompiler);
+  app.setSerializerCompiler(lazySerializerCompiler);
   app.removeContentTypeParser("text/plain");
   // Raw bodies (file contents, stdin) arrive as the request stream; the route reads it.
   app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));

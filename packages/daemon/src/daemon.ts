@@ -31,8 +31,21 @@ export interface RunningDaemon {
   close(): Promise<void>;
 }
 
-/** Starts the runtime daemon: every runtime route of the contract. */
-export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+/** The daemon built (every route registered) but not yet listening; see `buildDaemon`. */
+export interface BuiltDaemon {
+  app: FastifyInstance;
+  processes: ProcessManager;
+  ptys: PtyManager;
+  sshd: SshdManager;
+  /** Stops everything it made (including the app). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the runtime daemon: every runtime route of the contract registered, nothing listening yet. Used by
+ * `startDaemon`, and by `svc-daemon --warm-up`, which loads all the daemon's code to fill a compile cache.
+ */
+export function buildDaemon(options: Omit<DaemonOptions, "host" | "port">): BuiltDaemon {
   const app = createDaemonApp(options);
   const processes = new ProcessManager(options);
   registerProcessRoutes(app, processes);
@@ -46,17 +59,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const log = options.log ?? ((message: string) => process.stderr.write(`svc-daemon: ${message}\n`));
   const sshd = new SshdManager(options, () => processes.defaultUser, log);
   registerSshRoutes(app, sshd);
-  await app.listen({ host: options.host, port: options.port });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
   let closing: Promise<void> | undefined;
   return {
     app,
     processes,
     ptys,
     sshd,
-    url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
-    port,
     close: () => {
       closing ??= (async () => {
         await ptys.close();
@@ -66,5 +74,19 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       })();
       return closing;
     },
+  };
+}
+
+/** Starts the runtime daemon: every runtime route of the contract. */
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const built = buildDaemon(options);
+  const { app } = built;
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    ...built,
+    url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+    port,
   };
 }

@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { flushCompileCache } from "node:module";
 import { parseArgs } from "node:util";
-import { RUNTIME_PORT } from "@svc/contract";
-import { startDaemon } from "./daemon.ts";
+import { RUNTIME_PORT } from "@svc/contract/runtime";
+import { buildDaemon, startDaemon } from "./daemon.ts";
 
 const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
                   [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
                   [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--spool-dir DIR]
                   [--max-output-memory-bytes N] [--log-level silent|error|warn|info|debug]
+       svc-daemon --warm-up
 
 The in-sandbox runtime daemon. Every route but /api/v1/health needs the sandbox proxy's forwarded-auth header,
-signed with the auth secret for the sandbox id (default: env SVC_SANDBOX_ID, else "local").`;
+signed with the auth secret for the sandbox id (default: env SVC_SANDBOX_ID, else "local").
+
+--warm-up builds the daemon as it would serve (every route, ready) without listening, writes the Node compile
+cache (NODE_COMPILE_CACHE) and exits: run once to make later starts load compiled code.`;
 
 function fail(message: string): never {
   process.stderr.write(`svc-daemon: ${message}\n\n${USAGE}\n`);
@@ -42,6 +47,7 @@ function parse() {
       "spool-dir": { type: "string" },
       "max-output-memory-bytes": { type: "string" },
       "log-level": { type: "string" },
+      "warm-up": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -54,6 +60,19 @@ try {
 const flags = parsed.values;
 if (flags.help) {
   process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+if (flags["warm-up"]) {
+  const built = buildDaemon({
+    authSecret: "warm-up",
+    sandboxId: "warm-up",
+    logLevel: "silent",
+    log: () => {},
+  });
+  await built.app.ready();
+  await built.close();
+  flushCompileCache();
   process.exit(0);
 }
 

@@ -1,15 +1,14 @@
-import http, { type IncomingMessage } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import {
-  type ErrorCode,
-  errorBody,
-  errorCatalog,
-  FORWARDED_AUTH_HEADER,
-  type RouteDef,
-  verifyForwardedAuth,
-} from "@svc/contract";
+import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
+import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
+import type { RouteDef } from "@svc/contract/route";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { DaemonAppOptions } from "./app.ts";
+
+// Not `import … from "node:http"`: the ESM facade of node:http reads every export, and its lazy getters load
+// undici (~15 ms of start-up); the CommonJS object does not.
+const { STATUS_CODES } = process.getBuiltinModule("node:http");
 
 /** Largest WebSocket message the daemon accepts (PTY input, tunnel data). */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -39,7 +38,7 @@ export function rejectUpgrade(socket: Duplex, code: ErrorCode, message?: string)
   const body = JSON.stringify(errorBody(code, message));
   if (!socket.writable) return void socket.destroy();
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -79,7 +78,7 @@ export class UpgradeRouter {
   }
 
   /** Takes over the `upgrade` event of the server. */
-  attach(server: http.Server): void {
+  attach(server: Server): void {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", () => socket.destroy());
       this.#dispatch(req, socket, head).catch(() => rejectUpgrade(socket, "INTERNAL_ERROR"));

@@ -1,5 +1,5 @@
 import { unlink } from "node:fs/promises";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 import { fileError } from "./file-errors.ts";
 import { walkPath } from "./path-walk.ts";
 import { toSandboxPath } from "./sandbox-path.ts";

@@ -1,4 +1,4 @@
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 
 /**
  * The catalog error for a failed file operation on `requested` (the path as the client sent it). ENOTDIR means

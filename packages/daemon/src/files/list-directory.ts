@@ -1,7 +1,8 @@
 import type { Stats } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { posix } from "node:path";
-import { type DirectoryListing, ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
+import type { DirectoryListing } from "@svc/contract/runtime";
 import { fileError } from "./file-errors.ts";
 import { walkPath } from "./path-walk.ts";
 import { toSandboxPath } from "./sandbox-path.ts";

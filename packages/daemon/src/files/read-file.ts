@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 import { fileError } from "./file-errors.ts";
 import { walkPath } from "./path-walk.ts";
 import { toSandboxPath } from "./sandbox-path.ts";

@@ -20,7 +20,7 @@
  * it into place, so a full disk (507 NO_SPACE) or a dropped upload leaves no partial file. Deleting a directory
  * answers 400 IS_DIRECTORY: the route deletes files, never trees.
  */
-import { runtimeRoutes } from "@svc/contract";
+import { runtimeRoutes } from "@svc/contract/runtime";
 import type { FastifyInstance } from "fastify";
 import { serve } from "../app.ts";
 import { deleteSandboxFile } from "./delete-file.ts";

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 
 /**
  * The absolute sandbox path a request names: absolute paths are taken as they are, relative ones resolve

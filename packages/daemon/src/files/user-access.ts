@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 
 /**
  * The user file operations act as: the daemon's default user (`svc-user`). Structural, so the process

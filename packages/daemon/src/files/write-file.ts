@@ -3,7 +3,7 @@ import type { Stats } from "node:fs";
 import { chown, type FileHandle, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 import { fileError } from "./file-errors.ts";
 import { walkPath } from "./path-walk.ts";
 import { toSandboxPath } from "./sandbox-path.ts";

@@ -4,14 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import { ServiceError } from "@svc/contract/errors";
 import {
   DEFAULT_PROCESS_USER,
   type OutputStream,
   type Process,
   type ProcessStatus,
-  ServiceError,
   type StartProcessRequest,
-} from "@svc/contract";
+} from "@svc/contract/runtime";
 import { MemoryCgroup } from "./memory-cgroup.ts";
 import { OutputStore } from "./output.ts";
 import { signalNumberOfName } from "./signals.ts";

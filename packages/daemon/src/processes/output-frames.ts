@@ -1,4 +1,4 @@
-import { FollowEventName } from "@svc/contract";
+import { FollowEventName } from "@svc/contract/runtime";
 import type { OutputBlock } from "./output.ts";
 
 /**

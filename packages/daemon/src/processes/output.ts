@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { type FileHandle, open, rm } from "node:fs/promises";
-import type { OutputStream } from "@svc/contract";
+import type { OutputStream } from "@svc/contract/runtime";
 import { cutPoint, decodeLineBytes } from "./line-text.ts";
 
 /**

@@ -1,13 +1,7 @@
-import {
-  colonPath,
-  encodeSseComment,
-  encodeSseEvent,
-  type OutputStream,
-  type RunExitEvent,
-  runtimeRoutes,
-  ServiceError,
-  SSE_CONTENT_TYPE,
-} from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
+import { colonPath } from "@svc/contract/route";
+import { type OutputStream, type RunExitEvent, runtimeRoutes } from "@svc/contract/runtime";
+import { encodeSseComment, encodeSseEvent, SSE_CONTENT_TYPE } from "@svc/contract/sse";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { serve } from "../app.ts";
 import type { ManagedProcess, ProcessManager } from "./manager.ts";

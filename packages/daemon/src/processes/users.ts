@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
-import { parseProcessUser, ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
+import { parseProcessUser } from "@svc/contract/runtime";
 
 /** Who a process runs as, resolved to ids. */
 export interface ResolvedUser {

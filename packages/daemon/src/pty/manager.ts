@@ -1,13 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import {
-  type CreatePtySessionRequest,
-  clampPtySize,
-  MAX_PTY_SESSIONS,
-  PTY_PRE_READY_BUFFER_BYTES,
-  ServiceError,
-} from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
+import { PTY_PRE_READY_BUFFER_BYTES } from "@svc/contract/pty-frames";
+import { type CreatePtySessionRequest, clampPtySize, MAX_PTY_SESSIONS } from "@svc/contract/runtime";
 import { spawn as spawnPty } from "node-pty";
 import { type ResolvedUser, UserDatabase } from "../processes/users.ts";
 import { PtySession } from "./session.ts";

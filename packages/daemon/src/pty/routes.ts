@@ -1,4 +1,4 @@
-import { PTY_TOKEN_HEADER, runtimeRoutes } from "@svc/contract";
+import { PTY_TOKEN_HEADER, runtimeRoutes } from "@svc/contract/runtime";
 import type { FastifyInstance } from "fastify";
 import { serve } from "../app.ts";
 import type { UpgradeRouter } from "../upgrade.ts";

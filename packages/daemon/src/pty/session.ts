@@ -1,16 +1,18 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import {
-  clampPtySize,
   decodePtyClientFrame,
   encodePtyExit,
   encodePtyOutput,
   PTY_CLOSE_EXIT,
   PTY_CLOSE_SESSION_DELETED,
   PTY_CLOSE_SESSION_DELETED_REASON,
-  type PtySession as PtySessionRecord,
   ptyExitCloseReason,
+} from "@svc/contract/pty-frames";
+import {
+  clampPtySize,
+  type PtySession as PtySessionRecord,
   TUNNEL_CLOSE_TEXT_FRAME,
-} from "@svc/contract";
+} from "@svc/contract/runtime";
 import type { IPty } from "node-pty";
 import type { WebSocket } from "ws";
 import { OutputRing } from "./output-ring.ts";

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
-import { ServiceError } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-import { runtimeRoutes } from "@svc/contract";
+import { runtimeRoutes } from "@svc/contract/runtime";
 import type { FastifyInstance } from "fastify";
 import { serve } from "../app.ts";
 import type { SshdManager } from "./sshd.ts";

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chown, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SANDBOX_SSHD_PORT, ServiceError, type SshStatus } from "@svc/contract";
+import { ServiceError } from "@svc/contract/errors";
+import { SANDBOX_SSHD_PORT, type SshStatus } from "@svc/contract/runtime";
 import { type ResolvedUser, resolveUser, UserDatabase } from "../processes/users.ts";
 import { ensureHostKey } from "./host-key.ts";
 

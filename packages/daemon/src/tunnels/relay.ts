@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { TUNNEL_CLOSE_TEXT_FRAME } from "@svc/contract";
+import { TUNNEL_CLOSE_TEXT_FRAME } from "@svc/contract/runtime";
 import type { WebSocket } from "ws";
 
 /** Bytes waiting in the WebSocket's send buffer above which the TCP side is paused; it resumes below the low mark. */

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { runtimeRoutes } from "@svc/contract";
+import { runtimeRoutes } from "@svc/contract/runtime";
 import type { UpgradeRouter } from "../upgrade.ts";
 import { relayTunnel } from "./relay.ts";
 

@@ -45,8 +45,10 @@
  * crash leaves the sandbox running to be adopted. The secret reaches bwrap through a pipe (fd 4), never argv or
  * an environment variable.
  *
- * Start-up: Node compiling the daemon's modules is most of a launch. `warmCompileCache` fills a Node compile
- * cache once per executor start; `compileCacheDir` binds it read-only into every sandbox.
+ * Start-up: Node loading the daemon's modules is most of a launch. The executor launches a bundle of the daemon
+ * (daemon-bundle.ts; `daemonBundle`, bound at /opt/svc/app/daemon.mjs) rather than its TypeScript sources, and
+ * `warmCompileCache` fills a Node compile cache once per executor start; `compileCacheDir` binds it read-only into
+ * every sandbox.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, statSync } from "node:fs";
@@ -67,6 +69,8 @@ export const SANDBOX_PATHS = {
   authSecret: "/run/svc/auth-secret",
   memoryCgroup: "/run/svc/memory-cgroup",
   daemonMain: "/opt/svc/app/packages/daemon/src/main.ts",
+  /** The daemon bundled into one file (daemon-bundle.ts), when launched that way. */
+  daemonBundle: "/opt/svc/app/daemon.mjs",
   compileCache: "/opt/svc/compile-cache",
 } as const;
 
@@ -129,6 +133,8 @@ export interface SandboxLaunch {
    * start about 3× faster. Read-only, so no sandbox can plant code in another's start-up.
    */
   compileCacheDir?: string;
+  /** A daemon bundle (daemon-bundle.ts) on the host, bound read-only at SANDBOX_PATHS.daemonBundle. */
+  daemonBundle?: string;
   extraBinds?: readonly BindMount[];
   /** Capabilities kept by the command; default DAEMON_CAPABILITIES. */
   capabilities?: readonly string[];
@@ -155,6 +161,8 @@ export interface DaemonCommandOptions {
   /** Whether the memory cgroup is bound (pass `--memory-cgroup`). */
   memoryCgroup?: boolean;
   nodeBinary?: string;
+  /** Run the bundle (SandboxLaunch.daemonBundle) instead of the sources' main.ts. */
+  bundle?: boolean;
   extraArgs?: readonly string[];
 }
 
@@ -162,7 +170,7 @@ export interface DaemonCommandOptions {
 export function daemonCommand(options: DaemonCommandOptions): string[] {
   return [
     join(SANDBOX_PATHS.nodeDir, basename(options.nodeBinary ?? process.execPath)),
-    SANDBOX_PATHS.daemonMain,
+    options.bundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
     ...["--port", String(options.port ?? 9501), "--host", options.host ?? "0.0.0.0"],
     ...["--auth-secret-file", SANDBOX_PATHS.authSecret, "--sandbox-id", options.sandboxId],
     ...["--default-user", options.defaultUser ?? "svc-user"],
@@ -182,7 +190,7 @@ function netnsPath(netns: string): string {
  * when `cacheBind` is given, the compile cache (bound with that option).
  */
 function optSvcArgs(
-  spec: Pick<SandboxLaunch, "nodeBinary" | "appRoot" | "appPackages" | "compileCacheDir">,
+  spec: Pick<SandboxLaunch, "nodeBinary" | "appRoot" | "appPackages" | "compileCacheDir" | "daemonBundle">,
   cacheBind?: "--bind" | "--ro-bind",
 ): string[] {
   const nodeBinary = resolve(spec.nodeBinary ?? process.execPath);
@@ -194,16 +202,13 @@ function optSvcArgs(
     ...(spec.appPackages ?? DAEMON_PACKAGES).map((p) => `packages/${p}`),
   ];
   for (const file of appFiles) args.push("--ro-bind", join(appRoot, file), join(SANDBOX_PATHS.appDir, file));
+  if (spec.daemonBundle) args.push("--ro-bind", resolve(spec.daemonBundle), SANDBOX_PATHS.daemonBundle);
   if (cacheBind && spec.compileCacheDir) {
     args.push(cacheBind, resolve(spec.compileCacheDir), SANDBOX_PATHS.compileCache);
   }
   args.push("--remount-ro", "/opt/svc");
   return args;
 }
-
-const WARM_UP_SCRIPT = `import { flushCompileCache } from "node:module";
-await import(${JSON.stringify(SANDBOX_PATHS.daemonMain.replace(/main\.ts$/, "daemon.ts"))});
-flushCompileCache();`;
 
 export interface CompileCacheOptions {
   /** Host directory for the cache (created if missing); pass the same to SandboxLaunch.compileCacheDir. */
@@ -213,10 +218,13 @@ export interface CompileCacheOptions {
   nodeBinary?: string;
   appRoot?: string;
   appPackages?: readonly string[];
+  /** Warm the cache for this daemon bundle (run it with --warm-up) instead of the sources' main.ts. */
+  daemonBundle?: string;
 }
 
 /**
- * Fills a Node compile cache with the daemon's modules by loading them once (all but main.ts) in a throwaway
+ * Fills a Node compile cache with the daemon's modules by running `svc-daemon --warm-up` (which loads every
+ * module a start loads: the app built, every route registered, ready, but not listening) in a throwaway
  * bwrap with the sandbox's /opt/svc layout and the cache writable; no user code runs there. Run it once per
  * executor start (entries of changed files are simply missed until the next warm-up). Resolves with its ms.
  */
@@ -245,7 +253,12 @@ export async function warmCompileCache(options: CompileCacheOptions): Promise<nu
       "NODE_COMPILE_CACHE",
       SANDBOX_PATHS.compileCache,
     ],
-    ...["--", node, "--input-type=module", "-e", WARM_UP_SCRIPT],
+    ...[
+      "--",
+      node,
+      options.daemonBundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
+      "--warm-up",
+    ],
   ]);
   return performance.now() - started;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
   cgroupLayout,
@@ -13,6 +13,7 @@ import {
   memoryCgroupDir,
   removeCgroups,
 } from "./cgroup.ts";
+import { ensureDaemonBundle } from "./daemon-bundle.ts";
 import { createRootfs, destroyRootfs } from "./disk.ts";
 import { applyEgressPolicy } from "./egress-policy.ts";
 import { installHostFirewall } from "./host-firewall.ts";
@@ -36,6 +37,12 @@ export interface LocalExecutorOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** How long a new daemon may take to answer its health check. */
   startTimeoutMs?: number;
+}
+
+/** How sandboxes start their daemon: a bundle (else the sources' main.ts) and a compile cache, each if available. */
+interface DaemonCode {
+  daemonBundle?: string;
+  compileCacheDir?: string;
 }
 
 /** What a sandbox's directory records for cleanup after a crash. */
@@ -190,7 +197,7 @@ export class LocalExecutor implements Executor {
   #unavailable: string | null = null;
   #reserved = new Set<number>();
   #lastIndex: number | undefined;
-  #compileCache: Promise<string | undefined> | undefined;
+  #daemonCode: Promise<DaemonCode> | undefined;
 
   constructor(options: LocalExecutorOptions) {
     this.#o = options;
@@ -246,20 +253,37 @@ export class LocalExecutor implements Executor {
     });
   }
 
-  /** A compile cache of the daemon's modules, made once per server start (3× faster daemon start-up). */
-  #cache(imageRootfs: string): Promise<string | undefined> {
-    this.#compileCache ??= (async () => {
-      const cacheDir = join(this.#o.dataDir, "cache", `compile-${process.pid}`);
+  /**
+   * The daemon's code as sandboxes start it, made once per server start: the daemon bundled into one file
+   * (daemon-bundle.ts, reused while its sources do not change) and a compile cache of it (3× faster start-up).
+   * Either may be missing (logged): then the daemon starts from its sources, or without a cache.
+   */
+  #code(imageRootfs: string): Promise<DaemonCode> {
+    this.#daemonCode ??= (async () => {
+      const cacheRoot = join(this.#o.dataDir, "cache");
+      let daemonBundle: string | undefined;
       try {
-        await rm(join(this.#o.dataDir, "cache"), { recursive: true, force: true });
-        await warmCompileCache({ cacheDir, imageRootfs });
-        return cacheDir;
+        daemonBundle = await ensureDaemonBundle({ cacheDir: cacheRoot });
+      } catch (error) {
+        this.#o.log("daemon bundle not available, sandboxes start the daemon's sources", {
+          error: String(error),
+        });
+      }
+      // Older bundles and the compile caches of earlier server starts go.
+      for (const entry of await readdir(cacheRoot).catch(() => [] as string[])) {
+        if (daemonBundle && entry === basename(daemonBundle)) continue;
+        await rm(join(cacheRoot, entry), { recursive: true, force: true });
+      }
+      const cacheDir = join(cacheRoot, `compile-${process.pid}`);
+      try {
+        await warmCompileCache({ cacheDir, imageRootfs, daemonBundle });
+        return { daemonBundle, compileCacheDir: cacheDir };
       } catch (error) {
         this.#o.log("daemon compile cache not available", { error: String(error) });
-        return undefined;
+        return { daemonBundle };
       }
     })();
-    return this.#compileCache;
+    return this.#daemonCode;
   }
 
   async start(spec: SandboxSpec): Promise<StartedSandbox> {
@@ -274,7 +298,7 @@ export class LocalExecutor implements Executor {
         throw new ExecutorError("ImageNotFound", `image not found: ${spec.image}`);
       throw error;
     }
-    const compileCacheDir = await this.#cache(imageRootfs);
+    const { daemonBundle, compileCacheDir } = await this.#code(imageRootfs);
     const sandboxDir = join(this.#sandboxesDir(), spec.id);
     /** Network indexes this start held (one, unless another server took the first at the same moment). */
     const held: number[] = [];
@@ -318,12 +342,14 @@ export class LocalExecutor implements Executor {
         command: daemonCommand({
           sandboxId: spec.id,
           memoryCgroup: true,
+          bundle: daemonBundle !== undefined,
           extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR],
         }),
         env: DAEMON_ENV,
         authSecret: spec.authSecret,
         memoryCgroupDir: memoryCgroupDir(spec.id),
         compileCacheDir,
+        daemonBundle,
       });
       await writeFile(
         join(sandboxDir, "state.json"),
