@@ -1,30 +1,66 @@
 /**
- * PTY and TCP tunnel benchmark, through the real sandbox proxy. The server (api + proxy) runs in this process, the
- * runtime daemon as its own process (as in a sandbox), and the sandbox row points at it.
+ * PTY and TCP tunnel benchmark, through the real sandbox proxy, one process per hop as in real use:
  *
- *   npx node bench/pty-tunnel-bench.ts [--keystrokes 500] [--megabytes 1000]
+ * - this process: the orchestrator, the PTY client and the TCP sink on 127.0.0.1;
+ * - a server process (api + proxy), which also starts the runtime daemon as its own process (as in a sandbox)
+ *   and points the sandbox row at it;
+ * - a client process (what `svc tunnel` is): the SDK's local tunnel listener and the TCP client that writes.
+ *
+ *   npx node bench/pty-tunnel-bench.ts [--keystrokes 500] [--megabytes 1000] [--profile server,client,daemon]
  *
  * Prints: keystroke-to-echo round trip of a PTY (`cat` with the terminal's echo) over the SDK's WebSocket through
- * the proxy (p50, p90, p99); and throughput of N MB written by a TCP client into a sink on 127.0.0.1, once over
- * plain loopback TCP and once through `sandbox.tunnel(port).listen()` (client → local listener → WebSocket →
- * proxy → daemon → sink), with their ratio.
+ * the proxy (p50, p90, p99); and throughput of N MB written by the client process into the sink, once over plain
+ * loopback TCP and once through `sandbox.tunnel(port).listen()` (client → local listener → WebSocket → proxy →
+ * daemon → sink), with their ratio. `--profile` writes `--cpu-prof` profiles of those processes to bench/profiles.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Client } from "@svc/sdk";
-import { startTestServer } from "../packages/server/src/testing.ts";
 
 const { values } = parseArgs({
   options: {
     keystrokes: { type: "string", default: "500" },
     megabytes: { type: "string", default: "1000" },
+    profile: { type: "string", default: "" },
+    role: { type: "string", default: "main" },
   },
 });
 const KEYSTROKES = Number(values.keystrokes);
 const BYTES = Number(values.megabytes) * 1_000_000;
+const PROFILED = new Set(values.profile.split(",").filter(Boolean));
+const PROFILE_DIR = fileURLToPath(new URL("./profiles", import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+
+function profileArgs(role: string): string[] {
+  return PROFILED.has(role)
+    ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${role}.cpuprofile`]
+    : [];
+}
+
+interface Endpoint {
+  url: string;
+  apiKey: string;
+  sandboxId: string;
+  daemonPid?: number;
+}
+
+type ToClient = { transfer: "plain" | "tunnel"; sinkPort: number };
+type FromClient = { started: string } | { error: string };
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 async function freePort(): Promise<number> {
   const probe = net.createServer().listen(0, "127.0.0.1");
@@ -38,111 +74,196 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-const server = await startTestServer({ executor: "none" });
-const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-const sandbox = await client.sandboxes.create({ name: "bench" });
-const daemonPort = await freePort();
-const daemon = spawn(
-  process.execPath,
-  [
-    fileURLToPath(new URL("../packages/daemon/src/main.ts", import.meta.url)),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(daemonPort),
-    "--sandbox-id",
-    sandbox.id,
-    "--log-level",
-    "silent",
-  ],
-  {
-    env: { ...process.env, SVC_DAEMON_AUTH_SECRET: server.sandboxes.secretOf(sandbox.id) },
-    stdio: ["ignore", "ignore", "pipe"],
-  },
-);
-await new Promise<void>((resolve, reject) => {
-  daemon.stderr?.on("data", (chunk: Buffer) => {
-    if (chunk.toString().includes("listening on")) resolve();
+function nextMessage<T>(child: ChildProcess | NodeJS.Process): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the child process exited with ${code}`));
+    child.once("message", (message) => {
+      child.off("exit", onExit);
+      resolve(message as T);
+    });
+    child.once("exit", onExit);
   });
-  daemon.once("exit", (code) => reject(new Error(`the daemon exited with ${code}`)));
-});
-await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
-  status: "running",
-  executorId: "bench",
-  containerId: "bench-daemon",
-  address: `http://127.0.0.1:${daemonPort}`,
-  startedAt: Date.now(),
-});
-await sandbox.refresh();
-
-try {
-  // PTY keystroke → echo.
-  const term = await sandbox.pty({ command: "cat" });
-  let waiting: ((data: Uint8Array) => void) | undefined;
-  term.onData((data) => waiting?.(data));
-  const samples: number[] = [];
-  for (let i = 0; i < KEYSTROKES + 20; i++) {
-    const key = String.fromCharCode(97 + (i % 26));
-    const echoed = new Promise<void>((resolve) => {
-      waiting = (data) => {
-        if (Buffer.from(data).toString().includes(key)) resolve();
-      };
-    });
-    const started = process.hrtime.bigint();
-    term.write(key);
-    await echoed;
-    if (i >= 20) samples.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  await term.kill();
-  samples.sort((a, b) => a - b);
-  console.log(
-    `pty echo through the proxy (${KEYSTROKES} keystrokes): p50 ${percentile(samples, 50).toFixed(2)} ms, p90 ${percentile(samples, 90).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms`,
-  );
-
-  // Tunnel throughput against plain loopback, same client and sink.
-  let sinkDone: (() => void) | undefined;
-  let received = 0;
-  const sink = net.createServer((socket) => {
-    socket.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-      if (received >= BYTES) sinkDone?.();
-    });
-    socket.on("error", () => {});
-  });
-  sink.listen(0, "127.0.0.1");
-  await once(sink, "listening");
-  const sinkPort = (sink.address() as net.AddressInfo).port;
-  const block = Buffer.alloc(256 * 1024, 0x5a);
-
-  async function transfer(port: number): Promise<number> {
-    received = 0;
-    const done = new Promise<void>((resolve) => {
-      sinkDone = resolve;
-    });
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    const started = process.hrtime.bigint();
-    let sent = 0;
-    while (sent < BYTES) {
-      const chunk = block.subarray(0, Math.min(block.length, BYTES - sent));
-      sent += chunk.length;
-      if (!socket.write(chunk)) await once(socket, "drain");
-    }
-    await done;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    socket.destroy();
-    return BYTES / 1e6 / seconds;
-  }
-
-  const plain = await transfer(sinkPort);
-  const listener = await sandbox.tunnel(sinkPort).listen(0);
-  const tunnelled = await transfer((listener.address() as net.AddressInfo).port);
-  listener.close();
-  sink.close();
-  console.log(`tcp ${BYTES / 1e6} MB, plain loopback: ${plain.toFixed(0)} MB/s`);
-  console.log(`tcp ${BYTES / 1e6} MB, through the tunnel: ${tunnelled.toFixed(0)} MB/s`);
-  console.log(`tunnel / loopback: ${((tunnelled / plain) * 100).toFixed(1)}%`);
-} finally {
-  daemon.kill("SIGTERM");
-  await server.stop();
 }
+
+/** The server process: api + proxy, a sandbox, and its daemon as a child. Stops on "stop". */
+async function serverRole(): Promise<void> {
+  const { startTestServer } = await import("../packages/server/src/testing.ts");
+  const server = await startTestServer({ executor: "none" });
+  const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  const sandbox = await client.sandboxes.create({ name: "bench" });
+  const daemonPort = await freePort();
+  const daemon = spawn(
+    process.execPath,
+    [
+      ...profileArgs("daemon"),
+      fileURLToPath(new URL("../packages/daemon/src/main.ts", import.meta.url)),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(daemonPort),
+      "--sandbox-id",
+      sandbox.id,
+      "--log-level",
+      "silent",
+    ],
+    {
+      env: { ...process.env, SVC_DAEMON_AUTH_SECRET: server.sandboxes.secretOf(sandbox.id) },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    daemon.stderr?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("listening on")) resolve();
+    });
+    daemon.once("exit", (code) => reject(new Error(`the daemon exited with ${code}`)));
+  });
+  await server.sandboxes.repo.transition(sandbox.id, ["pending"], {
+    status: "running",
+    executorId: "bench",
+    containerId: "bench-daemon",
+    address: `http://127.0.0.1:${daemonPort}`,
+    startedAt: Date.now(),
+  });
+  process.send?.({
+    url: server.url,
+    apiKey: server.apiKey,
+    sandboxId: sandbox.id,
+    daemonPid: daemon.pid,
+  } satisfies Endpoint);
+  await nextMessage(process);
+  const exited = once(daemon, "exit");
+  daemon.kill("SIGTERM");
+  await exited;
+  await server.stop();
+  process.disconnect();
+}
+
+/** The client process: on each request, writes BYTES into the sink, plainly or through a tunnel listener. */
+async function clientRole(): Promise<void> {
+  const endpoint = await nextMessage<Endpoint>(process);
+  const client = new Client({ apiKey: endpoint.apiKey, baseUrl: endpoint.url });
+  const sandbox = await client.sandboxes.get(endpoint.sandboxId);
+  const block = Buffer.alloc(256 * 1024, 0x5a);
+  process.on("message", async (message: ToClient | "stop") => {
+    if (message === "stop") {
+      process.disconnect();
+      return;
+    }
+    try {
+      let port = message.sinkPort;
+      let listener: net.Server | undefined;
+      if (message.transfer === "tunnel") {
+        listener = await sandbox.tunnel(message.sinkPort).listen(0);
+        port = (listener.address() as net.AddressInfo).port;
+      }
+      const socket = net.connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      process.send?.({ started: String(process.hrtime.bigint()) } satisfies FromClient);
+      let sent = 0;
+      while (sent < BYTES) {
+        const chunk = block.subarray(0, Math.min(block.length, BYTES - sent));
+        sent += chunk.length;
+        if (!socket.write(chunk)) await once(socket, "drain");
+      }
+      socket.end();
+      await once(socket, "close");
+      listener?.close();
+    } catch (error) {
+      process.send?.({ error: String(error) } satisfies FromClient);
+    }
+  });
+}
+
+async function mainRole(): Promise<void> {
+  const server = fork(SELF, ["--role", "server", "--profile", values.profile], {
+    execArgv: profileArgs("server"),
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const endpoint = await nextMessage<Endpoint>(server);
+  const clientProcess = fork(SELF, ["--role", "client", "--megabytes", values.megabytes], {
+    execArgv: profileArgs("client"),
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  clientProcess.send(endpoint);
+  const client = new Client({ apiKey: endpoint.apiKey, baseUrl: endpoint.url });
+  const sandbox = await client.sandboxes.get(endpoint.sandboxId);
+
+  try {
+    // PTY keystroke → echo.
+    const term = await sandbox.pty({ command: "cat" });
+    let waiting: ((data: Uint8Array) => void) | undefined;
+    term.onData((data) => waiting?.(data));
+    const samples: number[] = [];
+    for (let i = 0; i < KEYSTROKES + 20; i++) {
+      const key = String.fromCharCode(97 + (i % 26));
+      const echoed = new Promise<void>((resolve) => {
+        waiting = (data) => {
+          if (Buffer.from(data).toString().includes(key)) resolve();
+        };
+      });
+      const started = process.hrtime.bigint();
+      term.write(key);
+      await echoed;
+      if (i >= 20) samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    await term.kill();
+    samples.sort((a, b) => a - b);
+    console.log(
+      `pty echo through the proxy (${KEYSTROKES} keystrokes): p50 ${percentile(samples, 50).toFixed(2)} ms, p90 ${percentile(samples, 90).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms`,
+    );
+
+    // Tunnel throughput against plain loopback: the same client process, the same sink in this one.
+    let sinkDone: ((at: bigint) => void) | undefined;
+    let received = 0;
+    const sink = net.createServer((socket) => {
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= BYTES) sinkDone?.(process.hrtime.bigint());
+      });
+      socket.on("error", () => {});
+    });
+    sink.listen(0, "127.0.0.1");
+    await once(sink, "listening");
+    const sinkPort = (sink.address() as net.AddressInfo).port;
+
+    const pids = {
+      client: clientProcess.pid,
+      server: server.pid,
+      daemon: endpoint.daemonPid,
+      sink: process.pid,
+    };
+    async function transfer(kind: "plain" | "tunnel"): Promise<number> {
+      received = 0;
+      const before = Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)] as const);
+      const done = new Promise<bigint>((resolve) => {
+        sinkDone = resolve;
+      });
+      clientProcess.send({ transfer: kind, sinkPort } satisfies ToClient);
+      const reply = await nextMessage<FromClient>(clientProcess);
+      if ("error" in reply) throw new Error(reply.error);
+      const seconds = Number((await done) - BigInt(reply.started)) / 1e9;
+      const cpu = before.map(
+        ([name, start]) => `${name} ${(cpuSeconds(pids[name as keyof typeof pids]) - start).toFixed(2)}`,
+      );
+      console.log(`  ${kind}: ${seconds.toFixed(2)} s wall; cpu s: ${cpu.join(", ")}`);
+      return BYTES / 1e6 / seconds;
+    }
+
+    const plain = await transfer("plain");
+    const tunnelled = await transfer("tunnel");
+    sink.close();
+    console.log(`tcp ${BYTES / 1e6} MB, plain loopback: ${plain.toFixed(0)} MB/s`);
+    console.log(`tcp ${BYTES / 1e6} MB, through the tunnel: ${tunnelled.toFixed(0)} MB/s`);
+    console.log(`tunnel / loopback: ${((tunnelled / plain) * 100).toFixed(1)}%`);
+  } finally {
+    const serverExited = once(server, "exit");
+    const clientExited = once(clientProcess, "exit");
+    clientProcess.send("stop");
+    server.send("stop");
+    await Promise.all([serverExited, clientExited]);
+  }
+}
+
+if (values.role === "server") await serverRole();
+else if (values.role === "client") await clientRole();
+else await mainRole();
