@@ -75,3 +75,26 @@ export function printMoreHint(
     console.error(`more: ${command} --cursor ${page.next_cursor} (or --all)`);
   }
 }
+
+/**
+ * The items of a paged listing: every item with --all, else one page, with a hint on stderr when there is more.
+ */
+export async function listItems<T>(
+  options: { all?: boolean; cursor?: string },
+  source: {
+    page: (
+      cursor: string | undefined,
+    ) => Promise<{ items: T[]; has_more: boolean; next_cursor?: string | null }>;
+    iterate: () => AsyncIterable<T>;
+  },
+  command: string,
+): Promise<T[]> {
+  if (options.all) {
+    const items: T[] = [];
+    for await (const item of source.iterate()) items.push(item);
+    return items;
+  }
+  const page = await source.page(options.cursor);
+  printMoreHint(page, command);
+  return page.items;
+}

@@ -7,7 +7,7 @@ import type {
   TableOutputMode,
 } from "@svc/contract";
 import { Client } from "@svc/sdk";
-import { integerOption, parse, printFields, printMoreHint, printTable, UsageError } from "../usage.ts";
+import { integerOption, listItems, parse, printFields, printTable, UsageError } from "../usage.ts";
 
 const CHUNKING = ["none", "page", "section", "fragment"];
 const TABLES = ["markdown", "html"];
@@ -91,15 +91,11 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
         all: { type: "boolean" },
       });
       const limit = integerOption(values.limit, "limit");
-      let items: Dataset[];
-      if (values.all) {
-        items = [];
-        for await (const dataset of datasets.iterate({ limit })) items.push(dataset);
-      } else {
-        const page = await datasets.list({ limit, cursor: values.cursor });
-        items = page.items;
-        printMoreHint(page, "svc datasets list");
-      }
+      const items = await listItems(
+        values,
+        { page: (cursor) => datasets.list({ limit, cursor }), iterate: () => datasets.iterate({ limit }) },
+        "svc datasets list",
+      );
       printTable(items, ["dataset_id", "name", "status", "description", "created_at"], values.json);
       return 0;
     }
@@ -148,15 +144,14 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
       const status = values.status as ParseStatus | undefined;
       const limit = integerOption(values.limit, "limit");
       const { dataset_id } = await datasets.get(positionals[0]);
-      let items: ParseResult[];
-      if (values.all) {
-        items = [];
-        for await (const result of datasets.iterateData(dataset_id, { status, limit })) items.push(result);
-      } else {
-        const page = await datasets.data(dataset_id, { status, limit, cursor: values.cursor });
-        items = page.items;
-        printMoreHint(page, `svc datasets data ${positionals[0]}`);
-      }
+      const items = await listItems(
+        values,
+        {
+          page: (cursor) => datasets.data(dataset_id, { status, limit, cursor }),
+          iterate: () => datasets.iterateData(dataset_id, { status, limit }),
+        },
+        `svc datasets data ${positionals[0]}`,
+      );
       if (values.json) console.log(JSON.stringify(items, null, 2));
       else printTable(items.map(dataRow), ["parse_id", "status", "pages", "created_at", "error"], false);
       return 0;

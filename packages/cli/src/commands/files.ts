@@ -1,6 +1,6 @@
-import type { FileMetadata, Labels } from "@svc/contract";
+import type { Labels } from "@svc/contract";
 import { Client } from "@svc/sdk";
-import { integerOption, parse, printFields, printMoreHint, printTable, UsageError } from "../usage.ts";
+import { integerOption, listItems, parse, printFields, printTable, UsageError } from "../usage.ts";
 
 const COLUMNS = ["file_id", "file_name", "mime_type", "file_size", "created_at"];
 
@@ -43,15 +43,11 @@ export async function filesCommand(args: string[]): Promise<number | undefined> 
         all: { type: "boolean" },
       });
       const limit = integerOption(values.limit, "limit");
-      let items: FileMetadata[];
-      if (values.all) {
-        items = [];
-        for await (const file of files.iterate({ limit })) items.push(file);
-      } else {
-        const page = await files.list({ limit, cursor: values.cursor });
-        items = page.items;
-        printMoreHint(page, "svc files list");
-      }
+      const items = await listItems(
+        values,
+        { page: (cursor) => files.list({ limit, cursor }), iterate: () => files.iterate({ limit }) },
+        "svc files list",
+      );
       printTable(items, COLUMNS, values.json);
       return 0;
     }
