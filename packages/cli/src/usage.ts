@@ -76,6 +76,13 @@ export function printMoreHint(
   }
 }
 
+/** The options of every paged listing command. */
+export const LIST_OPTIONS = {
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  all: { type: "boolean" },
+} as const;
+
 /**
  * The items of a paged listing: every item with --all, else one page, with a hint on stderr when there is more.
  */

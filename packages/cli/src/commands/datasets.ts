@@ -7,7 +7,15 @@ import type {
   TableOutputMode,
 } from "@svc/contract";
 import { Client } from "@svc/sdk";
-import { integerOption, listItems, parse, printFields, printTable, UsageError } from "../usage.ts";
+import {
+  integerOption,
+  LIST_OPTIONS,
+  listItems,
+  parse,
+  printFields,
+  printTable,
+  UsageError,
+} from "../usage.ts";
 
 const CHUNKING = ["none", "page", "section", "fragment"];
 const TABLES = ["markdown", "html"];
@@ -85,11 +93,7 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
       return 0;
     }
     case "list": {
-      const { values } = parse(rest, {
-        limit: { type: "string" },
-        cursor: { type: "string" },
-        all: { type: "boolean" },
-      });
+      const { values } = parse(rest, LIST_OPTIONS);
       const limit = integerOption(values.limit, "limit");
       const items = await listItems(
         values,

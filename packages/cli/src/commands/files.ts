@@ -1,6 +1,14 @@
 import type { Labels } from "@svc/contract";
 import { Client } from "@svc/sdk";
-import { integerOption, listItems, parse, printFields, printTable, UsageError } from "../usage.ts";
+import {
+  integerOption,
+  LIST_OPTIONS,
+  listItems,
+  parse,
+  printFields,
+  printTable,
+  UsageError,
+} from "../usage.ts";
 
 const COLUMNS = ["file_id", "file_name", "mime_type", "file_size", "created_at"];
 
@@ -37,11 +45,7 @@ export async function filesCommand(args: string[]): Promise<number | undefined> 
       return 0;
     }
     case "list": {
-      const { values } = parse(rest, {
-        limit: { type: "string" },
-        cursor: { type: "string" },
-        all: { type: "boolean" },
-      });
+      const { values } = parse(rest, LIST_OPTIONS);
       const limit = integerOption(values.limit, "limit");
       const items = await listItems(
         values,

@@ -57,6 +57,18 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   const view = async (auth: AuthContext, row: SandboxRow): Promise<Sandbox> =>
     toSandbox(row, await namespaceOf(auth), ingress);
 
+  /**
+   * The same handler under `/v1/namespaces/{namespace}`, after checking the namespace is the key's project.
+   * (Typed loosely: the namespaced route's input is the plain route's plus `params.namespace`.)
+   */
+  function inNamespace(handler: (input: never) => unknown): never {
+    const namespaced = async (input: { auth: AuthContext; params: { namespace: string } }) => {
+      await checkNamespace(input.auth, input.params.namespace);
+      return handler(input as never);
+    };
+    return namespaced as never;
+  }
+
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
     if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
     if (body.snapshot_id) throw new ServiceError("SNAPSHOT_NOT_FOUND", `no snapshot ${body.snapshot_id}`);
@@ -165,25 +177,10 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     getSandbox: get,
     updateSandbox: update,
     deleteSandbox: remove,
-    createSandboxInNamespace: async (input) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return create(input as never);
-    },
-    listSandboxesInNamespace: async (input) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return list(input as never);
-    },
-    getSandboxInNamespace: async (input) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return get(input as never);
-    },
-    updateSandboxInNamespace: async (input) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return update(input as never);
-    },
-    deleteSandboxInNamespace: async (input) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return remove(input as never);
-    },
+    createSandboxInNamespace: inNamespace(create),
+    listSandboxesInNamespace: inNamespace(list),
+    getSandboxInNamespace: inNamespace(get),
+    updateSandboxInNamespace: inNamespace(update),
+    deleteSandboxInNamespace: inNamespace(remove),
   };
 }
