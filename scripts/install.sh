@@ -8,10 +8,13 @@ what="${1:-runtime}"
 export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
-# nft (nftables), debootstrap and its keyring for the default image.
-runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client)
-# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host.
-test_debs=(postgresql openssh-server sshpass)
+# nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with English
+# and orientation data for OCR of scans and images.
+runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
+# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
+# OCR tests draw their clean pages in.
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

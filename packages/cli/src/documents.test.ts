@@ -78,7 +78,7 @@ describe("svc parse, files and datasets against a real server", () => {
       .slice(0, 3);
     pagedText = paragraphs.join("\f");
     await writeFile(path.join(dir, "ibm.txt"), pagedText);
-    await writeFile(path.join(dir, "fake.pdf"), "%PDF-1.7\nnot a PDF the text engine reads");
+    await writeFile(path.join(dir, "fake.pdf"), "%PDF-1.7\nnot a PDF anyone can read");
   });
   after(async () => {
     await server.stop();
@@ -143,7 +143,7 @@ describe("svc parse, files and datasets against a real server", () => {
 
     const pdf = await svc(["parse", "-", "--mime", "application/pdf"], env, "%PDF-1.7\nbytes");
     assert.equal(pdf.code, 1);
-    assert.match(pdf.stderr, /failed: INVALID_MIME_TYPE: .*application\/pdf cannot be parsed/);
+    assert.match(pdf.stderr, /failed: INVALID_FILE: The PDF is damaged or truncated/);
     const files = JSON.parse((await svc(["files", "list", "--json", "--limit", "1"], env)).stdout);
     assert.equal(files[0].file_name, "stdin");
     assert.equal(files[0].mime_type, "application/pdf");
@@ -153,10 +153,7 @@ describe("svc parse, files and datasets against a real server", () => {
     const pdf = await svc(["parse", path.join(dir, "fake.pdf")], env);
     assert.equal(pdf.code, 1);
     assert.equal(pdf.stdout, "");
-    assert.match(
-      pdf.stderr,
-      /^svc: parse parse_\S+ failed: INVALID_MIME_TYPE: Documents of type application\/pdf cannot be parsed yet/,
-    );
+    assert.match(pdf.stderr, /^svc: parse parse_\S+ failed: INVALID_FILE: The PDF is damaged or truncated/);
     const pdfJson = await svc(["parse", path.join(dir, "fake.pdf"), "--json"], env);
     assert.equal(pdfJson.code, 1);
     assert.equal(JSON.parse(pdfJson.stdout).status, "failure");

@@ -56,6 +56,9 @@ export const MimeType = Type.Enum(
     "text/xml",
     "text/csv",
     "image/png",
+    // Beyond the public platform's list: image formats the OCR path reads.
+    "image/webp",
+    "image/gif",
     "text/rtf",
     "application/rtf",
     "application/octet-stream",

@@ -1,10 +1,18 @@
+import type { ParsingOptions } from "@svc/contract";
 import type { DocumentModel } from "./model.ts";
 
-/** What a backend reads: the document's bytes, or text given directly (raw_text). */
+/** What a backend reads: the document's bytes, or text given directly (raw_text), and the request's options. */
 export interface BackendInput {
   bytes?: Uint8Array;
   text?: string;
   mimeType: string;
+  /** parsing_options with defaults filled. */
+  parsing: Required<ParsingOptions>;
+  /**
+   * The request's page_range (`1-5,8`), or null for every page. Backends whose pages cost time to read (PDF,
+   * images) read only these; the model still lists every page. The views apply the range in any case.
+   */
+  pageRange: string | null;
 }
 
 /**

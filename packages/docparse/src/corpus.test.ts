@@ -1,20 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { parseDocument } from "./index.ts";
-
-/** The shared test corpus beside the repository (shared/corpus), when it is there. */
-const corpus = path.resolve(
-  fileURLToPath(import.meta.url),
-  "../../../../../shared/corpus/docling/tests/data",
-);
-const markdownSources = path.join(corpus, "md/sources");
+import { corpusPath, NO_CORPUS } from "./test-corpus.ts";
 
 test("every markdown file of the corpus parses into items that carry their source span", {
-  skip: !existsSync(markdownSources) && "no shared corpus",
+  skip: NO_CORPUS,
 }, async () => {
+  const markdownSources = corpusPath("docling/tests/data/md/sources");
   for (const name of readdirSync(markdownSources)) {
     const bytes = new Uint8Array(readFileSync(path.join(markdownSources, name)));
     const { document, result } = await parseDocument({

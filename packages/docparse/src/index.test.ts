@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DOCUMENT_MODEL_VERSION, DocumentLoadError, defaultRegistry, parseDocument } from "./index.ts";
+import {
+  DOCUMENT_MODEL_VERSION,
+  DocumentLoadError,
+  defaultRegistry,
+  parseDocument,
+  sniffMimeType,
+} from "./index.ts";
 
 const MARKDOWN = [
   "# Report",
@@ -188,11 +194,15 @@ describe("parseDocument", () => {
 
   test("bad input is a DocumentLoadError: unknown type, binary as text, page beyond the document", async () => {
     await assert.rejects(
-      parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/pdf" }),
+      parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/msword" }),
       (error) =>
         error instanceof DocumentLoadError &&
         error.code === "INVALID_MIME_TYPE" &&
-        /application\/pdf/.test(error.message),
+        /application\/msword/.test(error.message),
+    );
+    await assert.rejects(
+      parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/pdf" }),
+      (error) => error instanceof DocumentLoadError && error.code === "INVALID_FILE",
     );
     await assert.rejects(
       parseDocument({ bytes: new Uint8Array([0x61, 0, 0x62]), mimeType: "text/plain" }),
@@ -207,8 +217,36 @@ describe("parseDocument", () => {
     );
   });
 
-  test("the registry knows text and markdown", () => {
-    assert.deepEqual(defaultRegistry.mimeTypes(), ["text/markdown", "text/plain", "text/x-markdown"]);
+  test("the registry knows text, markdown, PDF and images", () => {
+    assert.deepEqual(defaultRegistry.mimeTypes(), [
+      "application/pdf",
+      "application/x-pdf",
+      "image/avif",
+      "image/gif",
+      "image/jpeg",
+      "image/png",
+      "image/tiff",
+      "image/webp",
+      "text/markdown",
+      "text/plain",
+      "text/x-markdown",
+    ]);
     assert.equal(defaultRegistry.get("Text/X-Markdown")?.name, "markdown");
+    assert.equal(defaultRegistry.get("application/pdf")?.name, "pdf");
+    assert.equal(defaultRegistry.get("image/webp")?.name, "image");
+  });
+
+  test("a vague declared type is told from the bytes' signature", () => {
+    assert.equal(sniffMimeType(new TextEncoder().encode("%PDF-1.7\n%âãÏÓ\n1 0 obj")), "application/pdf");
+    assert.equal(
+      sniffMimeType(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])),
+      "image/png",
+    );
+    assert.equal(
+      sniffMimeType(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0])),
+      "image/jpeg",
+    );
+    assert.equal(sniffMimeType(new TextEncoder().encode("RIFF\0\0\0\0WEBPVP8 ")), "image/webp");
+    assert.equal(sniffMimeType(new TextEncoder().encode("just some words here")), null);
   });
 });

@@ -1,15 +1,19 @@
 import {
   type Chunk,
   type FragmentType,
+  type MergedTable,
   PARSING_OPTION_DEFAULTS,
   type Page,
+  type ParseUsage,
   type ParsingOptions,
   parsePageRange,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
+import { pdfBackend } from "./backends/pdf.ts";
 import { textBackend } from "./backends/text.ts";
-import { DocumentLoadError, type DocumentModel } from "./model.ts";
+import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
@@ -23,7 +27,7 @@ export { itemToMarkdown, toMarkdown } from "./views/markdown.ts";
 export type { ViewOptions } from "./views/selection.ts";
 
 /** The formats this engine reads. Later formats (PDF, images, Office) are added here as backends. */
-export const defaultRegistry = new BackendRegistry([textBackend, markdownBackend]);
+export const defaultRegistry = new BackendRegistry([textBackend, markdownBackend, pdfBackend, imageBackend]);
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */
@@ -47,9 +51,11 @@ export interface ParseViews {
   chunks: Chunk[];
   /** The whole (kept) document as markdown. */
   markdown: string;
-  usage: { pages_parsed: number };
+  usage: ParseUsage;
   /** Problems that did not stop the parse. */
   warnings: string[];
+  /** Tables continued across pages (parsing_options.table_merging); absent when merging was not asked for. */
+  merged_tables?: MergedTable[];
 }
 
 export interface ParseOutput {
@@ -81,19 +87,73 @@ export function countTextPages(
   return registry.get(mimeType)?.countPages?.(text);
 }
 
+/** The media type a file's first bytes announce (PDF, PNG, JPEG, TIFF, WebP, GIF), else null. */
+export function sniffMimeType(bytes: Uint8Array | undefined): string | null {
+  if (!bytes || bytes.length < 12) return null;
+  const ascii = (start: number, end: number) => String.fromCharCode(...bytes.subarray(start, end));
+  if (ascii(0, 1024).includes("%PDF-")) return "application/pdf";
+  if (bytes[0] === 0x89 && ascii(1, 4) === "PNG") return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "image/tiff";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
+  if (ascii(0, 4) === "GIF8") return "image/gif";
+  return null;
+}
+
 /** Reads the input with the backend of its media type. Unknown types are a DocumentLoadError. */
 export async function loadDocument(
-  input: Omit<ParseInput, "options">,
+  input: ParseInput,
   registry: BackendRegistry = defaultRegistry,
 ): Promise<DocumentModel> {
-  const backend = registry.get(input.mimeType);
+  // A vague declared type (application/octet-stream) is told from the bytes' signature where it can be.
+  const mimeType = (registry.get(input.mimeType) ? null : sniffMimeType(input.bytes)) ?? input.mimeType;
+  const backend = registry.get(mimeType);
   if (!backend) {
     throw new DocumentLoadError(
       `Documents of type ${baseMimeType(input.mimeType)} cannot be parsed yet; supported types: ${registry.mimeTypes().join(", ")}`,
       "INVALID_MIME_TYPE",
     );
   }
-  return backend.load({ bytes: input.bytes, text: input.text, mimeType: input.mimeType });
+  return backend.load({
+    bytes: input.bytes,
+    text: input.text,
+    mimeType,
+    parsing: withParsingDefaults(input.options?.parsing),
+    pageRange: input.options?.pageRange ?? null,
+  });
+}
+
+/** Pages parsed, and the pages where the options that count their work found something. */
+function usageOf(
+  doc: DocumentModel,
+  parsed: number,
+  parsing: Required<ParsingOptions>,
+  view: ViewOptions,
+): ParseUsage {
+  const usage: ParseUsage = { pages_parsed: parsed };
+  const kept = (page: number) => view.pages === null || view.pages.has(page);
+  if (parsing.signature_detection) {
+    const pages = new Set(
+      doc.items.filter((item) => item.label === "signature").map((item) => item.prov[0]?.page),
+    );
+    usage.signature_detected_pages = [...pages].filter((page) => page !== undefined && kept(page)).length;
+  }
+  if (parsing.remove_strikethrough_lines) {
+    usage.strikethrough_removed_pages = (doc.struckPages ?? []).filter(kept).length;
+  }
+  return usage;
+}
+
+function toMergedTables(groups: readonly MergedTableModel[]): MergedTable[] {
+  return groups.map((group, index) => ({
+    merged_table_id: `merged_table_${index + 1}`,
+    merged_table_html: group.html,
+    start_page: group.pages[0],
+    end_page: group.pages[group.pages.length - 1],
+    pages_merged: group.pages.length,
+    summary: null,
+    merge_actions: { pages: group.pages, target_columns: group.numCols },
+  }));
 }
 
 /** The views of a model under the request's options. */
@@ -118,8 +178,9 @@ export function documentViews(doc: DocumentModel, options: ParseOptions = {}): P
     pages: toPages(doc, view),
     chunks: toChunks(doc, parsing.chunking_strategy, view),
     markdown: toMarkdown(doc, view),
-    usage: { pages_parsed: parsed },
+    usage: usageOf(doc, parsed, parsing, view),
     warnings: doc.warnings,
+    ...(doc.mergedTables && parsing.table_merging ? { merged_tables: toMergedTables(doc.mergedTables) } : {}),
   };
 }
 

@@ -111,6 +111,16 @@ export interface FigureItem extends ItemBase {
 
 export type DocItem = TextItem | HeadingItem | ListItem | CodeItem | TableItem | FigureItem;
 
+/** A table continued over several pages, joined (parsing_options.table_merging). */
+export interface MergedTableModel {
+  /** Ids of the table items joined, in order. */
+  itemIds: string[];
+  /** The joined table: rows of every part, a repeated header row kept once. */
+  html: string;
+  pages: number[];
+  numCols: number;
+}
+
 export interface DocumentModel {
   version: typeof DOCUMENT_MODEL_VERSION;
   mimeType: string;
@@ -121,6 +131,10 @@ export interface DocumentModel {
   items: DocItem[];
   /** Problems that did not stop the parse, e.g. bytes that were not valid UTF-8. */
   warnings: string[];
+  /** Tables continued across pages, when merging was asked for. */
+  mergedTables?: MergedTableModel[];
+  /** Pages where struck-through text was dropped (remove_strikethrough_lines). */
+  struckPages?: number[];
 }
 
 /** The input could not be read as a document of its type: bad input, reported to the caller, never a crash. */

@@ -230,7 +230,7 @@ describe("SDK documents against a real server", () => {
       fileName: "fake.pdf",
     });
     assert.equal(pdf.status, "failure");
-    assert.match(pdf.error ?? "", /application\/pdf cannot be parsed/);
+    assert.match(pdf.error ?? "", /The PDF is damaged or truncated/);
     assert.equal(parseResultMarkdown(pdf), "");
 
     await assert.rejects(

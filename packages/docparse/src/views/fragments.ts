@@ -23,7 +23,11 @@ function contentOf(item: DocItem, options: ViewOptions): FragmentContent {
       };
     }
     case "figure":
-      return { content: item.caption ?? "", summary: null };
+      // With include_images the figure's image comes as a markdown image with a data: URI.
+      return {
+        content: item.source ? `![${item.caption ?? ""}](${item.source})` : (item.caption ?? ""),
+        summary: null,
+      };
     case "code":
     case "formula":
       return { content: item.text };

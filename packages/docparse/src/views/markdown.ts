@@ -46,9 +46,13 @@ export function itemToMarkdown(item: DocItem, options: Pick<ViewOptions, "tableO
     case "figure":
       return item.source
         ? `![${item.caption ?? ""}](${item.source})`
-        : `<!-- image: ${item.caption ?? ""} -->`;
+        : item.caption
+          ? `<!-- image: ${item.caption} -->`
+          : "<!-- image -->";
     case "formula":
       return `$$\n${item.text}\n$$`;
+    case "signature":
+      return "<!-- signature -->";
     default: {
       const text = inline(item as TextItem);
       const depth = (item as TextItem).quoteDepth ?? 0;

@@ -6,6 +6,7 @@ import type {
   MimeType,
   PageClassConfig,
   ParseStatus,
+  ParseUsage,
   ParsingOptions,
   StructuredExtractionOptions,
 } from "@svc/contract";
@@ -75,7 +76,7 @@ export interface NewJob {
 export interface StoredResult {
   pages: unknown[];
   chunks: unknown[];
-  usage: { pages_parsed: number };
+  usage: ParseUsage;
   page_classes?: unknown[] | null;
   structured_data?: unknown[] | null;
   merged_tables?: unknown[];

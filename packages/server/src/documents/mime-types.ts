@@ -15,6 +15,8 @@ const BY_EXTENSION: Record<string, MimeType> = {
   tif: "image/tiff",
   tiff: "image/tiff",
   png: "image/png",
+  webp: "image/webp",
+  gif: "image/gif",
   txt: "text/plain",
   text: "text/plain",
   log: "text/plain",

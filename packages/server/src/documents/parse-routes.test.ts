@@ -251,7 +251,7 @@ describe("documents parse API", () => {
     assert.equal(csvResult.status, "failure");
     assert.match(
       csvResult.error ?? "",
-      /text\/csv cannot be parsed yet; supported types: text\/markdown, text\/plain/,
+      /text\/csv cannot be parsed yet; supported types: application\/pdf, .*text\/markdown, text\/plain/,
     );
     const extraction = await api.expect(200, "POST", "/documents/v2/parse", {
       raw_text: "Total: 5",

@@ -237,6 +237,7 @@ export class JobWorkers {
 
   async #complete(job: JobRecord, owner: string, views: ParseViews): Promise<void> {
     const stored: StoredResult = { pages: views.pages, chunks: views.chunks, usage: views.usage };
+    if (views.merged_tables) stored.merged_tables = views.merged_tables;
     if (job.kind === "parse") {
       stored.page_classes = null;
       stored.structured_data = null;

@@ -1,0 +1,140 @@
+/**
+ * How tall the text of a scanned page is, in pixels, read off the image before any OCR: the median height of the
+ * dark connected components that have the shape of a glyph. Most glyphs of running text are lowercase letters, so
+ * the median sits at about the x-height. OCR reads badly when the x-height is only a few pixels (a 72 dpi page or
+ * screenshot), which is what decoding scales up for.
+ */
+
+/** Otsu's threshold of an 8-bit grayscale image: the level that best separates ink from paper. */
+export function otsuThreshold(gray: Uint8Array): number {
+  return otsuOfHistogram(grayHistogram(gray), gray.length);
+}
+
+function grayHistogram(gray: Uint8Array): Uint32Array {
+  const histogram = new Uint32Array(256);
+  for (let i = 0; i < gray.length; i++) histogram[gray[i]]++;
+  return histogram;
+}
+
+function otsuOfHistogram(histogram: Uint32Array, pixels: number): number {
+  let sum = 0;
+  for (let level = 0; level < 256; level++) sum += level * histogram[level];
+  let sumBelow = 0;
+  let weightBelow = 0;
+  let bestVariance = -1;
+  let threshold = 127;
+  for (let level = 0; level < 256; level++) {
+    weightBelow += histogram[level];
+    if (weightBelow === 0) continue;
+    const weightAbove = pixels - weightBelow;
+    if (weightAbove === 0) break;
+    sumBelow += level * histogram[level];
+    const meanBelow = sumBelow / weightBelow;
+    const meanAbove = (sum - sumBelow) / weightAbove;
+    const variance = weightBelow * weightAbove * (meanBelow - meanAbove) ** 2;
+    if (variance > bestVariance) {
+      bestVariance = variance;
+      threshold = level;
+    }
+  }
+  return threshold;
+}
+
+/**
+ * Ink of a grayscale image as a 0/1 mask: pixels on the minority side of Otsu's threshold, so light text on a
+ * dark background counts as ink too.
+ */
+export function inkMask(gray: Uint8Array): Uint8Array {
+  const histogram = grayHistogram(gray);
+  const threshold = otsuOfHistogram(histogram, gray.length);
+  let dark = 0;
+  for (let level = 0; level <= threshold; level++) dark += histogram[level];
+  const inkIsDark = dark <= gray.length / 2;
+  const isInk = new Uint8Array(256);
+  for (let level = 0; level < 256; level++) isInk[level] = level <= threshold === inkIsDark ? 1 : 0;
+  const mask = new Uint8Array(gray.length);
+  for (let i = 0; i < gray.length; i++) mask[i] = isInk[gray[i]];
+  return mask;
+}
+
+/**
+ * The median height in pixels of the glyph-shaped ink components of a grayscale image, or null when it has too
+ * few of them to tell (a blank page, a photograph). Components are found run by run, row by row, with
+ * 8-connectivity; rules, frames and specks are left out by their size and shape.
+ */
+export function estimateTextHeight(gray: Uint8Array, width: number, height: number): number | null {
+  const mask = inkMask(gray);
+  const parent: number[] = [];
+  const top: number[] = [];
+  const bottom: number[] = [];
+  const left: number[] = [];
+  const right: number[] = [];
+  const pixels: number[] = [];
+  const find = (label: number): number => {
+    let root = label;
+    while (parent[root] !== root) {
+      parent[root] = parent[parent[root]];
+      root = parent[root];
+    }
+    return root;
+  };
+  // Runs of the previous row as [start, end, label] triples.
+  let previous: number[] = [];
+  for (let y = 0; y < height; y++) {
+    const current: number[] = [];
+    const row = y * width;
+    let first = 0;
+    let x = 0;
+    while (x < width) {
+      if (mask[row + x] === 0) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < width && mask[row + x] === 1) x++;
+      const end = x - 1;
+      let label = -1;
+      // Runs are in order along a row: skip the previous row's runs that end before this one can touch them.
+      while (first < previous.length && previous[first + 1] < start - 1) first += 3;
+      for (let i = first; i < previous.length && previous[i] <= end + 1; i += 3) {
+        const other = find(previous[i + 2]);
+        if (label < 0) label = other;
+        else if (other !== label) {
+          parent[other] = label;
+          top[label] = Math.min(top[label], top[other]);
+          bottom[label] = Math.max(bottom[label], bottom[other]);
+          left[label] = Math.min(left[label], left[other]);
+          right[label] = Math.max(right[label], right[other]);
+          pixels[label] += pixels[other];
+        }
+      }
+      if (label < 0) {
+        label = parent.length;
+        parent.push(label);
+        top.push(y);
+        bottom.push(y);
+        left.push(start);
+        right.push(end);
+        pixels.push(0);
+      }
+      bottom[label] = y;
+      left[label] = Math.min(left[label], start);
+      right[label] = Math.max(right[label], end);
+      pixels[label] += end - start + 1;
+      current.push(start, end, label);
+    }
+    previous = current;
+  }
+  const heights: number[] = [];
+  const maxGlyphHeight = Math.max(8, height / 8);
+  for (let label = 0; label < parent.length; label++) {
+    if (parent[label] !== label) continue;
+    const h = bottom[label] - top[label] + 1;
+    const w = right[label] - left[label] + 1;
+    // Glyphs: at least 3 px tall, not a page-high frame, not a long rule, not a speck.
+    if (h >= 3 && h <= maxGlyphHeight && w <= 3 * h && pixels[label] >= 4) heights.push(h);
+  }
+  if (heights.length < 10) return null;
+  heights.sort((a, b) => a - b);
+  return heights[Math.floor(heights.length / 2)];
+}

@@ -1,0 +1,97 @@
+import type { OcrModel } from "@svc/contract";
+import type { PageRaster } from "../images/decode.ts";
+import type { Box } from "../model.ts";
+import type { TextRun } from "../paginated/geometry.ts";
+import { recognizePage } from "./recognize-page.ts";
+import { tesseractAvailable, tesseractCli } from "./tesseract.ts";
+import { tesseractJs } from "./tesseract-js.ts";
+
+export { OcrError } from "./ocr-error.ts";
+
+/** An OCR word as a text run, with the line it was read in. */
+export interface OcrRun extends TextRun {
+  /** The id of its line in OcrPage.lines. */
+  lineId: string;
+}
+
+/** A line as the OCR engine grouped it: words on one baseline, within a paragraph within a block. */
+export interface OcrLine {
+  /** `block.paragraph.line`, unique on the page. */
+  id: string;
+  /** `block.paragraph`. */
+  paragraphId: string;
+  box: Box;
+  /** The line's words joined by spaces. */
+  text: string;
+  /** Indexes of the line's words in OcrPage.runs, in reading order. */
+  runs: number[];
+}
+
+/** What OCR read on one page, in points with the origin at the top left of the upright page. */
+export interface OcrPage {
+  pageNumber: number;
+  /** The upright page in points: a page turned by 90 or 270 degrees has its width and height swapped. */
+  width: number;
+  height: number;
+  /** Words in the engine's reading order. */
+  runs: OcrRun[];
+  lines: OcrLine[];
+  /** Degrees the page image was turned clockwise to read it upright: 0, 90, 180 or 270. */
+  rotation: 0 | 90 | 180 | 270;
+  /** Degrees of skew removed before reading (clockwise skew is positive); 0 when deskewing was off. */
+  skewAngle: number;
+  /** The engine that read the page, e.g. `tesseract 5.3.0` or `tesseract.js`. */
+  engine: string;
+}
+
+export interface OcrOptions {
+  /** Tesseract language codes joined by `+`. Default `eng`. */
+  language?: string;
+  /** Turn pages read sideways or upside down. Default true. */
+  detectOrientation?: boolean;
+  /** Find and remove a small skew (parsing_options.skew_detection). Default false. */
+  deskew?: boolean;
+  /** Time one page may take from the start of its first OCR pass; then it is stopped. Default 120 s. */
+  timeoutMs?: number;
+  /** Stops the page's OCR when aborted. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads the text of one page raster. Throws OcrError when the engine fails or runs out of time; the page is then
+ * a page without text and a warning, not a failed document.
+ */
+export interface OcrEngine {
+  name: string;
+  recognize(raster: PageRaster, options?: OcrOptions): Promise<OcrPage>;
+}
+
+/**
+ * Tesseract on this machine: the `tesseract` program (Debian's tesseract-ocr) when it is installed, else
+ * tesseract.js with the English data of @tesseract.js-data/eng, both offline.
+ */
+export const localTesseract: OcrEngine = {
+  name: "tesseract",
+  async recognize(raster, options = {}) {
+    const reader = (await tesseractAvailable()) ? tesseractCli : tesseractJs;
+    return recognizePage(raster, reader, options);
+  },
+};
+
+/**
+ * The engine behind an API `ocr_model` (default `model03`). Every name maps to the local Tesseract today, because
+ * the server has no other OCR engine: `model01`, `model02`, `model03` and `gemini3` all read with it. A name gets
+ * an engine of its own here when one is added (e.g. `gemini3` a vision model through a provider).
+ *
+ * @example
+ * const page = await ocrEngineFor("model03").recognize(raster, { deskew: true });
+ */
+export function ocrEngineFor(ocrModel: OcrModel): OcrEngine {
+  switch (ocrModel) {
+    case "model01":
+    case "model02":
+    case "model03":
+    case "gemini3":
+      return localTesseract;
+  }
+}

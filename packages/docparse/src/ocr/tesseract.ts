@@ -1,0 +1,197 @@
+import { spawn } from "node:child_process";
+import type { PageRaster } from "../images/decode.ts";
+import type { OcrOptions, OcrPage } from "./engine.ts";
+import { OcrError } from "./ocr-error.ts";
+import type { OrientationGuess, Rotation } from "./orientation.ts";
+import { abortedError, type ReadContext, recognizePage, type WordReader } from "./recognize-page.ts";
+import { parseTesseractTsv, type TsvPage } from "./tsv.ts";
+
+/**
+ * The `tesseract` program (Debian: tesseract-ocr, tesseract-ocr-eng, tesseract-ocr-osd), one process per pass:
+ * the PNG goes in on stdin, TSV comes out on stdout. OpenMP is limited to one thread per process; pages run in
+ * parallel instead, one per core (see slots.ts).
+ */
+
+const PROGRAM = "tesseract";
+/** Output beyond this is a defect of the program, not a page: the largest pages give a few megabytes of TSV. */
+const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
+const MAX_STDERR_BYTES = 64 * 1024;
+/** Tesseract ignores a resolution outside this range and guesses its own. */
+const MIN_DPI = 70;
+const MAX_DPI = 2400;
+
+export interface TesseractInstallation {
+  /** `5.3.0`. */
+  version: string;
+  /** Installed traineddata: `eng`, `osd`... */
+  languages: string[];
+}
+
+let installation: Promise<TesseractInstallation | null> | undefined;
+
+/** The installed tesseract program's version and languages, or null when it is missing or broken. Cached. */
+export function tesseractInstallation(): Promise<TesseractInstallation | null> {
+  installation ??= (async () => {
+    try {
+      const version = await runTesseract(["--version"]);
+      const languages = await runTesseract(["--list-langs"]);
+      if (version.code !== 0 || languages.code !== 0) return null;
+      const text = version.stdout.toString() + version.stderr;
+      return {
+        version: /tesseract v?(\d[\w.-]*)/i.exec(text)?.[1] ?? "unknown",
+        languages: languages.stdout
+          .toString()
+          .split("\n")
+          .slice(1)
+          .map((l) => l.trim())
+          .filter((l) => /^[\w-]+$/.test(l)),
+      };
+    } catch {
+      return null;
+    }
+  })();
+  return installation;
+}
+
+/**
+ * True when the tesseract program runs and has English. Cached.
+ *
+ * @example
+ * if (await tesseractAvailable()) page = await recognizeWithTesseract(raster);
+ */
+export async function tesseractAvailable(): Promise<boolean> {
+  return (await tesseractInstallation())?.languages.includes("eng") ?? false;
+}
+
+/** The tesseract program as a word reader. */
+export const tesseractCli: WordReader = {
+  async name() {
+    return `tesseract ${(await tesseractInstallation())?.version ?? "unknown"}`;
+  },
+
+  async readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage> {
+    await requireLanguages(context.language);
+    // Other options stay at their defaults: with Debian's English data (LSTM only) `--oem 1` changes nothing, and
+    // the inverted pass (tessedit_do_invert) only runs on lines read with low confidence, e.g. white on black.
+    // Most of the time goes to the LSTM, which reads each line scaled to 36 px: the raster's resolution is the
+    // lever (ocrScale in images/decode.ts, OCR_DPI in pdf/load.ts).
+    const args = ["stdin", "stdout", "-l", context.language, "--psm", "3", "--dpi", dpiArg(dpi), "tsv"];
+    const result = await runTesseract(args, png, context.signal);
+    if (result.code !== 0) {
+      throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
+    }
+    return parseTesseractTsv(result.stdout.toString("utf8"));
+  },
+
+  async detectOrientation(png: Buffer, dpi: number, context: ReadContext): Promise<OrientationGuess | null> {
+    if (!(await tesseractInstallation())?.languages.includes("osd")) return null;
+    const result = await runTesseract(
+      ["stdin", "stdout", "--psm", "0", "-l", "osd", "--dpi", dpiArg(dpi)],
+      png,
+      context.signal,
+    );
+    // A page with too few characters makes OSD exit with an error: it has no answer then.
+    if (result.code !== 0) return null;
+    return parseOsd(result.stdout.toString("utf8"));
+  },
+};
+
+/**
+ * Reads a page raster with the tesseract program: deskewed when asked, turned upright, words in points.
+ *
+ * @example
+ * const [raster] = await decodeImage(bytes);
+ * const { runs, rotation } = await recognizeWithTesseract(raster, { deskew: true });
+ */
+export function recognizeWithTesseract(raster: PageRaster, options: OcrOptions = {}): Promise<OcrPage> {
+  return recognizePage(raster, tesseractCli, options);
+}
+
+/** Tesseract OSD's report (`Rotate: 90`, `Orientation confidence: 3.1`) as a guess; null when it has none. */
+export function parseOsd(report: string): OrientationGuess | null {
+  const rotate = /^Rotate:\s*(\d+)/m.exec(report);
+  const confidence = /^Orientation confidence:\s*([\d.]+)/m.exec(report);
+  if (!rotate || !confidence) return null;
+  const rotation = Number(rotate[1]);
+  if (rotation !== 0 && rotation !== 90 && rotation !== 180 && rotation !== 270) return null;
+  return { rotation: rotation as Rotation, confidence: Number(confidence[1]) };
+}
+
+async function requireLanguages(language: string): Promise<void> {
+  const installed = (await tesseractInstallation())?.languages ?? [];
+  const missing = language.split("+").filter((code) => !installed.includes(code));
+  if (missing.length > 0) {
+    throw new OcrError(`Tesseract has no data for ${missing.join(", ")}`, "OCR_UNAVAILABLE");
+  }
+}
+
+function dpiArg(dpi: number): string {
+  return String(Math.min(MAX_DPI, Math.max(MIN_DPI, Math.round(dpi))));
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .trim()
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .at(-1) ?? "no message"
+  );
+}
+
+interface RunResult {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Runs tesseract with `input` on stdin. The process is killed when `signal` aborts, and the abort is thrown as an
+ * OcrError (OCR_TIMEOUT or OCR_ABORTED); a missing program is OCR_UNAVAILABLE.
+ */
+function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortedError(signal));
+      return;
+    }
+    const child = spawn(PROGRAM, args, {
+      env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = "";
+    let failure: OcrError | null = null;
+    const stop = (error: OcrError) => {
+      failure ??= error;
+      child.kill("SIGKILL");
+    };
+    const onAbort = () => stop(abortedError(signal as AbortSignal));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > MAX_STDOUT_BYTES) stop(new OcrError("tesseract wrote too much output", "OCR_FAILED"));
+      else stdout.push(chunk);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString("utf8");
+    });
+    // The program may exit before reading all of stdin (a bad image): the broken pipe is not the error to report.
+    child.stdin.on("error", () => {});
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(
+        error.code === "ENOENT"
+          ? new OcrError("The tesseract program is not installed", "OCR_UNAVAILABLE")
+          : new OcrError(`tesseract could not be run: ${error.message}`, "OCR_FAILED"),
+      );
+    });
+    child.on("close", (code) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (failure) reject(failure);
+      else resolve({ code, stdout: Buffer.concat(stdout), stderr });
+    });
+    child.stdin.end(input);
+  });
+}

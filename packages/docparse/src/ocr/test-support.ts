@@ -1,0 +1,128 @@
+import { createCanvas } from "@napi-rs/canvas";
+import sharp from "sharp";
+import { corpusPath } from "../test-corpus.ts";
+
+/**
+ * Fixtures for the OCR and image tests: the shared corpus, a clean page rendered from known text (the "clean
+ * scan" OCR is measured on), and word recall against a reference text.
+ */
+
+export { NO_CORPUS } from "../test-corpus.ts";
+
+/**
+ * A file of `docling/tests/data/` of the shared corpus (see ../test-corpus.ts); throws when the corpus is
+ * absent, so only tests that skip with `{ skip: NO_CORPUS }` call it.
+ */
+export const doclingData = (file: string): string => corpusPath("docling/tests/data", file);
+
+/** Prose with ordinary words, numbers and punctuation, to fill a clean page. */
+export const CLEAN_PAGE_TEXT = [
+  "The committee met on Tuesday morning to review the annual budget of the regional library network.",
+  "After a short introduction, the treasurer explained that spending on printed books had fallen for the third",
+  "year in a row, while the cost of digital subscriptions had risen by almost twelve percent. Several members",
+  "asked whether the smaller branches could share a single catalogue and delivery van, which would save money",
+  "without closing any reading rooms. The director agreed to prepare two proposals before the next meeting.",
+  "Visitors in the northern district often wait more than an hour for the bus, so the board also discussed",
+  "longer opening hours on Saturday and a mobile service for villages that have no branch of their own.",
+  "A volunteer from the historical society offered to scan old maps, letters and parish records, and to publish",
+  "them with a simple index so that students and families can search them from home. The meeting closed at noon",
+  "with a vote of thanks to the staff, who had moved more than forty thousand items during the renovation.",
+  "In the afternoon a smaller group visited the new archive building near the river. Its shelves are made of",
+  "steel, the air is kept dry and cool, and every box carries a label with a number that matches the records.",
+  "The architect explained how sunlight is kept away from the documents and how the floors carry heavy loads.",
+].join(" ");
+
+export interface RenderedPage {
+  /** A grayscale PNG with the page's resolution in its header. */
+  png: Buffer;
+  /** The words drawn, in order. */
+  text: string;
+}
+
+/**
+ * Renders text as a clean page: black type on white, wrapped within one-inch margins, like a page printed and
+ * scanned without noise.
+ */
+export async function renderTextPage(
+  options: {
+    text?: string;
+    fontPt?: number;
+    dpi?: number;
+    widthIn?: number;
+    heightIn?: number;
+    font?: string;
+  } = {},
+): Promise<RenderedPage> {
+  const {
+    text = CLEAN_PAGE_TEXT,
+    fontPt = 12,
+    dpi = 300,
+    widthIn = 8.5,
+    heightIn = 11,
+    font = "DejaVu Serif",
+  } = options;
+  const width = Math.round(widthIn * dpi);
+  const height = Math.round(heightIn * dpi);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = "#000000";
+  const fontPx = (fontPt * dpi) / 72;
+  context.font = `${fontPx}px "${font}"`;
+  context.textBaseline = "alphabetic";
+  const margin = dpi;
+  const lineHeight = fontPx * 1.4;
+  let y = margin + fontPx;
+  let line = "";
+  const drawn: string[] = [];
+  for (const word of text.split(/\s+/)) {
+    const candidate = line === "" ? word : `${line} ${word}`;
+    if (line !== "" && context.measureText(candidate).width > width - 2 * margin) {
+      context.fillText(line, margin, y);
+      drawn.push(line);
+      y += lineHeight;
+      line = word;
+      if (y > height - margin) break;
+    } else {
+      line = candidate;
+    }
+  }
+  if (line !== "" && y <= height - margin) {
+    context.fillText(line, margin, y);
+    drawn.push(line);
+  }
+  const png = await sharp(canvas.toBuffer("image/png"))
+    .flatten({ background: "#ffffff" })
+    .toColourspace("b-w")
+    .withDensity(dpi)
+    .png()
+    .toBuffer();
+  return { png, text: drawn.join(" ") };
+}
+
+/** Words of a text for recall: lowercased, without the punctuation around them. */
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""))
+    .filter((w) => w !== "");
+}
+
+/** The share of the reference's words (counted with repetition) that the OCR text has. 1 for an empty reference. */
+export function wordRecall(reference: string, ocrText: string): number {
+  const expected = words(reference);
+  if (expected.length === 0) return 1;
+  const found = new Map<string, number>();
+  for (const w of words(ocrText)) found.set(w, (found.get(w) ?? 0) + 1);
+  let hits = 0;
+  for (const w of expected) {
+    const left = found.get(w) ?? 0;
+    if (left > 0) {
+      hits++;
+      found.set(w, left - 1);
+    }
+  }
+  return hits / expected.length;
+}

@@ -1,0 +1,230 @@
+import {
+  type Box,
+  type CodeItem,
+  DOCUMENT_MODEL_VERSION,
+  type DocumentModel,
+  type FigureItem,
+  type HeadingItem,
+  ItemSink,
+  type ListItem,
+  type MergedTableModel,
+  type ModelPage,
+  type TableItem,
+  type TextItem,
+} from "../model.ts";
+import { mergeContinuedTables } from "../tables/merge.ts";
+import { tableToHtml } from "../views/tables.ts";
+import { type Block, blockText } from "./blocks.ts";
+import { detectFurniture, edgeBlocks, type FurnitureCandidate, type FurnitureKind } from "./furniture.ts";
+import { box, type DetectedTable } from "./geometry.ts";
+import { type BlockLabel, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
+import type { PageLayout } from "./layout.ts";
+
+export interface AssembleOptions {
+  mimeType: string;
+  backend: string;
+  /** Every page of the document with its size, parsed or not. */
+  pages: ModelPage[];
+  /** Plain blocks only: no headings, lists, captions or furniture (parsing_options.disable_layout_detection). */
+  plain: boolean;
+  /** Join tables continued on the next page (parsing_options.table_merging). */
+  mergeTables: boolean;
+  warnings: string[];
+}
+
+interface Labeled {
+  block: Block;
+  label: BlockLabel;
+  furniture: FurnitureKind | null;
+}
+
+/** Turns laid-out pages into the document model: labels, furniture, list depth, captions, items in order. */
+export function assembleDocument(layouts: readonly PageLayout[], options: AssembleOptions): DocumentModel {
+  const allBlocks = layouts.flatMap((l) => l.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])));
+  const first = layouts[0];
+  const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
+  const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : []);
+
+  // Labels per block, then furniture over the whole document.
+  const labeled = new Map<Block, Labeled>();
+  let titleTaken = false;
+  const candidates: FurnitureCandidate[] = [];
+  const candidateBlocks: Block[] = [];
+  for (const layout of layouts) {
+    const size = { width: layout.page.width, height: layout.page.height };
+    const blocks = layout.entries.flatMap((e) => (e.kind === "block" ? [e.block] : []));
+    const edges = edgeBlocks(
+      blocks.map((b) => b.box),
+      blocks.map((b) => b.lines[0].fontSize),
+      size.height,
+    );
+    for (const entry of layout.entries) {
+      if (entry.kind !== "block") continue;
+      const label: BlockLabel = options.plain
+        ? { label: "text" }
+        : labelBlock(entry.block, size, style, { firstPage: layout.page.pageNumber === 1, titleTaken });
+      if (label.label === "title") titleTaken = true;
+      labeled.set(entry.block, { block: entry.block, label, furniture: null });
+      if (!options.plain) {
+        candidates.push({
+          page: layout.page.pageNumber,
+          pageSize: size,
+          box: entry.block.box,
+          text: blockText(entry.block),
+          fontSize: entry.block.lines[0].fontSize,
+          heading: label.label === "section_header" || label.label === "title",
+          pageNumber: label.label === "page_number",
+          edge: edges[blocks.indexOf(entry.block)],
+        });
+        candidateBlocks.push(entry.block);
+      }
+    }
+  }
+  const pageCount = options.pages.length;
+  for (const [index, kind] of detectFurniture(candidates, style.bodySize, pageCount)) {
+    const entry = labeled.get(candidateBlocks[index]);
+    if (entry) entry.furniture = kind;
+  }
+
+  const sink = new ItemSink();
+  const tableItems = new Map<DetectedTable, TableItem>();
+  const prov = (page: number, b: Box) => [{ page, bbox: box.round(b), charSpan: null }];
+  for (const layout of layouts) {
+    const page = layout.page.pageNumber;
+    const listIndents: number[] = [];
+    let lastTable: TableItem | null = null;
+    for (const entry of layout.entries) {
+      if (entry.kind === "table") {
+        const t = entry.table;
+        lastTable = sink.add<TableItem>({
+          label: "table",
+          furniture: false,
+          prov: prov(page, t.box),
+          numRows: t.numRows,
+          numCols: t.numCols,
+          cells: t.cells.map((cell) => ({
+            row: cell.row,
+            col: cell.col,
+            rowSpan: cell.rowSpan,
+            colSpan: cell.colSpan,
+            text: cell.text,
+            columnHeader: cell.columnHeader,
+            rowHeader: cell.rowHeader,
+            bbox: box.round(cell.box),
+          })),
+          caption: null,
+        });
+        tableItems.set(t, lastTable);
+        listIndents.length = 0;
+        continue;
+      }
+      if (entry.kind === "figure") {
+        sink.add<FigureItem>({
+          label: "figure",
+          furniture: false,
+          prov: prov(page, entry.box),
+          caption: null,
+          source: entry.image ?? null,
+        });
+        listIndents.length = 0;
+        continue;
+      }
+      if (entry.kind === "barcode" || entry.kind === "signature") {
+        const text = entry.kind === "barcode" ? entry.text : "";
+        sink.add<TextItem>({ label: entry.kind, furniture: false, prov: prov(page, entry.box), text });
+        continue;
+      }
+      const { block, label, furniture } = labeled.get(entry.block) as Labeled;
+      const text = blockText(block);
+      const base = { furniture: furniture !== null, prov: prov(page, block.box) };
+      if (furniture) {
+        sink.add<TextItem>({ ...base, label: furniture, text });
+        continue;
+      }
+      switch (label.label) {
+        case "section_header":
+          sink.add<HeadingItem>({ ...base, label: "section_header", level: label.level, text });
+          break;
+        case "list_item": {
+          // Depth from indentation among the list items that came just before.
+          const x = block.box.x1;
+          while (listIndents.length > 0 && x < listIndents[listIndents.length - 1] - 2) listIndents.pop();
+          if (listIndents.length === 0 || x > listIndents[listIndents.length - 1] + 6) listIndents.push(x);
+          sink.add<ListItem>({
+            ...base,
+            label: "list_item",
+            text: withoutMarker(text),
+            ordered: label.ordered,
+            marker: label.marker,
+            depth: listIndents.length - 1,
+          });
+          continue;
+        }
+        case "code":
+          sink.add<CodeItem>({
+            ...base,
+            label: "code",
+            text: block.lines.map((line) => line.text).join("\n"),
+            language: null,
+          });
+          break;
+        case "table_caption":
+        case "figure_caption": {
+          sink.add<TextItem>({ ...base, label: label.label, text });
+          if (label.label === "table_caption" && lastTable && lastTable.caption === null)
+            lastTable.caption = text;
+          break;
+        }
+        default:
+          sink.add<TextItem>({ ...base, label: label.label, text });
+      }
+      listIndents.length = 0;
+    }
+  }
+  const mergedTables = options.mergeTables ? mergedTableGroups(layouts, tableItems) : undefined;
+  const struckPages = layouts.filter((l) => l.droppedStruck > 0).map((l) => l.page.pageNumber);
+  return {
+    ...(struckPages.length > 0 ? { struckPages } : {}),
+    ...(mergedTables ? { mergedTables } : {}),
+    version: DOCUMENT_MODEL_VERSION,
+    mimeType: options.mimeType,
+    backend: options.backend,
+    pages: options.pages,
+    items: sink.items,
+    warnings: [...options.warnings, ...layouts.flatMap((l) => l.page.warnings)],
+  };
+}
+
+/** Tables continued over pages, joined, with the ids of the items they join. */
+function mergedTableGroups(
+  layouts: readonly PageLayout[],
+  items: Map<DetectedTable, TableItem>,
+): MergedTableModel[] {
+  const parts = layouts.flatMap((layout) =>
+    layout.entries.flatMap((entry) =>
+      entry.kind === "table"
+        ? [{ page: layout.page.pageNumber, table: entry.table, pageHeight: layout.page.height }]
+        : [],
+    ),
+  );
+  return mergeContinuedTables(parts).map((group) => {
+    const joined = group.table;
+    const html = tableToHtml({
+      label: "table",
+      id: "",
+      readingOrder: 0,
+      furniture: false,
+      prov: [],
+      numRows: joined.numRows,
+      numCols: joined.numCols,
+      cells: joined.cells.map((cell) => ({ ...cell, bbox: null })),
+      caption: null,
+    });
+    return {
+      itemIds: group.members.map((index) => items.get(parts[index].table)?.id ?? ""),
+      html,
+      pages: group.pages,
+      numCols: group.numCols,
+    };
+  });
+}

@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
+import type { TextRun } from "./geometry.ts";
+import { type Line, makeLine } from "./lines.ts";
+
+interface LineOptions extends Partial<TextRun> {
+  x1?: number;
+  x2?: number;
+}
+
+/** One line of one run at y, from x1 to x2 (a full 240 pt column by default), as tall as its font size. */
+function line(text: string, y: number, options: LineOptions = {}): Line {
+  const { x1 = 50, x2 = 290, ...run } = options;
+  const size = run.fontSize ?? 10;
+  return makeLine([
+    {
+      text,
+      box: { x1, y1: y, x2, y2: y + size },
+      fontName: "Times-Roman",
+      fontSize: size,
+      bold: false,
+      italic: false,
+      dir: "ltr",
+      confidence: 1,
+      ...run,
+    },
+  ]);
+}
+
+/** 10 pt lines on a 12 pt pitch: a 2 pt gap between a line and the next. */
+const PITCH = 12;
+const CONTEXT = { lineGap: 2 };
+
+const texts = (lines: readonly Line[]) => buildBlocks(lines, CONTEXT).map(blockText);
+
+test("the typical line gap is the gap between lines of one paragraph", () => {
+  const lines = [0, 1, 2, 3].map((i) => line(`line ${i} of the paragraph`, 100 + i * PITCH));
+  assert.equal(typicalLineGap(lines), 2);
+  // Paragraph breaks and lines side by side do not count.
+  const withBreak = [...lines, line("next paragraph", 100 + 4 * PITCH + 10)];
+  assert.equal(typicalLineGap(withBreak), 2);
+});
+
+test("lines a line gap apart make one paragraph", () => {
+  const lines = [
+    line("The first line of a paragraph runs", 100),
+    line("across the column and goes on to", 100 + PITCH),
+    line("its end.", 100 + 2 * PITCH, { x2: 90 }),
+  ];
+  const blocks = buildBlocks(lines, CONTEXT);
+  assert.equal(blocks.length, 1);
+  assert.equal(
+    blockText(blocks[0]),
+    "The first line of a paragraph runs across the column and goes on to its end.",
+  );
+  assert.deepEqual(blocks[0].box, { x1: 50, y1: 100, x2: 290, y2: 134 });
+});
+
+test("a larger gap starts a new paragraph", () => {
+  const lines = [
+    line("First paragraph, first line", 100),
+    line("first paragraph, second line", 112),
+    line("Second paragraph, first line", 134),
+    line("second paragraph, second line", 146),
+  ];
+  assert.deepEqual(texts(lines), [
+    "First paragraph, first line first paragraph, second line",
+    "Second paragraph, first line second paragraph, second line",
+  ]);
+});
+
+test("a short last line ending a sentence and an indented first line split paragraphs without a gap", () => {
+  const lines = [
+    line("A paragraph set without space between", 100),
+    line("paragraphs ends on a short line.", 112, { x2: 200 }),
+    line("The next one opens indented", 124, { x1: 65 }),
+    line("and goes on at the margin.", 136),
+  ];
+  assert.deepEqual(texts(lines), [
+    "A paragraph set without space between paragraphs ends on a short line.",
+    "The next one opens indented and goes on at the margin.",
+  ]);
+});
+
+test("a bold heading above body text is a block of its own", () => {
+  const lines = [
+    line("Results", 100, { bold: true, fontName: "Times-Bold", x2: 90 }),
+    line("The measurements show that the", 112),
+    line("method works.", 124, { x2: 120 }),
+  ];
+  assert.deepEqual(texts(lines), ["Results", "The measurements show that the method works."]);
+});
+
+test("a larger heading above body text is a block of its own", () => {
+  const lines = [
+    line("Introduction", 100, { fontSize: 14, x2: 130 }),
+    line("Body text follows the heading", 116),
+    line("closely.", 128, { x2: 90 }),
+  ];
+  assert.deepEqual(texts(lines), ["Introduction", "Body text follows the heading closely."]);
+});
+
+test("a bold word inside a line does not split the paragraph", () => {
+  const mixed = makeLine([
+    {
+      text: "Note:",
+      box: { x1: 50, y1: 112, x2: 75, y2: 122 },
+      fontName: "Times-Bold",
+      fontSize: 10,
+      bold: true,
+      italic: false,
+      dir: "ltr",
+      confidence: 1,
+    },
+    {
+      text: "the second line of this paragraph",
+      box: { x1: 78, y1: 112, x2: 290, y2: 122 },
+      fontName: "Times-Roman",
+      fontSize: 10,
+      bold: false,
+      italic: false,
+      dir: "ltr",
+      confidence: 1,
+    },
+  ]);
+  const lines = [line("The first line of the paragraph and", 100), mixed];
+  assert.equal(buildBlocks(lines, CONTEXT).length, 1);
+});
+
+test("each bullet starts a new block; an indented continuation stays with its item", () => {
+  const lines = [
+    line("• The first item, which runs over", 100, { x1: 60 }),
+    line("two lines", 112, { x1: 70, x2: 120 }),
+    line("• The second item", 124, { x1: 60, x2: 150 }),
+    line("• The third item", 136, { x1: 60, x2: 145 }),
+  ];
+  assert.deepEqual(texts(lines), [
+    "• The first item, which runs over two lines",
+    "• The second item",
+    "• The third item",
+  ]);
+});
+
+test("enumerated items start new blocks", () => {
+  const lines = [
+    line("1. Open the file", 100, { x2: 140 }),
+    line("2. Read the pages", 112, { x2: 145 }),
+    line("(a) in order", 124, { x2: 110 }),
+    line("iv) at the end", 136, { x2: 115 }),
+  ];
+  assert.equal(buildBlocks(lines, CONTEXT).length, 4);
+});
+
+test("a line back at the margin after a list item is not part of it", () => {
+  const lines = [
+    line("- an item", 100, { x1: 70, x2: 120 }),
+    line("Text after the list starts at the margin", 112, { x1: 50 }),
+  ];
+  assert.equal(buildBlocks(lines, CONTEXT).length, 2);
+});
+
+test("LIST_MARKER knows bullets and enumerators but not numbers or words", () => {
+  for (const text of [
+    "• item",
+    "– item",
+    "1. item",
+    "12) item",
+    "(3) item",
+    "a. item",
+    "(b) item",
+    "iv. item",
+    "IX) item",
+  ])
+    assert.match(text, LIST_MARKER, text);
+  for (const text of ["1999 was a year", "2024. A year", "3.5 litres", "item", "a word", "-5 degrees"])
+    assert.doesNotMatch(text, LIST_MARKER, text);
+});
+
+test("lines of two columns read one after the other do not join", () => {
+  const lines = [
+    line("the last line of the left column", 400),
+    line("the first line of the right column", 100, { x1: 320, x2: 560 }),
+  ];
+  assert.equal(buildBlocks(lines, CONTEXT).length, 2);
+});
+
+test("a word hyphenated across a line break is joined again", () => {
+  const [block] = buildBlocks([line("the age of infor-", 100), line("mation and its uses", 112)], CONTEXT);
+  assert.equal(blockText(block), "the age of information and its uses");
+});
+
+test("a hyphen before a capital is kept, and the words stay apart", () => {
+  const [block] = buildBlocks([line("a well-", 100), line("Known problem", 112)], CONTEXT);
+  assert.equal(blockText(block), "a well- Known problem");
+});
+
+test("a hyphen after a number is not a hyphenation", () => {
+  const [dash] = buildBlocks([line("pages 10-", 100), line("20 of the report", 112)], CONTEXT);
+  assert.equal(blockText(dash), "pages 10- 20 of the report");
+});
+
+test("a word broken with the Unicode hyphen (U+2010) is joined again", {}, () => {
+  const [block] = buildBlocks([line("the age of infor\u2010", 100), line("mation", 112)], CONTEXT);
+  assert.equal(blockText(block), "the age of information");
+});
+
+test("Chinese and Japanese lines join without a space", () => {
+  const [chinese] = buildBlocks([line("这是一个很长的句子", 100), line("在下一行继续。", 112)], CONTEXT);
+  assert.equal(blockText(chinese), "这是一个很长的句子在下一行继续。");
+  const [japanese] = buildBlocks([line("日本語の文章は改行", 100), line("されても続きます。", 112)], CONTEXT);
+  assert.equal(blockText(japanese), "日本語の文章は改行されても続きます。");
+});
+
+test("Korean lines, which space their words, join with a space", () => {
+  const [korean] = buildBlocks([line("한국어 문장은 줄이", 100), line("바뀌어도 띄어 씁니다", 112)], CONTEXT);
+  assert.equal(blockText(korean), "한국어 문장은 줄이 바뀌어도 띄어 씁니다");
+});
+
+test("a Chinese line ending in a full-width comma joins the next without a space", {}, () => {
+  const [block] = buildBlocks([line("这是第一行，", 100), line("这是第二行。", 112)], CONTEXT);
+  assert.equal(blockText(block), "这是第一行，这是第二行。");
+});

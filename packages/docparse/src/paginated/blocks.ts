@@ -1,0 +1,112 @@
+import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
+import type { Line } from "./lines.ts";
+
+/** Consecutive lines of one paragraph, heading, list item or caption. */
+export interface Block {
+  lines: Line[];
+  box: Box;
+}
+
+/** Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. */
+export const LIST_MARKER =
+  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)/;
+
+/** What paragraph grouping knows of the page. */
+export interface BlockContext {
+  /** Gap (points) between consecutive lines of one paragraph in this document. */
+  lineGap: number;
+}
+
+/**
+ * The usual gap between a line and the next one of the same paragraph: the median of the small positive gaps
+ * between vertically consecutive lines of equal size. Paragraph breaks are what exceeds it clearly.
+ */
+export function typicalLineGap(orderedLines: readonly Line[]): number {
+  const gaps: number[] = [];
+  for (let i = 1; i < orderedLines.length; i++) {
+    const a = orderedLines[i - 1];
+    const b = orderedLines[i];
+    if (Math.abs(a.fontSize - b.fontSize) > 0.5) continue;
+    const gap = b.box.y1 - a.box.y2;
+    if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
+      gaps.push(gap);
+  }
+  if (gaps.length === 0) return 2;
+  gaps.sort((x, y) => x - y);
+  return gaps[Math.floor(gaps.length / 2)];
+}
+
+function allBold(line: Line): boolean {
+  return line.runs.every((run) => run.bold || !/[\p{L}\p{N}]/u.test(run.text));
+}
+
+/** True when `next` continues the paragraph whose lines are `block` (read in order). */
+function continues(block: Block, next: Line, context: BlockContext): boolean {
+  const last = block.lines[block.lines.length - 1];
+  if (next.vertical || last.vertical) return false;
+  const size = Math.max(last.fontSize, next.fontSize);
+  const gap = next.box.y1 - last.box.y2;
+  if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
+  if (Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
+  // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
+  if (allBold(last) !== allBold(next)) return false;
+  if (last.italic && !next.italic && block.lines.length === 1 && last.text.length <= 80) return false;
+  // The lines must share horizontal extent: one column.
+  if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
+  if (LIST_MARKER.test(next.text)) return false;
+  const left = Math.min(...block.lines.map((line) => line.box.x1));
+  const right = Math.max(...block.lines.map((line) => line.box.x2));
+  const width = right - left;
+  // A list item's continuation is indented under its text; anything else starting left of the item is new.
+  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3) return false;
+  if (next.dir === "ltr" && block.lines.length >= 2) {
+    // A short last line ending a sentence closes the paragraph; an indented first line opens a new one.
+    const ended =
+      /[.!?:。)]["'”’]?$/.test(last.text) && last.box.x2 < right - Math.max(width * 0.15, size * 3);
+    const indented = next.box.x1 > left + size * 0.8 && Math.abs(block.lines[1].box.x1 - left) < size * 0.5;
+    if (ended && indented) return false;
+    if (ended && gap > context.lineGap + size * 0.2) return false;
+  }
+  return true;
+}
+
+/** Groups lines already in reading order into blocks. */
+export function buildBlocks(orderedLines: readonly Line[], context: BlockContext): Block[] {
+  const blocks: Block[] = [];
+  let current: Block | null = null;
+  for (const line of orderedLines) {
+    if (current && continues(current, line, context)) {
+      current.lines.push(line);
+      current.box = box.union([current.box, line.box]);
+    } else {
+      current = { lines: [line], box: { ...line.box } };
+      blocks.push(current);
+    }
+  }
+  return blocks;
+}
+
+/**
+ * The text of a block: lines joined by spaces; a word hyphenated across a line break is joined again
+ * (`ver-` + `sion` → `version`) when the next line goes on in lower case.
+ */
+export function blockText(block: Block): string {
+  let text = "";
+  for (const line of block.lines) {
+    if (text === "") {
+      text = line.text;
+    } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
+      text = text.slice(0, -1) + line.text;
+    } else if (
+      /[\u3000-\u9FFF\uFF00-\uFFEF]$/.test(text) &&
+      /^[\u3000-\u9FFF\uFF00-\uFFEF]/.test(line.text)
+    ) {
+      // Chinese and Japanese lines wrap without spaces between words.
+      text += line.text;
+    } else {
+      text += ` ${line.text}`;
+    }
+  }
+  return text;
+}

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Box } from "../model.ts";
+import { detectFurniture, edgeBlocks, type FurnitureCandidate } from "./furniture.ts";
+
+const PAGE = { width: 612, height: 792 };
+const BODY_SIZE = 10;
+
+function candidate(page: number, text: string, box: Box, options: Partial<FurnitureCandidate> = {}) {
+  return {
+    page,
+    pageSize: PAGE,
+    box,
+    text,
+    fontSize: BODY_SIZE,
+    heading: false,
+    pageNumber: false,
+    edge: null,
+    ...options,
+  } satisfies FurnitureCandidate;
+}
+
+const LONG_PARAGRAPH =
+  "The paragraph goes on for several lines of body text in the usual size, and nothing about it says that it " +
+  "is anything but part of the document's content, although it happens to sit near the foot of the page.";
+
+/** Each page's body: a paragraph in the middle of the page. */
+const bodies = (pages: number) =>
+  Array.from({ length: pages }, (_, i) =>
+    candidate(i + 1, LONG_PARAGRAPH, { x1: 50, y1: 300, x2: 560, y2: 400 }),
+  );
+
+test("the same header on every page, its page number aside, is a page header", () => {
+  const headers = [1, 2, 3].map((page) =>
+    candidate(
+      page,
+      `Annual Report 2024, page ${page + 1}`,
+      { x1: 50, y1: 30, x2: 300, y2: 38 },
+      { fontSize: 8 },
+    ),
+  );
+  const kinds = detectFurniture([...headers, ...bodies(3)], BODY_SIZE, 3);
+  assert.deepEqual([...kinds.entries()].sort(), [
+    [0, "page_header"],
+    [1, "page_header"],
+    [2, "page_header"],
+  ]);
+});
+
+test("a repeated header in body size and longer than a short line is still a page header", () => {
+  const text = "Proceedings of the Workshop on Synthetic Documents and Their Layout, Volume 7";
+  const headers = [1, 2, 3].map((page) => candidate(page, text, { x1: 50, y1: 50, x2: 560, y2: 60 }));
+  const kinds = detectFurniture([...headers, ...bodies(3)], BODY_SIZE, 3);
+  assert.deepEqual(
+    [0, 1, 2].map((i) => kinds.get(i)),
+    ["page_header", "page_header", "page_header"],
+  );
+});
+
+test("the same footer at the bottom of every page is a page footer; a page number a page number", () => {
+  const footers = [1, 2, 3].map((page) =>
+    candidate(page, "Confidential, do not distribute", { x1: 50, y1: 750, x2: 250, y2: 758 }),
+  );
+  const numbers = [1, 2, 3].map((page) =>
+    candidate(page, String(page), { x1: 300, y1: 765, x2: 306, y2: 773 }, { pageNumber: true }),
+  );
+  const kinds = detectFurniture([...footers, ...numbers, ...bodies(3)], BODY_SIZE, 3);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((i) => kinds.get(i)),
+    ["page_footer", "page_footer", "page_footer", "page_number", "page_number", "page_number"],
+  );
+});
+
+test("body text that merely sits low on one page is not furniture", () => {
+  const low = candidate(2, LONG_PARAGRAPH, { x1: 50, y1: 700, x2: 560, y2: 760 }, { edge: "bottom" });
+  const kinds = detectFurniture([...bodies(3), low], BODY_SIZE, 3);
+  assert.equal(kinds.get(3), undefined);
+  assert.equal(kinds.size, 0);
+});
+
+test("a heading at the top of a single page is not furniture", () => {
+  const heading = candidate(
+    2,
+    "Chapter Two",
+    { x1: 50, y1: 40, x2: 200, y2: 58 },
+    { fontSize: 18, heading: true, edge: "top" },
+  );
+  const kinds = detectFurniture([...bodies(3), heading], BODY_SIZE, 3);
+  assert.equal(kinds.get(3), undefined);
+});
+
+test("a small line hugging the page's top edge is a page header even on a single page", () => {
+  const header = candidate(
+    1,
+    "Draft of 3 May",
+    { x1: 50, y1: 20, x2: 130, y2: 27 },
+    { fontSize: 7, edge: "top" },
+  );
+  const kinds = detectFurniture([header, ...bodies(1)], BODY_SIZE, 1);
+  assert.equal(kinds.get(0), "page_header");
+});
+
+test("text repeated in the middle of pages is not furniture", () => {
+  const repeated = [1, 2, 3].map((page) =>
+    candidate(page, "Continued", { x1: 50, y1: 400, x2: 120, y2: 410 }),
+  );
+  assert.equal(detectFurniture(repeated, BODY_SIZE, 3).size, 0);
+});
+
+test("a repeated header that moves by less than a point between pages is still a page header", {}, () => {
+  const text = "Proceedings of the Workshop on Synthetic Documents and Their Layout, Volume 7";
+  const headers = [59.0, 59.2, 59.8].map((y1, i) =>
+    candidate(i + 1, text, { x1: 50, y1, x2: 560, y2: y1 + 10 }),
+  );
+  const kinds = detectFurniture([...headers, ...bodies(3)], BODY_SIZE, 3);
+  assert.deepEqual(
+    [0, 1, 2].map((i) => kinds.get(i)),
+    ["page_header", "page_header", "page_header"],
+  );
+});
+
+test("edgeBlocks marks a small line set apart at the top of the page", () => {
+  const boxes: Box[] = [
+    { x1: 50, y1: 30, x2: 200, y2: 37 },
+    { x1: 50, y1: 80, x2: 560, y2: 200 },
+    { x1: 50, y1: 220, x2: 560, y2: 400 },
+  ];
+  assert.deepEqual(edgeBlocks(boxes, [7, 10, 10], PAGE.height), ["top", null, null]);
+});
+
+test("edgeBlocks marks every block of the top line and the bottom line", () => {
+  const boxes: Box[] = [
+    { x1: 50, y1: 30, x2: 200, y2: 37 },
+    { x1: 400, y1: 31, x2: 560, y2: 38 },
+    { x1: 50, y1: 80, x2: 560, y2: 700 },
+    { x1: 300, y1: 760, x2: 310, y2: 768 },
+  ];
+  assert.deepEqual(edgeBlocks(boxes, [7, 7, 10, 8], PAGE.height), ["top", "top", null, "bottom"]);
+});
+
+test("edgeBlocks leaves a top line close to the text below it alone", () => {
+  const boxes: Box[] = [
+    { x1: 50, y1: 30, x2: 200, y2: 40 },
+    { x1: 50, y1: 42, x2: 560, y2: 200 },
+  ];
+  assert.deepEqual(edgeBlocks(boxes, [10, 10], PAGE.height), [null, null]);
+});
+
+test("edgeBlocks leaves a first line below the top fifth of the page alone", () => {
+  const boxes: Box[] = [
+    { x1: 50, y1: 200, x2: 200, y2: 210 },
+    { x1: 50, y1: 260, x2: 560, y2: 400 },
+  ];
+  assert.deepEqual(edgeBlocks(boxes, [10, 10], PAGE.height), [null, null]);
+});
+
+test("edgeBlocks needs two blocks", () => {
+  assert.deepEqual(edgeBlocks([{ x1: 50, y1: 30, x2: 200, y2: 40 }], [10], PAGE.height), [null]);
+});
+
+test("a short last paragraph a paragraph gap below the text is not furniture", {}, () => {
+  const boxes: Box[] = [
+    { x1: 50, y1: 80, x2: 560, y2: 688 },
+    { x1: 50, y1: 700, x2: 300, y2: 710 },
+  ];
+  const edges = edgeBlocks(boxes, [10, 10], PAGE.height);
+  const candidates = [
+    candidate(2, LONG_PARAGRAPH, boxes[0], { edge: edges[0] }),
+    candidate(2, "That is all there is to say about it.", boxes[1], { edge: edges[1] }),
+  ];
+  assert.equal(detectFurniture(candidates, BODY_SIZE, 3).get(1), undefined);
+});

@@ -1,0 +1,103 @@
+import type { Box, PageSize } from "../model.ts";
+
+/** A block as furniture detection sees it. */
+export interface FurnitureCandidate {
+  page: number;
+  pageSize: PageSize;
+  box: Box;
+  text: string;
+  fontSize: number;
+  /** Labeled a heading or title by its look: not furniture unless it repeats. */
+  heading: boolean;
+  /** Already known to be a page number by its text. */
+  pageNumber: boolean;
+  /** The block is on the page's first (last) line of text, set apart from what follows (precedes) it. */
+  edge: "top" | "bottom" | null;
+}
+
+export type FurnitureKind = "page_header" | "page_footer" | "page_number";
+
+/** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
+function signature(text: string): string {
+  return text.toLowerCase().replace(/\d+/g, "#").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Page headers, footers and page numbers. A block in the top or bottom band of its page is furniture when the
+ * same text (numbers aside) comes back at about the same height on other pages; a small block hugging the
+ * page's edge is furniture even on a single page. Returns the kind of each furniture candidate by index.
+ */
+export function detectFurniture(
+  candidates: readonly FurnitureCandidate[],
+  bodySize: number,
+  pageCount: number,
+): Map<number, FurnitureKind> {
+  const kinds = new Map<number, FurnitureKind>();
+  const bands = candidates.map((c) => {
+    const top = c.box.y2 < c.pageSize.height * 0.12 || c.edge === "top";
+    const bottom = c.box.y1 > c.pageSize.height * 0.88 || c.edge === "bottom";
+    return top ? "top" : bottom ? "bottom" : null;
+  });
+  // Repetition: the same signature in the same band, at about the same height, on at least two pages (and a third
+  // of them for long documents). Heights are compared with a tolerance, not bucketed: scans jitter.
+  const seen = new Map<string, { page: number; y: number }[]>();
+  const keyOf = (i: number) => `${bands[i]}|${signature(candidates[i].text)}`;
+  const heightOf = (c: FurnitureCandidate) => c.box.y1 / c.pageSize.height;
+  candidates.forEach((c, i) => {
+    if (!bands[i]) return;
+    const list = seen.get(keyOf(i)) ?? [];
+    list.push({ page: c.page, y: heightOf(c) });
+    seen.set(keyOf(i), list);
+  });
+  const needed = Math.max(2, Math.ceil(pageCount / 3));
+  candidates.forEach((c, i) => {
+    const band = bands[i];
+    if (!band) return;
+    const kind: FurnitureKind = c.pageNumber ? "page_number" : band === "top" ? "page_header" : "page_footer";
+    const y = heightOf(c);
+    const pages = new Set(
+      (seen.get(keyOf(i)) ?? []).filter((o) => Math.abs(o.y - y) <= 0.015).map((o) => o.page),
+    );
+    const repeated = pageCount > 1 && pages.size >= Math.min(needed, pageCount);
+    // Alone (not repeated) it must look like furniture: set smaller than the body and apart from it, or a short
+    // label that is not a sentence hugging the page's very edge. Losing text is worse than keeping a footer.
+    const margin = c.box.y2 < c.pageSize.height * 0.08 || c.box.y1 > c.pageSize.height * 0.92;
+    const small = c.fontSize <= bodySize * 0.95 && (c.edge !== null || margin);
+    const label =
+      margin && c.text.length <= 60 && c.fontSize <= bodySize * 1.05 && !/[.!?,;:]["'”’)]?$/.test(c.text);
+    const alone = small || label;
+    if (c.heading && !repeated && !c.pageNumber) return;
+    if (c.pageNumber || repeated || alone) kinds.set(i, kind);
+  });
+  return kinds;
+}
+
+/**
+ * Which blocks of one page sit on its first or last line of text, apart from the rest: the top line when it
+ * lies in the top fifth of the page and the next block starts clearly below it, the bottom line likewise.
+ */
+export function edgeBlocks(
+  boxes: readonly Box[],
+  sizes: readonly number[],
+  pageHeight: number,
+): ("top" | "bottom" | null)[] {
+  const edges: ("top" | "bottom" | null)[] = boxes.map(() => null);
+  if (boxes.length < 2) return edges;
+  const top = Math.min(...boxes.map((b) => b.y1));
+  const firstLine = boxes.map((b, i) => (b.y1 <= top + 2 ? i : -1)).filter((i) => i >= 0);
+  const firstBottom = Math.max(...firstLine.map((i) => boxes[i].y2));
+  const below = boxes.filter((_, i) => !firstLine.includes(i)).map((b) => b.y1);
+  if (firstBottom < pageHeight * 0.2 && below.length > 0) {
+    const size = Math.max(...firstLine.map((i) => sizes[i]));
+    if (Math.min(...below) - firstBottom >= size * 0.8) for (const i of firstLine) edges[i] = "top";
+  }
+  const bottom = Math.max(...boxes.map((b) => b.y2));
+  const lastLine = boxes.map((b, i) => (b.y2 >= bottom - 2 ? i : -1)).filter((i) => i >= 0);
+  const lastTop = Math.min(...lastLine.map((i) => boxes[i].y1));
+  const above = boxes.filter((_, i) => !lastLine.includes(i)).map((b) => b.y2);
+  if (lastTop > pageHeight * 0.8 && above.length > 0) {
+    const size = Math.max(...lastLine.map((i) => sizes[i]));
+    if (lastTop - Math.max(...above) >= size * 0.8) for (const i of lastLine) edges[i] ??= "bottom";
+  }
+  return edges;
+}

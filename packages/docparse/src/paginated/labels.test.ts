@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Block } from "./blocks.ts";
+import { box, type TextRun } from "./geometry.ts";
+import { type BlockLabel, type DocumentStyle, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
+import { makeLine } from "./lines.ts";
+
+const PAGE = { width: 612, height: 792 };
+
+interface BlockOptions extends Partial<TextRun> {
+  x1?: number;
+}
+
+/** A block of one line per text, from y down on a pitch of 1.2 × the font size, half an em per character. */
+function block(texts: string | string[], y: number, options: BlockOptions = {}): Block {
+  const { x1 = 50, ...run } = options;
+  const size = run.fontSize ?? 10;
+  const lines = (Array.isArray(texts) ? texts : [texts]).map((text, i) =>
+    makeLine([
+      {
+        text,
+        box: { x1, y1: y + i * size * 1.2, x2: x1 + text.length * size * 0.5, y2: y + i * size * 1.2 + size },
+        fontName: run.bold ? "Times-Bold" : "Times-Roman",
+        fontSize: size,
+        bold: false,
+        italic: false,
+        dir: "ltr",
+        confidence: 1,
+        ...run,
+      },
+    ]),
+  );
+  return { lines, box: box.union(lines.map((line) => line.box)) };
+}
+
+const PROSE = [
+  "Body text is set in ten point type and makes up most of the characters",
+  "of the document, so that its size is the body size against which headings",
+  "are judged; a paragraph of several lines of it comes first on each page.",
+];
+
+/** Several paragraphs of 10 pt body text. */
+const BODY = [block(PROSE, 200), block(PROSE, 300), block(PROSE, 400), block(PROSE, 500)];
+
+const ELSEWHERE = { firstPage: false, titleTaken: false };
+
+function label(b: Block, style: DocumentStyle, where = ELSEWHERE): BlockLabel {
+  return labelBlock(b, PAGE, style, where);
+}
+
+function level(result: BlockLabel): number {
+  assert.equal(result.label, "section_header");
+  return result.label === "section_header" ? result.level : 0;
+}
+
+test("the body size is the size most characters are set in", () => {
+  const style = documentStyle([...BODY, block("Heading", 100, { fontSize: 16 })], []);
+  assert.equal(style.bodySize, 10);
+});
+
+test("larger type makes section headers, levels ordered by size", () => {
+  const h16 = block("Background", 100, { fontSize: 16 });
+  const h13 = block("Earlier work", 150, { fontSize: 13, bold: true });
+  const h11 = block("Datasets used", 180, { fontSize: 11, bold: true });
+  const style = documentStyle([...BODY, h16, h13, h11], []);
+  const levels = [h16, h13, h11].map((b) => level(label(b, style)));
+  assert.deepEqual(levels, [1, 2, 3]);
+});
+
+test("bold beats regular at the same size", () => {
+  const bold = block("Bold heading", 100, { fontSize: 12, bold: true });
+  const regular = block("Regular heading", 150, { fontSize: 12 });
+  const style = documentStyle([...BODY, bold, regular], []);
+  assert.ok(level(label(bold, style)) < level(label(regular, style)));
+});
+
+test("a bold line in body size is a heading, a bold sentence is not", () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(label(block("Materials", 100, { bold: true }), style).label, "section_header");
+  assert.equal(label(block("This sentence is all in bold.", 100, { bold: true }), style).label, "text");
+});
+
+test("body text is text", () => {
+  const style = documentStyle(BODY, []);
+  assert.deepEqual(label(BODY[0], style), { label: "text" });
+});
+
+test("a numbered heading's depth is its level", () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(level(label(block("2.1 Methods", 100, { bold: true }), style)), 2);
+  assert.equal(level(label(block("3 Results", 100, { bold: true }), style)), 1);
+  assert.equal(level(label(block("4.2.1. Error analysis", 100, { bold: true }), style)), 3);
+  assert.equal(level(label(block("IV. EXPERIMENTS", 100, { bold: true }), style)), 1);
+});
+
+test("an unnumbered heading starting with the article `A` takes its level from its style", {}, () => {
+  const big = block("Background", 100, { fontSize: 16 });
+  const small = block("A Note on Sampling", 150, { fontSize: 12, bold: true });
+  const style = documentStyle([...BODY, big, small], []);
+  assert.equal(level(label(small, style)), 2);
+});
+
+test("`Section 2.3.1 …` takes its level from its number", {}, () => {
+  const big = block("Background", 100, { fontSize: 16 });
+  const section = block("Section 2.3.1 Data", 150, { fontSize: 13, bold: true });
+  const style = documentStyle([...BODY, big, section], []);
+  assert.equal(level(label(section, style)), 3);
+});
+
+test("`Table 3: …` is a table caption, `Figure 2. …` and `Fig. 4` figure captions", () => {
+  const style = documentStyle(BODY, []);
+  assert.deepEqual(label(block("Table 3: Results on the test set", 300), style), { label: "table_caption" });
+  assert.deepEqual(label(block("Figure 2. The pipeline", 300), style), { label: "figure_caption" });
+  assert.deepEqual(label(block("Fig. 4 Error rates by page", 300), style), { label: "figure_caption" });
+  assert.deepEqual(label(block("TABLE IV Parameters", 300, { bold: true }), style), {
+    label: "table_caption",
+  });
+});
+
+test("words that merely start with `Table` or `Figure` are not captions", {}, () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(label(block("Table of Contents", 100, { fontSize: 14 }), style).label, "section_header");
+  const prose = block(
+    ["Figures show the error rate for each of the", "methods we compared on the test set."],
+    300,
+  );
+  assert.equal(label(prose, style).label, "text");
+});
+
+test("a bullet makes an unordered list item with the marker `-`", () => {
+  const style = documentStyle(BODY, []);
+  assert.deepEqual(label(block("• apples and pears, which grow on trees", 300), style), {
+    label: "list_item",
+    marker: "-",
+    ordered: false,
+  });
+  assert.equal(withoutMarker("• apples and pears"), "apples and pears");
+});
+
+test("`3)` and `(b)` make ordered list items", () => {
+  const style = documentStyle(BODY, []);
+  assert.deepEqual(label(block("3) tighten the screws until the panel holds", 300), style), {
+    label: "list_item",
+    marker: "3)",
+    ordered: true,
+  });
+  assert.deepEqual(label(block("(b) the second option in the list of options", 300), style), {
+    label: "list_item",
+    marker: "b)",
+    ordered: true,
+  });
+  assert.equal(withoutMarker("3) tighten the screws"), "tighten the screws");
+});
+
+test("a monospace font makes code", () => {
+  const style = documentStyle(BODY, []);
+  for (const fontName of ["Courier", "SourceCodePro-Regular", "JetBrainsMono-Regular", "CMTT10"]) {
+    const code = block(["const x = 1;", "console.log(x);"], 300, { fontName });
+    assert.deepEqual(label(code, style), { label: "code" }, fontName);
+  }
+});
+
+test("a number at the bottom or top of the page is a page number", () => {
+  const style = documentStyle(BODY, []);
+  assert.deepEqual(label(block("12", 760), style), { label: "page_number" });
+  assert.deepEqual(label(block("Page 3 of 10", 760), style), { label: "page_number" });
+  assert.deepEqual(label(block("- 4 -", 760), style), { label: "page_number" });
+  assert.deepEqual(label(block("xiv", 30), style), { label: "page_number" });
+});
+
+test("a number in the middle of the page is not a page number", () => {
+  const style = documentStyle(BODY, []);
+  assert.notEqual(label(block("12", 400), style).label, "page_number");
+});
+
+test("the largest text near the top of page 1 is the title, once", () => {
+  const title = block("A Study of Synthetic Pages", 60, { fontSize: 20 });
+  const heading = block("Introduction", 150, { fontSize: 14 });
+  const blocks = [title, heading, ...BODY];
+  const style = documentStyle(blocks, blocks);
+  assert.deepEqual(labelBlock(title, PAGE, style, { firstPage: true, titleTaken: false }), {
+    label: "title",
+  });
+  assert.equal(
+    labelBlock(heading, PAGE, style, { firstPage: true, titleTaken: false }).label,
+    "section_header",
+  );
+  // Once a title is found, or on another page, the same look makes a heading.
+  assert.equal(labelBlock(title, PAGE, style, { firstPage: true, titleTaken: true }).label, "section_header");
+  assert.equal(labelBlock(title, PAGE, style, ELSEWHERE).label, "section_header");
+});
+
+test("large text low on page 1 is not the title", () => {
+  const low = block("A Large Pull Quote", 600, { fontSize: 20 });
+  const style = documentStyle([low, ...BODY], [low, ...BODY]);
+  assert.notEqual(labelBlock(low, PAGE, style, { firstPage: true, titleTaken: false }).label, "title");
+});

@@ -1,0 +1,169 @@
+import type { PageSize } from "../model.ts";
+import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+
+/** What a block is, as the layout code decides it from geometry and font statistics. */
+export type BlockLabel =
+  | { label: "text" | "title" | "table_caption" | "figure_caption" | "formula" | "page_number" | "code" }
+  | { label: "section_header"; level: number }
+  | { label: "list_item"; marker: string; ordered: boolean };
+
+/** Font statistics of the whole document, which headings are judged against. */
+export interface DocumentStyle {
+  /** The size most body text is set in. */
+  bodySize: number;
+  /** Heading styles (`size|bold`) by level, 1 for the largest. */
+  headingLevels: Map<string, number>;
+  /** Largest size on the first page: the title's candidate. */
+  titleSize: number;
+}
+
+const MONOSPACE = /mono|courier|consol|menlo|cmtt|sftt|lmtt|inconsolata|sourcecode|source code|typewriter/i;
+const MATH_FONT =
+  /^(cm(mi|sy|ex|bsy)|msbm|msam|eufm|euex|rsfs|stix.*math|cambriamath|cambria math|symbol|mtextra|mt extra|txsy|txex|pxsy|.*math)/i;
+/** `Figure 2.`, `Table 3:`, `Fig. 4b`, `TABLE IV`, `Figure 7-26.`: the caption word (any case), then a number. */
+const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|algorithm|scheme|plate)\s*/i;
+const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
+const PAGE_NUMBER =
+  /^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
+/**
+ * `2.1 Methods`, `IV. RESULTS`, `A.2 Proofs`, `B. Data`, `Chapter 3`, `Section 2.3.1`: numbering that says a
+ * heading's depth. A lone capital without a dot (`A Note on…`) is a word, not a number.
+ */
+const HEADING_NUMBER =
+  /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
+
+/** True when the text opens with a caption word and a number. */
+function isCaption(text: string): boolean {
+  const word = CAPTION_WORD.exec(text);
+  return word !== null && CAPTION_NUMBER.test(text.slice(word[0].length));
+}
+
+function styleKey(size: number, bold: boolean): string {
+  return `${Math.round(size)}|${bold ? "b" : "r"}`;
+}
+
+function charsOf(block: Block, test: (fontName: string) => boolean): number {
+  let n = 0;
+  for (const line of block.lines) for (const run of line.runs) if (test(run.fontName)) n += run.text.length;
+  return n;
+}
+
+function totalChars(block: Block): number {
+  return block.lines.reduce((n, line) => n + line.runs.reduce((m, run) => m + run.text.length, 0), 0);
+}
+
+/** The size of the block's first line. */
+function blockSize(block: Block): number {
+  return block.lines[0].fontSize;
+}
+
+/** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
+function headingLike(block: Block, text: string, bodySize: number): boolean {
+  if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
+  if (!/\p{L}/u.test(text)) return false;
+  const size = blockSize(block);
+  const bold = block.lines.every((line) => line.bold);
+  if (size >= bodySize * 1.15) return !/[,;]$/.test(text);
+  if (bold && size >= bodySize * 0.9) return !/[.,;:]$/.test(text) || HEADING_NUMBER.test(text);
+  // A lone italic line in body size, capitalized and without a sentence end: a run-in heading of handbooks.
+  const italic = block.lines.every((line) => line.italic);
+  return (
+    italic && block.lines.length === 1 && text.length <= 80 && /^\p{Lu}/u.test(text) && !/[.,;:]$/.test(text)
+  );
+}
+
+/** Body size and heading levels from every block of the document. */
+export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonly Block[]): DocumentStyle {
+  const weight = new Map<number, number>();
+  for (const block of blocks) {
+    for (const line of block.lines) {
+      const size = Math.round(line.fontSize * 2) / 2;
+      weight.set(size, (weight.get(size) ?? 0) + line.text.length);
+    }
+  }
+  let bodySize = 10;
+  let best = -1;
+  for (const [size, w] of weight) {
+    if (w > best) {
+      bodySize = size;
+      best = w;
+    }
+  }
+  const styles = new Map<string, number>();
+  for (const block of blocks) {
+    const text = blockText(block);
+    if (headingLike(block, text, bodySize)) {
+      const size = blockSize(block);
+      const key = styleKey(
+        size,
+        block.lines.every((line) => line.bold),
+      );
+      styles.set(key, size + (key.endsWith("b") ? 0.25 : 0));
+    }
+  }
+  const ranked = [...styles.entries()].sort((a, b) => b[1] - a[1]);
+  const headingLevels = new Map(ranked.map(([key], index) => [key, Math.min(index + 1, 6)]));
+  const titleSize = Math.max(0, ...firstPageBlocks.map(blockSize));
+  return { bodySize, headingLevels, titleSize };
+}
+
+/**
+ * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
+ * page, where the title is looked for; `titleTaken` whether a title was already found.
+ */
+export function labelBlock(
+  block: Block,
+  page: PageSize,
+  style: DocumentStyle,
+  where: { firstPage: boolean; titleTaken: boolean },
+): BlockLabel {
+  const text = blockText(block);
+  const chars = Math.max(1, totalChars(block));
+  const size = blockSize(block);
+  const marginal = block.box.y2 < page.height * 0.2 || block.box.y1 > page.height * 0.85;
+  if (block.lines.length === 1 && marginal && PAGE_NUMBER.test(text.trim())) return { label: "page_number" };
+  if (isCaption(text)) {
+    return { label: /^(table|tab\.)/i.test(text) ? "table_caption" : "figure_caption" };
+  }
+  if (charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6) return { label: "code" };
+  if (charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 && !/\p{L}{4,}\s\p{L}{4,}/u.test(text)) {
+    return { label: "formula" };
+  }
+  if (
+    where.firstPage &&
+    !where.titleTaken &&
+    size >= style.bodySize * 1.3 &&
+    size >= style.titleSize - 0.5 &&
+    block.box.y1 < page.height * 0.5 &&
+    block.lines.length <= 4 &&
+    text.length <= 250
+  ) {
+    return { label: "title" };
+  }
+  const marker = LIST_MARKER.exec(text);
+  if (headingLike(block, text, style.bodySize)) {
+    const numbered = HEADING_NUMBER.exec(text);
+    const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
+    const byStyle =
+      style.headingLevels.get(
+        styleKey(
+          size,
+          block.lines.every((line) => line.bold),
+        ),
+      ) ?? 2;
+    // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading.
+    if (!marker || numbered)
+      return { label: "section_header", level: depth > 0 ? Math.min(depth, 6) : byStyle };
+  }
+  if (marker) {
+    const raw = marker[0];
+    const ordered = /[\dA-Za-z]/.test(raw);
+    return { label: "list_item", marker: ordered ? raw.replace(/^\(/, "") : "-", ordered };
+  }
+  return { label: "text" };
+}
+
+/** The text of a list item without its marker. */
+export function withoutMarker(text: string): string {
+  return text.replace(LIST_MARKER, "").trimStart();
+}

@@ -1,0 +1,171 @@
+import type { Box } from "../model.ts";
+import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
+import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
+import { buildLines, type Line, makeLine } from "./lines.ts";
+import { readingOrderGroups } from "./reading-order.ts";
+
+/** One thing on a page, in reading order: a block of text, a table or a figure. */
+export type PageEntry =
+  | { kind: "block"; block: Block; box: Box }
+  | { kind: "table"; table: DetectedTable; box: Box }
+  | { kind: "figure"; box: Box /** A data: URI of the figure's image (include_images). */; image?: string }
+  | { kind: "barcode"; box: Box; text: string; format: string }
+  | { kind: "signature"; box: Box };
+
+export interface PageLayout {
+  page: PageGeometry;
+  entries: PageEntry[];
+  /** Most of the page's text reads right to left. */
+  rtl: boolean;
+  /** Struck-through runs left out (remove_strikethrough_lines). */
+  droppedStruck: number;
+}
+
+export interface LayoutStages {
+  /** Tables of a page; none when table detection is off. */
+  detectTables(page: PageGeometry): DetectedTable[];
+  /** Runs drawn through are dropped (parsing_options.remove_strikethrough_lines). */
+  dropStruck: boolean;
+  /** Signatures of a page; none when signature detection is off. */
+  detectSignatures?(page: PageGeometry): Box[];
+}
+
+/** Images smaller than this share of the page (or thinner than this many points) are decoration, not figures. */
+const MIN_FIGURE_SHARE = 0.01;
+const MIN_FIGURE_SIDE = 24;
+
+function median(values: number[], fallback: number): number {
+  if (values.length === 0) return fallback;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** The figures of a page: images large enough to matter, merged where they overlap (a figure made of tiles). */
+function figureBoxes(page: PageGeometry): Box[] {
+  const pageArea = page.width * page.height;
+  const boxes = page.images
+    .map((image) => ({
+      x1: Math.max(0, image.box.x1),
+      y1: Math.max(0, image.box.y1),
+      x2: Math.min(page.width, image.box.x2),
+      y2: Math.min(page.height, image.box.y2),
+    }))
+    .filter(
+      (b) =>
+        box.width(b) >= MIN_FIGURE_SIDE &&
+        box.height(b) >= MIN_FIGURE_SIDE &&
+        box.area(b) >= pageArea * MIN_FIGURE_SHARE,
+    );
+  const merged: Box[] = [];
+  for (const b of boxes) {
+    // Tiles of one picture overlap a lot; pictures side by side whose (clipped) edges touch stay apart.
+    const overlapping = merged.findIndex(
+      (m) => box.intersection(m, b) > Math.min(box.area(m), box.area(b)) * 0.3,
+    );
+    if (overlapping >= 0) merged[overlapping] = box.union([merged[overlapping], b]);
+    else merged.push(b);
+  }
+  return merged;
+}
+
+/**
+ * Lays out one page: drops text that belongs to tables or figures, builds lines, orders lines, tables and
+ * figures by recursive XY-cut, and groups consecutive lines into blocks.
+ */
+export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout {
+  // Struck runs take part in building lines (their hole must not split a line) and are dropped from the lines.
+  const runs = page.runs;
+  let droppedStruck = 0;
+  const tables = stages.detectTables(page);
+  const pageArea = page.width * page.height;
+  // A background image under the whole page is not a figure; labels inside a real figure are part of it.
+  const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
+  const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
+  const inFigure = (run: TextRun) => figures.some((f) => box.containsCenter(f, run.box));
+  const free = runs.filter((run) => !inTable(run) && !inFigure(run));
+  const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
+  const allChars = free.reduce((n, run) => n + run.text.length, 0);
+  const rtl = rtlChars * 2 > allChars;
+  const size = median(
+    free.map((run) => run.fontSize),
+    10,
+  );
+
+  // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
+  type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
+  type Placed = { box: Box; float?: boolean; run?: TextRun; entry?: Float };
+  const signatures = stages.detectSignatures?.(page) ?? [];
+  const placed: Placed[] = [
+    ...free.map((run) => ({ box: run.box, run })),
+    ...tables.map((table) => ({
+      box: table.box,
+      float: true,
+      entry: { kind: "table" as const, table, box: table.box },
+    })),
+    ...figures
+      // An image that is a signature or a barcode is reported as that, not as a figure too.
+      .filter(
+        (figure) =>
+          ![...signatures, ...(page.barcodes ?? []).map((b) => b.box)].some((s) => box.iou(s, figure) > 0.5),
+      )
+      .map((figure) => ({ box: figure, float: true, entry: { kind: "figure" as const, box: figure } })),
+    ...(page.barcodes ?? []).map((code) => ({
+      box: code.box,
+      float: true,
+      entry: { kind: "barcode" as const, ...code },
+    })),
+    ...signatures.map((signature) => ({
+      box: signature,
+      float: true,
+      entry: { kind: "signature" as const, box: signature },
+    })),
+  ];
+  const groups = readingOrderGroups(placed, {
+    minGutter: Math.max(5, size * 0.9),
+    minGap: 0.5,
+    minColumnWidth: size * 4,
+    rtl,
+  });
+  type Ordered = { line: Line } | { entry: Float };
+  const ordered: Ordered[] = [];
+  for (const group of groups) {
+    const runs = group.flatMap((p) => (p.run ? [p.run] : []));
+    for (const built of sortLines(buildLines(runs), rtl)) {
+      let line: Line | null = built;
+      if (stages.dropStruck && built.runs.some((run) => run.struck)) {
+        const kept = built.runs.filter((run) => !run.struck);
+        droppedStruck += built.runs.length - kept.length;
+        line = kept.length > 0 ? makeLine(kept) : null;
+      }
+      if (line) ordered.push({ line });
+    }
+    for (const p of group) if (p.entry) ordered.push({ entry: p.entry });
+  }
+
+  const entries: PageEntry[] = [];
+  const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
+  let pending: Line[] = [];
+  const flush = () => {
+    for (const block of buildBlocks(pending, { lineGap }))
+      entries.push({ kind: "block", block, box: block.box });
+    pending = [];
+  };
+  for (const p of ordered) {
+    if ("line" in p) {
+      pending.push(p.line);
+      continue;
+    }
+    flush();
+    entries.push(p.entry);
+  }
+  flush();
+  return { page, entries, rtl, droppedStruck };
+}
+
+/** Lines of one region top to bottom; lines side by side along the reading direction. */
+function sortLines(lines: Line[], rtl: boolean): Line[] {
+  return lines.sort((a, b) => {
+    if (box.verticalOverlap(a.box, b.box) > 0.5) return rtl ? b.box.x1 - a.box.x1 : a.box.x1 - b.box.x1;
+    return a.box.y1 - b.box.y1;
+  });
+}

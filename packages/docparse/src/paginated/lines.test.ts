@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Box } from "../model.ts";
+import type { TextRun } from "./geometry.ts";
+import { buildLines } from "./lines.ts";
+
+/** A run of `text` from (x, y): half an em per character, as tall as its font size (ascent 0.8, descent 0.2). */
+function run(text: string, x: number, y: number, options: Partial<TextRun> = {}): TextRun {
+  const size = options.fontSize ?? 10;
+  return {
+    text,
+    box: { x1: x, y1: y, x2: x + text.length * size * 0.5, y2: y + size },
+    fontName: "Helvetica",
+    fontSize: size,
+    bold: false,
+    italic: false,
+    dir: "ltr",
+    confidence: 1,
+    ...options,
+  };
+}
+
+/** A run with an explicit box. */
+function placed(text: string, box: Box, options: Partial<TextRun> = {}): TextRun {
+  return { ...run(text, box.x1, box.y1, options), box };
+}
+
+/** Runs laid out left to right on one baseline, `gap` points apart. */
+function row(texts: string[], x: number, y: number, gap: number, options: Partial<TextRun> = {}): TextRun[] {
+  const runs: TextRun[] = [];
+  for (const text of texts) {
+    const r = run(text, x, y, options);
+    runs.push(r);
+    x = r.box.x2 + gap;
+  }
+  return runs;
+}
+
+const texts = (runs: readonly TextRun[]) => buildLines(runs).map((line) => line.text);
+
+test("runs of one line join with a space where they do not touch, and without one where they do", () => {
+  // A word space (a third of an em) between words; a kerned word split in two runs that touch.
+  const spaced = row(["The", "quick", "brown", "fox"], 50, 100, 3);
+  assert.deepEqual(texts(spaced), ["The quick brown fox"]);
+  const touching = row(["infor", "mation"], 50, 100, 0);
+  assert.deepEqual(texts(touching), ["information"]);
+  // A run that brings its own space gets no second one.
+  const trailing = [run("Hello ", 50, 100), run("world", 80, 100)];
+  assert.deepEqual(texts(trailing), ["Hello world"]);
+});
+
+test("justified word spaces of about an em still make one line", () => {
+  const justified = row(["wide", "spaced", "justified", "words"], 50, 100, 11);
+  assert.deepEqual(texts(justified), ["wide spaced justified words"]);
+});
+
+test("runs are read left to right whatever order they come in", () => {
+  const runs = row(["one", "two", "three"], 50, 100, 3).reverse();
+  assert.deepEqual(texts(runs), ["one two three"]);
+});
+
+test("two columns' runs at the same height stay separate lines", () => {
+  const left = row(["left", "column", "text"], 50, 100, 3);
+  const right = row(["right", "column", "text"], 320, 100, 3);
+  const lines = buildLines([...right, ...left]);
+  assert.deepEqual(lines.map((line) => line.text).sort(), ["left column text", "right column text"]);
+  const leftLine = lines.find((line) => line.text.startsWith("left"));
+  assert.ok(leftLine);
+  assert.ok(leftLine.box.x2 < 300, "the left column's line does not reach over the gutter");
+});
+
+test("consecutive lines set tight stay separate and keep their runs", () => {
+  // 10 pt type on 11 pt leading: the boxes touch but each run belongs to its own line.
+  const runs = [...row(["first", "line"], 50, 100, 3), ...row(["second", "line"], 50, 111, 3)];
+  assert.deepEqual(texts(runs), ["first line", "second line"]);
+});
+
+test("a superscript joins its line", () => {
+  // 10 pt text on a baseline at 108; a 7 pt exponent raised by 4 pt.
+  const base = placed("E = mc", { x1: 50, y1: 100, x2: 80, y2: 110 });
+  const exponent = placed("2", { x1: 80, y1: 98.4, x2: 83.5, y2: 105.4 }, { fontSize: 7 });
+  const rest = placed("holds", { x1: 86, y1: 100, x2: 111, y2: 110 });
+  const lines = buildLines([rest, exponent, base]);
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].text, "E = mc2 holds");
+  assert.equal(lines[0].fontSize, 10, "the line's size is that of most of its characters");
+});
+
+test("a superscript raised by half the line's height joins its line", {}, () => {
+  // LaTeX `(a+b)^2` at 10 pt: the exponent is raised by the height of `)` (7.5 pt) less the script font's
+  // sup_drop (2.7 pt), 4.8 pt; baseline 108, the 7 pt exponent's baseline at 103.2.
+  const base = placed("(a+b)", { x1: 50, y1: 100, x2: 75, y2: 110 });
+  const exponent = placed("2", { x1: 75, y1: 97.6, x2: 78.5, y2: 104.6 }, { fontSize: 7 });
+  const rest = placed("holds", { x1: 81, y1: 100, x2: 106, y2: 110 });
+  assert.deepEqual(texts([base, exponent, rest]), ["(a+b)2 holds"]);
+});
+
+test("a subscript joins its line", () => {
+  const base = placed("H", { x1: 50, y1: 100, x2: 55, y2: 110 });
+  const index = placed("2", { x1: 55, y1: 103.5, x2: 58.5, y2: 110.5 }, { fontSize: 7 });
+  const rest = placed("O is water", { x1: 58.5, y1: 100, x2: 108.5, y2: 110 });
+  assert.deepEqual(texts([base, index, rest]), ["H2O is water"]);
+});
+
+test("runs whose heights overlap, as OCR words on an uneven baseline, join one line", () => {
+  const words = [
+    placed("scanned", { x1: 50, y1: 100, x2: 85, y2: 112 }),
+    placed("words", { x1: 88, y1: 102, x2: 113, y2: 113 }),
+    placed("wobble", { x1: 116, y1: 98.5, x2: 146, y2: 110.5 }),
+  ];
+  assert.deepEqual(texts(words), ["scanned words wobble"]);
+});
+
+test("a right-to-left line reads its runs from the right", () => {
+  // Laid out on the page left to right: "עולם" then "שלום"; read from the right: "שלום עולם".
+  const runs = row(["עולם", "שלום"], 50, 100, 3, { dir: "rtl" });
+  const lines = buildLines(runs);
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].dir, "rtl");
+  assert.equal(lines[0].text, "שלום עולם");
+});
+
+test("numbers and Latin words inside a right-to-left line keep their own order", () => {
+  // Logical order: נולד בשנת 2024 בעיר New York היפה. On the page, left to right, the words appear reversed,
+  // except that "New York" reads left to right as a unit.
+  const rtl = { dir: "rtl" as const };
+  const visual: [string, Partial<TextRun>][] = [
+    ["היפה", rtl],
+    ["New", {}],
+    ["York", {}],
+    ["בעיר", rtl],
+    ["2024", {}],
+    ["בשנת", rtl],
+    ["נולד", rtl],
+  ];
+  const runs: TextRun[] = [];
+  let x = 50;
+  for (const [text, options] of visual) {
+    const r = run(text, x, 100, options);
+    runs.push(r);
+    x = r.box.x2 + 3;
+  }
+  const lines = buildLines(runs);
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].text, "נולד בשנת 2024 בעיר New York היפה");
+});
+
+test("a mostly left-to-right line with one Hebrew word stays in page order", () => {
+  const runs = [
+    ...row(["the", "word"], 50, 100, 3),
+    run("שלום", 90, 100, { dir: "rtl" }),
+    run("means", 115, 100),
+  ];
+  const lines = buildLines(runs);
+  assert.equal(lines[0].dir, "ltr");
+  assert.equal(lines[0].text, "the word שלום means");
+});
+
+test("vertical runs make lines of their own", () => {
+  const label = placed("Axis label", { x1: 40, y1: 100, x2: 50, y2: 150 }, { vertical: true });
+  const body = row(["body", "text"], 52, 120, 3);
+  const lines = buildLines([label, ...body]);
+  assert.deepEqual(lines.map((line) => line.text).sort(), ["Axis label", "body text"]);
+  assert.equal(lines.find((line) => line.text === "Axis label")?.vertical, true);
+});
+
+test("a line is bold when most of its characters are", () => {
+  const mostlyBold = [run("Bold heading words", 50, 100, { bold: true }), run("x", 145, 100)];
+  assert.equal(buildLines(mostlyBold)[0].bold, true);
+  const inlineBold = [run("Key", 50, 100, { bold: true }), run("is explained in this sentence", 70, 100)];
+  assert.equal(buildLines(inlineBold)[0].bold, false);
+});

@@ -1,0 +1,130 @@
+import type { Box } from "../model.ts";
+import { box, type TextRun } from "./geometry.ts";
+
+/** Runs that share a baseline and sit close enough to be read as one line of text. */
+export interface Line {
+  runs: TextRun[];
+  box: Box;
+  text: string;
+  /** The size most of the line's characters are set in. */
+  fontSize: number;
+  /** Most of the line's characters are bold (italic). */
+  bold: boolean;
+  italic: boolean;
+  dir: "ltr" | "rtl";
+  vertical: boolean;
+  /** The dominant font's name. */
+  fontName: string;
+}
+
+/** The value most characters have: the weighted mode, ties to the larger. */
+function dominant<T>(runs: readonly TextRun[], pick: (run: TextRun) => T): T {
+  const weight = new Map<T, number>();
+  for (const run of runs) weight.set(pick(run), (weight.get(pick(run)) ?? 0) + run.text.length);
+  let best = pick(runs[0]);
+  let bestWeight = -1;
+  for (const [value, w] of weight) {
+    if (w > bestWeight) {
+      best = value;
+      bestWeight = w;
+    }
+  }
+  return best;
+}
+
+/** A line from runs already in reading order along the line. */
+export function makeLine(runs: TextRun[]): Line {
+  const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
+  const total = runs.reduce((n, run) => n + run.text.length, 0);
+  const dir = rtl * 2 > total ? "rtl" : "ltr";
+  let text = "";
+  let previous: TextRun | null = null;
+  for (const run of runs) {
+    if (previous) {
+      // A space where the runs do not touch, unless one of them already brings it.
+      // The distance between the two boxes, whichever side the next run is on (right-to-left lines hold both).
+      const gap = Math.max(run.box.x1 - previous.box.x2, previous.box.x1 - run.box.x2);
+      const size = Math.min(previous.fontSize, run.fontSize);
+      if (gap > size * 0.15 && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
+    }
+    text += run.text;
+    previous = run;
+  }
+  return {
+    runs,
+    box: box.union(runs.map((run) => run.box)),
+    text: text.replace(/\s+/g, " ").trim(),
+    fontSize: dominant(runs, (run) => Math.round(run.fontSize * 2) / 2),
+    bold: runs.filter((run) => run.bold).reduce((n, run) => n + run.text.length, 0) * 2 > total,
+    italic: runs.filter((run) => run.italic).reduce((n, run) => n + run.text.length, 0) * 2 > total,
+    dir,
+    vertical: runs.every((run) => run.vertical === true),
+    fontName: dominant(runs, (run) => run.fontName),
+  };
+}
+
+/**
+ * Groups a page's runs into lines: runs whose vertical extents overlap by half, sorted along the line, split
+ * where the horizontal gap is wide (a column gutter or a table's cell gap), so that two columns' lines at the
+ * same height stay apart. Vertical text (rotated labels) makes lines of its own.
+ */
+export function buildLines(runs: readonly TextRun[]): Line[] {
+  const horizontal = runs.filter((run) => run.vertical !== true);
+  const lines: Line[] = runs.filter((run) => run.vertical === true).map((run) => makeLine([run]));
+  // Rows: runs sorted by their vertical middle, added to the row whose band they overlap.
+  const sorted = [...horizontal].sort((a, b) => box.centerY(a.box) - box.centerY(b.box));
+  const rows: TextRun[][] = [];
+  let current: TextRun[] = [];
+  let band: Box = { x1: 0, y1: 0, x2: 0, y2: 0 };
+  for (const run of sorted) {
+    // Half the smaller height shared: a raised superscript or a lowered subscript stays on its line.
+    if (current.length > 0 && box.verticalOverlap(band, run.box) >= 0.5) {
+      current.push(run);
+      const y1 = Math.min(band.y1, run.box.y1);
+      // Keep the band about the height of its runs: a tall run must not swallow the next line.
+      const tallest = Math.max(run.box.y2 - run.box.y1, current[0].box.y2 - current[0].box.y1);
+      band = { ...band, y1, y2: Math.min(Math.max(band.y2, run.box.y2), y1 + tallest * 1.2) };
+    } else {
+      if (current.length > 0) rows.push(current);
+      current = [run];
+      band = { ...run.box };
+    }
+  }
+  if (current.length > 0) rows.push(current);
+
+  for (const row of rows) {
+    row.sort((a, b) => a.box.x1 - b.box.x1);
+    let segment: TextRun[] = [];
+    for (const run of row) {
+      const last = segment.at(-1);
+      if (last) {
+        const gap = run.box.x1 - last.box.x2;
+        const size = Math.max(1, Math.min(last.fontSize, run.fontSize));
+        // Word spaces are a third of an em; justified text stretches them to about one em. Wider is a gutter.
+        if (gap > size * 1.6) {
+          lines.push(lineInReadingOrder(segment));
+          segment = [];
+        }
+      }
+      segment.push(run);
+    }
+    if (segment.length > 0) lines.push(lineInReadingOrder(segment));
+  }
+  return lines;
+}
+
+/**
+ * Runs sorted left to right become a line. A right-to-left line reads its runs from the right, except that a
+ * stretch of left-to-right runs inside it (numbers, Latin words) keeps its own order, as the bidi rules read it.
+ */
+function lineInReadingOrder(runs: TextRun[]): Line {
+  const line = makeLine(runs);
+  if (line.dir !== "rtl") return line;
+  const segments: TextRun[][] = [];
+  for (const run of runs) {
+    const previous = segments.at(-1);
+    if (run.dir !== "rtl" && previous && previous[0].dir !== "rtl") previous.push(run);
+    else segments.push([run]);
+  }
+  return makeLine(segments.reverse().flat());
+}

@@ -1,0 +1,68 @@
+import type { ParsingOptions } from "@svc/contract";
+import type { PageRaster } from "../images/decode.ts";
+import { ocrEngineFor } from "../ocr/engine.ts";
+import { OcrError } from "../ocr/ocr-error.ts";
+import type { PageGeometry } from "./geometry.ts";
+
+/** How many pages are prepared ahead of the OCR slots: enough to keep every core busy, few enough to bound memory. */
+export const OCR_PAGES_IN_FLIGHT = 3;
+
+/**
+ * The geometry of a page read by OCR, in the upright page's points. A page the engine cannot read (a timeout, a
+ * crash of the OCR program) becomes a page without text and a warning: one bad page does not fail the document.
+ * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
+ * nothing at all on text skewed by a few degrees.
+ */
+export async function ocrPageGeometry(
+  raster: PageRaster,
+  parsing: Required<ParsingOptions>,
+  base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images">,
+): Promise<PageGeometry> {
+  const engine = ocrEngineFor(parsing.ocr_model);
+  try {
+    let page = await engine.recognize(raster, { deskew: parsing.skew_detection });
+    if (!parsing.skew_detection && page.runs.length < 3) {
+      const straightened = await engine.recognize(raster, { deskew: true });
+      if (straightened.runs.length > page.runs.length) page = straightened;
+    }
+    // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go.
+    const turned = page.rotation !== 0;
+    return {
+      pageNumber: base.pageNumber,
+      width: page.width,
+      height: page.height,
+      runs: page.runs,
+      rules: turned ? [] : base.rules,
+      rects: turned ? [] : base.rects,
+      images: turned ? [] : base.images,
+      textSource: "ocr",
+      warnings: [],
+    };
+  } catch (error) {
+    if (!(error instanceof OcrError)) throw error;
+    return {
+      ...base,
+      runs: [],
+      textSource: "none",
+      warnings: [`page ${base.pageNumber}: OCR failed (${error.message}); the page has no text`],
+    };
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at once, keeping the results in order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Box } from "../model.ts";
+import { type ReadingOrderOptions, readingOrder, readingOrderGroups } from "./reading-order.ts";
+
+interface Element {
+  id: string;
+  box: Box;
+  float?: boolean;
+}
+
+/** The options layoutPage passes for 10 pt text. */
+const OPTIONS: ReadingOrderOptions = { minGutter: 9, minGap: 0.5, minColumnWidth: 40, rtl: false };
+
+/** `count` lines of 10 pt text from x1 to x2, starting at y, on a 14 pt pitch, named `${name}1`, `${name}2`… */
+function column(name: string, x1: number, x2: number, y: number, count: number): Element[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `${name}${i + 1}`,
+    box: { x1, y1: y + i * 14, x2, y2: y + i * 14 + 10 },
+  }));
+}
+
+const ids = (elements: readonly Element[]) => elements.map((e) => e.id);
+
+/** A letter-size page's two columns: 50..290 and 320..560, a 30 pt gutter. */
+const LEFT = { x1: 50, x2: 290 };
+const RIGHT = { x1: 320, x2: 560 };
+
+test("two columns read the left column first, each top to bottom", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 5);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 5);
+  // Interleaved as a text layer gives them, line by line across the page.
+  const shuffled = left.flatMap((line, i) => [right[i], line]);
+  assert.deepEqual(ids(readingOrder(shuffled, OPTIONS)), [...ids(left), ...ids(right)]);
+});
+
+test("a column whose lines are shorter than the other's still reads as its own column", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 8);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 3);
+  assert.deepEqual(ids(readingOrder([...right, ...left], OPTIONS)), [...ids(left), ...ids(right)]);
+});
+
+test("a full-width title above two columns comes first", () => {
+  const title: Element = { id: "title", box: { x1: 150, y1: 50, x2: 460, y2: 70 } };
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 5);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 5);
+  assert.deepEqual(ids(readingOrder([...right, ...left, title], OPTIONS)), [
+    "title",
+    ...ids(left),
+    ...ids(right),
+  ]);
+});
+
+test("a figure overlapping the gutter does not block the column split", () => {
+  const above = column("La", LEFT.x1, LEFT.x2, 100, 3);
+  // The figure overhangs the gutter and reaches into the right column's margin; its middle is in the left column.
+  const figure: Element = { id: "figure", box: { x1: 50, y1: 150, x2: 330, y2: 260 }, float: true };
+  const below = column("Lb", LEFT.x1, LEFT.x2, 270, 3);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 14);
+  const order = ids(readingOrder([...right, figure, ...below, ...above], OPTIONS));
+  assert.deepEqual(order, [...ids(above), "figure", ...ids(below), ...ids(right)]);
+});
+
+test("the same figure, were it text, would join the columns", () => {
+  // What the float flag buys: a text box across the gutter leaves no vertical whitespace to cut at.
+  const above = column("La", LEFT.x1, LEFT.x2, 100, 3);
+  const wide: Element = { id: "wide", box: { x1: 50, y1: 150, x2: 330, y2: 260 } };
+  const below = column("Lb", LEFT.x1, LEFT.x2, 270, 3);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 14);
+  const order = ids(readingOrder([...right, wide, ...below, ...above], OPTIONS));
+  assert.notDeepEqual(order, [...ids(above), "wide", ...ids(below), ...ids(right)]);
+});
+
+test("a figure in the right column goes with the right column", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 10);
+  const figure: Element = { id: "figure", box: { x1: 310, y1: 100, x2: 560, y2: 200 }, float: true };
+  const right = column("R", RIGHT.x1, RIGHT.x2, 210, 4);
+  assert.deepEqual(ids(readingOrder([figure, ...right, ...left], OPTIONS)), [
+    ...ids(left),
+    "figure",
+    ...ids(right),
+  ]);
+});
+
+test("a strip of bullets stays with the text it marks", () => {
+  // Bullets at 50..55, the items' text from 65 (a 10 pt gap, wider than minGutter), a second column at 320.
+  const items = column("item", 65, LEFT.x2, 100, 4);
+  const bullets = items.map((item, i) => ({
+    id: `bullet${i + 1}`,
+    box: { x1: 50, y1: item.box.y1, x2: 55, y2: item.box.y2 },
+  }));
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 4);
+  const order = ids(readingOrder([...right, ...items, ...bullets], OPTIONS));
+  assert.deepEqual(order, [
+    "bullet1",
+    "item1",
+    "bullet2",
+    "item2",
+    "bullet3",
+    "item3",
+    "bullet4",
+    "item4",
+    ...ids(right),
+  ]);
+});
+
+test("line numbers in the margin of a single column stay with their lines", () => {
+  const lines = column("line", 60, 500, 100, 6);
+  const numbers = lines.map((line, i) => ({
+    id: `n${i + 1}`,
+    box: { x1: 30, y1: line.box.y1, x2: 40, y2: line.box.y2 },
+  }));
+  const order = ids(readingOrder([...lines, ...numbers], OPTIONS));
+  assert.deepEqual(
+    order,
+    lines.flatMap((line, i) => [`n${i + 1}`, line.id]),
+  );
+});
+
+test("a right-to-left page reads the right column first", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 4);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 4);
+  assert.deepEqual(ids(readingOrder([...left, ...right], { ...OPTIONS, rtl: true })), [
+    ...ids(right),
+    ...ids(left),
+  ]);
+});
+
+test("words on one line of a right-to-left page read from the right", () => {
+  const words: Element[] = [
+    { id: "third", box: { x1: 100, y1: 100, x2: 140, y2: 110 } },
+    { id: "second", box: { x1: 145, y1: 100, x2: 185, y2: 110 } },
+    { id: "first", box: { x1: 190, y1: 100, x2: 230, y2: 110 } },
+  ];
+  assert.deepEqual(ids(readingOrder(words, { ...OPTIONS, rtl: true })), ["first", "second", "third"]);
+});
+
+test("a footer spanning both columns comes last", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 20);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 20);
+  const footer: Element = { id: "footer", box: { x1: 50, y1: 750, x2: 560, y2: 758 } };
+  assert.deepEqual(ids(readingOrder([footer, ...right, ...left], OPTIONS)), [
+    ...ids(left),
+    ...ids(right),
+    "footer",
+  ]);
+});
+
+test("a page number centred under the gutter comes last", {}, () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 20);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 20);
+  const number: Element = { id: "7", box: { x1: 300, y1: 750, x2: 310, y2: 758 } };
+  assert.deepEqual(ids(readingOrder([number, ...right, ...left], OPTIONS)), [
+    ...ids(left),
+    ...ids(right),
+    "7",
+  ]);
+});
+
+test("a figure spanning both columns below them comes after both columns", {}, () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 20);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 20);
+  const figure: Element = { id: "figure", box: { x1: 50, y1: 400, x2: 560, y2: 700 }, float: true };
+  assert.deepEqual(ids(readingOrder([figure, ...right, ...left], OPTIONS)), [
+    ...ids(left),
+    ...ids(right),
+    "figure",
+  ]);
+});
+
+test("groups are the regions that did not split, in reading order", () => {
+  const title: Element = { id: "title", box: { x1: 150, y1: 50, x2: 460, y2: 70 } };
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 2);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 2);
+  const groups = readingOrderGroups([...right, ...left, title], OPTIONS);
+  assert.deepEqual(groups.map(ids), [["title"], ["L1"], ["L2"], ["R1"], ["R2"]]);
+});
+
+test("no elements make no groups, one element one group", () => {
+  assert.deepEqual(readingOrderGroups([], OPTIONS), []);
+  const one: Element = { id: "only", box: { x1: 0, y1: 0, x2: 10, y2: 10 } };
+  assert.deepEqual(readingOrderGroups([one], OPTIONS), [[one]]);
+});

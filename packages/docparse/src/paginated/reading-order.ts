@@ -1,0 +1,167 @@
+import type { Box } from "../model.ts";
+
+/** Anything placed on a page that reading order sorts. */
+export interface Placed {
+  box: Box;
+  /**
+   * A figure or table: it does not block a column gutter (images often overhang theirs), and it goes with the
+   * column that holds its middle.
+   */
+  float?: boolean;
+}
+
+export interface ReadingOrderOptions {
+  /** Narrowest vertical whitespace (points) that separates columns. */
+  minGutter: number;
+  /** Smallest horizontal whitespace (points) worth cutting at. */
+  minGap: number;
+  /** Narrowest column (points): narrower strips (bullets, line numbers) stay with their neighbour. */
+  minColumnWidth: number;
+  /** Columns are read right to left (a right-to-left page). */
+  rtl: boolean;
+}
+
+interface Gap {
+  start: number;
+  end: number;
+}
+
+/** Gaps of at least `min` in the projection of the boxes on one axis, between the first and the last box. */
+function projectionGaps(boxes: readonly Box[], axis: "x" | "y", min: number): Gap[] {
+  const spans = boxes.map((b) => (axis === "x" ? [b.x1, b.x2] : [b.y1, b.y2])).sort((a, b) => a[0] - b[0]);
+  const gaps: Gap[] = [];
+  let reach = spans[0][1];
+  for (const [start, end] of spans.slice(1)) {
+    if (start - reach >= min) gaps.push({ start: reach, end: start });
+    reach = Math.max(reach, end);
+  }
+  return gaps;
+}
+
+/**
+ * Recursive XY-cut: columns first (vertical whitespace running through the whole region, each column wide
+ * enough to hold text, not a strip of bullets or line numbers), then the widest horizontal gap, until nothing
+ * splits. Returns the regions that did not split, in reading order, each sorted top to bottom and then along
+ * the line. Works on any placed elements: runs, lines, tables, figures.
+ */
+export function readingOrderGroups<T extends Placed>(
+  elements: readonly T[],
+  options: ReadingOrderOptions,
+): T[][] {
+  if (elements.length === 0) return [];
+  if (elements.length === 1) return [[...elements]];
+  const boxes = elements.map((e) => e.box);
+  const text = elements.filter((e) => !e.float).map((e) => e.box);
+  const gutters =
+    text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
+  const columns = columnParts(elements, gutters, options.minColumnWidth);
+  if (columns.length > 1) {
+    const ordered = options.rtl ? columns.reverse() : columns;
+    return ordered.flatMap((part) => readingOrderGroups(part, options));
+  }
+  const rows = projectionGaps(boxes, "y", options.minGap);
+  if (rows.length > 0) {
+    // The widest gap first: it separates a full-width title from columns below it, not a line from its neighbour.
+    const widest = rows.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+    return splitAt(elements, [widest], "y").flatMap((part) => readingOrderGroups(part, options));
+  }
+  return [sortLeaf(elements, options.rtl)];
+}
+
+/**
+ * Gutters a float really spans are no gutters: a figure reaching well into both columns (a quarter of each)
+ * sits across them, so the region must be cut above and below it. An image overhanging its column a little does
+ * not count.
+ */
+function spannedGapsRemoved(gaps: Gap[], elements: readonly Placed[], text: readonly Box[]): Gap[] {
+  const floats = elements.filter((e) => e.float);
+  if (floats.length === 0) return gaps;
+  const left = Math.min(...text.map((b) => b.x1));
+  const right = Math.max(...text.map((b) => b.x2));
+  return gaps.filter((gap, index) => {
+    const before = index > 0 ? gaps[index - 1].end : left;
+    const after = index < gaps.length - 1 ? gaps[index + 1].start : right;
+    const reach = Math.min(gap.start - before, after - gap.end) * 0.25;
+    return !floats.some((f) => f.box.x1 <= gap.start - reach && f.box.x2 >= gap.end + reach);
+  });
+}
+
+/** Elements in reading order (the groups of readingOrderGroups, concatenated). */
+export function readingOrder<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[] {
+  return readingOrderGroups(elements, options).flat();
+}
+
+/** Top to bottom; elements on the same line along the line. */
+function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
+  return [...elements].sort((a, b) => {
+    const overlap = Math.min(a.box.y2, b.box.y2) - Math.max(a.box.y1, b.box.y1);
+    const smaller = Math.min(a.box.y2 - a.box.y1, b.box.y2 - b.box.y1);
+    if (smaller > 0 && overlap > smaller * 0.5) return rtl ? b.box.x1 - a.box.x1 : a.box.x1 - b.box.x1;
+    return a.box.y1 - b.box.y1;
+  });
+}
+
+/**
+ * The columns the gaps make, after merging away columns narrower than `minWidth` into their neighbour, so a
+ * strip of bullets or numbers stays with its text. One part means no column split.
+ */
+function columnParts<T extends Placed>(elements: readonly T[], gaps: Gap[], minWidth: number): T[][] {
+  let kept = [...gaps];
+  for (;;) {
+    if (kept.length === 0) return [[...elements]];
+    const parts = splitAt(elements, kept, "x");
+    if (parts.length !== kept.length + 1) return [[...elements]];
+    const narrow = parts.findIndex((part) => {
+      const text = part.filter((e) => !e.float);
+      if (text.length === 0) return false;
+      const width = Math.max(...text.map((e) => e.box.x2)) - Math.min(...text.map((e) => e.box.x1));
+      return width < minWidth;
+    });
+    // A narrow part that shares no height with its neighbours (a page number under the gutter) is not a strip
+    // beside them: the region is cut across first.
+    if (narrow >= 0 && !sharesHeight(parts[narrow], [parts[narrow - 1], parts[narrow + 1]]))
+      return [[...elements]];
+    if (narrow < 0) {
+      // A gutter also needs height: at least two parts with two elements, or parts that run down the page.
+      if (parts.filter((part) => part.length >= 2).length >= 2 || parts.every(tall)) return parts;
+      return [[...elements]];
+    }
+    // Drop the gap on the narrow part's side that is narrower (the one closer to its neighbour).
+    const left = narrow - 1 >= 0 ? kept[narrow - 1] : null;
+    const right = narrow < kept.length ? kept[narrow] : null;
+    const drop =
+      left && right ? (left.end - left.start <= right.end - right.start ? left : right) : (left ?? right);
+    kept = kept.filter((gap) => gap !== drop);
+  }
+}
+
+function sharesHeight(
+  part: readonly Placed[],
+  neighbours: readonly (readonly Placed[] | undefined)[],
+): boolean {
+  return part.some((e) =>
+    neighbours.some((n) => n?.some((o) => Math.min(e.box.y2, o.box.y2) > Math.max(e.box.y1, o.box.y1))),
+  );
+}
+
+function tall(part: readonly Placed[]): boolean {
+  const top = Math.min(...part.map((e) => e.box.y1));
+  const bottom = Math.max(...part.map((e) => e.box.y2));
+  return bottom - top > 100;
+}
+
+function splitAt<T extends Placed>(elements: readonly T[], gaps: readonly Gap[], axis: "x" | "y"): T[][] {
+  const parts: T[][] = Array.from({ length: gaps.length + 1 }, () => []);
+  for (const element of elements) {
+    const start =
+      axis === "x"
+        ? element.float
+          ? (element.box.x1 + element.box.x2) / 2
+          : element.box.x1
+        : element.box.y1;
+    let index = 0;
+    while (index < gaps.length && start >= gaps[index].end) index++;
+    parts[index].push(element);
+  }
+  return parts.filter((part) => part.length > 0);
+}

@@ -1,0 +1,54 @@
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import type { PageGeometry } from "../paginated/geometry.ts";
+import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { pageTextRuns } from "./text.ts";
+
+/** A page's size in points after its rotation, and the transform from PDF user space to model coordinates. */
+export interface PageFrame {
+  width: number;
+  height: number;
+  transform: number[];
+}
+
+export async function pageFrame(doc: PDFDocumentProxy, pageNumber: number): Promise<PageFrame> {
+  const page = await doc.getPage(pageNumber);
+  const viewport = page.getViewport({ scale: 1 });
+  return { width: viewport.width, height: viewport.height, transform: viewport.transform };
+}
+
+/**
+ * The geometry of one page of an open PDF: text runs (struck ones marked), rules, rectangles and images. A page
+ * whose text is drawn invisibly (an OCR layer over a scan) keeps its runs but says `textSource: "none"`, so the
+ * caller OCRs it instead.
+ */
+export async function extractPdfPage(doc: PDFDocumentProxy, pageNumber: number): Promise<PageGeometry> {
+  const page = await doc.getPage(pageNumber);
+  try {
+    let viewport = page.getViewport({ scale: 1 });
+    const ops = await page.getOperatorList();
+    let { runs, quarterTurns } = await pageTextRuns(page, viewport.transform);
+    if (quarterTurns !== 0) {
+      // The page is shown turned (its /Rotate, or content drawn sideways): read it in the frame its text is upright in.
+      viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
+      ({ runs } = await pageTextRuns(page, viewport.transform));
+    }
+    const graphics = pageGraphics(ops, viewport.transform);
+    markStrikethrough(runs, graphics.rules);
+    // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
+    const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;
+    return {
+      pageNumber,
+      width: viewport.width,
+      height: viewport.height,
+      runs,
+      rules: graphics.rules,
+      rects: graphics.rects,
+      images: graphics.images,
+      drawings: graphics.drawings,
+      textSource: runs.length > 0 && !invisible ? "text-layer" : "none",
+      warnings: [],
+    };
+  } finally {
+    page.cleanup();
+  }
+}

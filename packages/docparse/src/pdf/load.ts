@@ -1,0 +1,114 @@
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import type { BackendInput } from "../backend.ts";
+import type { PageRaster } from "../images/decode.ts";
+import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
+import { assembleDocument } from "../paginated/assemble.ts";
+import { barcodesOf } from "../paginated/barcode-stage.ts";
+import type { PageGeometry } from "../paginated/geometry.ts";
+import { layoutPage, type PageLayout } from "../paginated/layout.ts";
+import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
+import { requestedPages } from "../paginated/page-range.ts";
+import { detectSignatures } from "../paginated/signatures.ts";
+import { tableStage } from "../paginated/tables-stage.ts";
+import { extractPdfPage, pageFrame } from "./extract.ts";
+import { closePdf, openPdf } from "./open.ts";
+import { renderPage } from "./render.ts";
+
+/** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
+const BARCODE_DPI = 200;
+const FIGURE_DPI = 150;
+
+/** Each figure's image, cropped from the rendered page, as a PNG data: URI on its entry. */
+async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageLayout[]): Promise<void> {
+  for (const layout of layouts) {
+    for (const entry of layout.entries) {
+      if (entry.kind !== "figure") continue;
+      const crop = await renderPage(doc, layout.page.pageNumber, { dpi: FIGURE_DPI, crop: entry.box });
+      entry.image = `data:image/png;base64,${crop.png.toString("base64")}`;
+    }
+  }
+}
+
+/**
+ * Resolution scanned pages are rendered at for OCR. Tesseract reads each line scaled to 36 pixels high, so 200 dpi
+ * (9 pt type 12 px high) reads as well as 300 dpi on the corpus's pages and renders and reads 15–25% faster;
+ * at 150 dpi small type starts to be misread.
+ */
+const OCR_DPI = 200;
+
+/**
+ * A page with no text layer and nothing that could hold text (no image, almost no vector paths) is blank:
+ * OCR would only burn a second on it. Text converted to outlines shows up as many paths, and is read.
+ */
+function blank(page: PageGeometry): boolean {
+  return page.runs.length === 0 && page.images.length === 0 && (page.drawings?.length ?? 0) < 10;
+}
+
+/**
+ * PDF: geometry from pdf.js (text runs, ruling lines, images), then the paginated layout. Only the requested
+ * pages are read; the model lists every page with its size.
+ */
+export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
+  if (!input.bytes) throw new DocumentLoadError("A PDF needs the file's bytes, not text");
+  const doc = await openPdf(input.bytes);
+  try {
+    const wanted = new Set(requestedPages(input.pageRange, doc.numPages));
+    const pages: ModelPage[] = [];
+    let geometry: PageGeometry[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      if (wanted.has(n)) {
+        const page = await extractPdfPage(doc, n);
+        geometry.push(page);
+        pages.push({ pageNumber: n, size: { width: page.width, height: page.height } });
+      } else {
+        const frame = await pageFrame(doc, n);
+        pages.push({ pageNumber: n, size: { width: frame.width, height: frame.height } });
+      }
+    }
+    // Pages without a usable text layer (scans, or an invisible OCR layer) are rendered and read by OCR; with
+    // barcode_detection every page is rendered and searched for codes.
+    const barcodes = input.parsing.barcode_detection;
+    geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (page) => {
+      if (page.textSource === "text-layer" || blank(page)) {
+        if (!barcodes) return page;
+        const rendered = await renderPage(doc, page.pageNumber, { dpi: BARCODE_DPI, grayscale: true });
+        return { ...page, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
+      }
+      const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true });
+      const raster: PageRaster = {
+        pageNumber: page.pageNumber,
+        widthPx: rendered.widthPx,
+        heightPx: rendered.heightPx,
+        dpi: rendered.dpi,
+        widthPt: page.width,
+        heightPt: page.height,
+        png: rendered.png,
+        scale: 1,
+        ocrDpi: rendered.dpi,
+      };
+      const read = await ocrPageGeometry(raster, input.parsing, page);
+      // Codes are looked for in the page as rendered, so only on a page OCR did not turn.
+      if (barcodes && read.width === page.width)
+        read.barcodes = await barcodesOf(rendered.png, 72 / rendered.dpi);
+      return read;
+    });
+    for (const page of geometry) pages[page.pageNumber - 1].size = { width: page.width, height: page.height };
+    const stages = {
+      detectTables: input.parsing.disable_layout_detection ? () => [] : tableStage,
+      dropStruck: input.parsing.remove_strikethrough_lines,
+      ...(input.parsing.signature_detection ? { detectSignatures } : {}),
+    };
+    const layouts = geometry.map((page) => layoutPage(page, stages));
+    if (input.parsing.include_images) await attachFigureImages(doc, layouts);
+    return assembleDocument(layouts, {
+      mimeType: "application/pdf",
+      backend: "pdf",
+      pages,
+      plain: input.parsing.disable_layout_detection,
+      mergeTables: input.parsing.table_merging,
+      warnings: [],
+    });
+  } finally {
+    await closePdf(doc);
+  }
+}

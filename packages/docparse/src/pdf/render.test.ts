@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import sharp from "sharp";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+import { closePdf, openPdf } from "./open.ts";
+import { MAX_RENDER_PIXELS, renderPage } from "./render.ts";
+
+/** A file of Docling's test data in the shared corpus; only called by tests that skip without it. */
+const corpus = (path: string) => readFileSync(corpusPath("docling/tests/data", path));
+
+/** A one-page PDF of the given size with Helvetica as /F1. */
+function onePagePdf(content: string, width = 612, height = 792): Uint8Array {
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>`,
+    `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+  ];
+  let out = "%PDF-1.7\n";
+  const offsets = objects.map((body, i) => {
+    const offset = Buffer.byteLength(out, "latin1");
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return offset;
+  });
+  const xref = Buffer.byteLength(out, "latin1");
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
+/** Width, height and channels of a PNG, and the share of its pixels darker than mid-gray. */
+async function inspect(
+  png: Buffer,
+): Promise<{ width: number; height: number; channels: number; dark: number }> {
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const { channels } = await sharp(png).metadata();
+  const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+  let dark = 0;
+  for (const value of data) if (value < 128) dark++;
+  return { width: info.width, height: info.height, channels, dark: dark / data.length };
+}
+
+describe("renderPage", () => {
+  /** redp5110_sampled.pdf of the corpus, open when the corpus is there (the tests using it skip otherwise). */
+  let redp: PDFDocumentProxy;
+  before(async () => {
+    if (!NO_CORPUS) redp = await openPdf(corpus("pdf/sources/redp5110_sampled.pdf"));
+  });
+  after(async () => {
+    if (redp) await closePdf(redp);
+  });
+
+  test("a page at 200 dpi: Letter is 1700×2200 px, RGB, with ink on it", { skip: NO_CORPUS }, async () => {
+    const page = await renderPage(redp, 12, { dpi: 200 });
+    assert.deepEqual([page.widthPx, page.heightPx, page.dpi], [1700, 2200, 200]);
+    const png = await inspect(page.png);
+    assert.deepEqual([png.width, png.height, png.channels], [1700, 2200, 3]);
+    assert.ok(png.dark > 0.01 && png.dark < 0.2, `dark share ${png.dark}`);
+  });
+
+  test("grayscale gives one channel", { skip: NO_CORPUS }, async () => {
+    const page = await renderPage(redp, 12, { dpi: 72, grayscale: true });
+    const png = await inspect(page.png);
+    assert.deepEqual([png.width, png.height, png.channels], [612, 792, 1]);
+  });
+
+  test("a crop renders only that box: the ruled table of page 12, its grid lines dark at the edges", {
+    skip: NO_CORPUS,
+  }, async () => {
+    // The table's outer rules (see graphics.test.ts): x 64.3–548.4, y 104–296 in points.
+    const crop = { x1: 64, y1: 104, x2: 549, y2: 296 };
+    const page = await renderPage(redp, 12, { dpi: 100, crop, grayscale: true });
+    assert.deepEqual(
+      [page.widthPx, page.heightPx],
+      [Math.round((485 * 100) / 72), Math.round((192 * 100) / 72)],
+    );
+    const { data, info } = await sharp(page.png).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const column = (x: number) => {
+      let dark = 0;
+      for (let y = 0; y < info.height; y++) if (data[y * info.width + x] < 192) dark++;
+      return dark / info.height;
+    };
+    // The left rule runs down the crop's first pixel columns; a column inside the last cells is mostly white.
+    assert.ok(Math.max(column(0), column(1), column(2)) > 0.9);
+    assert.ok(column(Math.round(info.width * 0.8)) < 0.3);
+  });
+
+  test("a crop outside the page is refused", { skip: NO_CORPUS }, async () => {
+    await assert.rejects(
+      renderPage(redp, 1, { dpi: 72, crop: { x1: 700, y1: 0, x2: 800, y2: 10 } }),
+      RangeError,
+    );
+  });
+
+  test("text in a non-embedded standard font is drawn (open.test.ts checks the font data is loaded)", async () => {
+    const doc = await openPdf(onePagePdf("BT /F1 24 Tf 72 600 Td (Hello Helvetica) Tj ET"));
+    try {
+      const page = await renderPage(doc, 1, {
+        dpi: 150,
+        crop: { x1: 60, y1: 170, x2: 300, y2: 200 },
+        grayscale: true,
+      });
+      const png = await inspect(page.png);
+      assert.ok(png.dark > 0.05, `dark share ${png.dark}`);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("a page too large for the pixel budget is rendered at a lower resolution", async () => {
+    const doc = await openPdf(onePagePdf("0 g 100 100 1000 1000 re f", 14400, 14400));
+    try {
+      // 14400 pt (200 in) at 300 dpi would be 60000 px square; MAX_RENDER_PIXELS is the default budget.
+      assert.ok(60000 * 60000 > MAX_RENDER_PIXELS);
+      const page = await renderPage(doc, 1, { dpi: 300, grayscale: true, maxPixels: 4_000_000 });
+      assert.ok(page.widthPx * page.heightPx <= 4_000_000 * 1.001);
+      assert.equal(page.dpi, 10);
+      assert.equal(page.widthPx, 2000);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("a scanned page (a 600 dpi gray image) renders at the asked resolution", {
+    skip: NO_CORPUS,
+  }, async () => {
+    const doc = await openPdf(corpus("ocr/sources/ocr_test.pdf"));
+    try {
+      const page = await renderPage(doc, 1, { dpi: 200, grayscale: true });
+      assert.deepEqual([page.widthPx, page.heightPx], [1653, 2339]);
+      const png = await inspect(page.png);
+      assert.ok(png.dark > 0.005, `dark share ${png.dark}`);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+});

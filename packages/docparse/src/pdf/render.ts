@@ -1,0 +1,118 @@
+import type { Canvas, SKRSContext2D } from "@napi-rs/canvas";
+import { AnnotationMode } from "pdfjs-dist/legacy/build/pdf.mjs";
+import type { PDFDocumentProxy, RenderParameters } from "pdfjs-dist/types/src/display/api.js";
+import sharp from "sharp";
+import type { Box } from "../model.ts";
+
+/** Renders larger than this many pixels are made at a lower resolution (the result says which). */
+export const MAX_RENDER_PIXELS = 64_000_000;
+
+export interface RenderOptions {
+  /** Dots per inch: 200–300 for OCR, ~150 for figure crops. */
+  dpi: number;
+  /** Only this part of the page, in points with the origin at the page's top left (the model's boxes). */
+  crop?: Box;
+  /** Most pixels of the result; above it the resolution is lowered. Default MAX_RENDER_PIXELS. */
+  maxPixels?: number;
+  /** One gray channel instead of RGB: smaller, and all OCR needs. */
+  grayscale?: boolean;
+  /**
+   * Draw the annotations that print (filled-in form fields, stamps, and often link borders) over the page, as a
+   * printout shows it. Off by default: the page's own content, as the text layer and pageGraphics see it.
+   */
+  annotations?: boolean;
+}
+
+export interface RenderedPage {
+  png: Buffer;
+  widthPx: number;
+  heightPx: number;
+  /** The resolution rendered at: the one asked for, or lower when that would exceed `maxPixels`. */
+  dpi: number;
+}
+
+/** pdf.js's canvas factory: in Node it makes @napi-rs/canvas canvases, from the copy pdf.js itself loads. */
+interface CanvasFactory {
+  create(width: number, height: number): { canvas: Canvas; context: SKRSContext2D };
+  destroy(entry: { canvas: Canvas; context: SKRSContext2D }): void;
+}
+
+/**
+ * Renders a page (or a box of it) to PNG with pdf.js on @napi-rs/canvas, on white. The canvas comes from the
+ * document's own canvas factory, so it is the @napi-rs/canvas that pdf.js loaded and whose Path2D, DOMMatrix and
+ * ImageData it installed as globals; a canvas from another copy of the package cannot take those.
+ * Frees the page's decoded resources afterwards.
+ *
+ * @example
+ * const { png, dpi } = await renderPage(doc, 1, { dpi: 300, grayscale: true });
+ * const figure = await renderPage(doc, 2, { dpi: 150, crop: { x1: 72, y1: 100, x2: 300, y2: 260 } });
+ */
+export async function renderPage(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  options: RenderOptions,
+): Promise<RenderedPage> {
+  if (!(options.dpi > 0) || !Number.isFinite(options.dpi))
+    throw new RangeError(`dpi must be positive, not ${options.dpi}`);
+  const page = await doc.getPage(pageNumber);
+  try {
+    const frame = page.getViewport({ scale: 1 });
+    const area = clampCrop(
+      options.crop ?? { x1: 0, y1: 0, x2: frame.width, y2: frame.height },
+      frame.width,
+      frame.height,
+    );
+    const widthPt = area.x2 - area.x1;
+    const heightPt = area.y2 - area.y1;
+    let dpi = options.dpi;
+    const pixels = ((widthPt * dpi) / 72) * ((heightPt * dpi) / 72);
+    const maxPixels = options.maxPixels ?? MAX_RENDER_PIXELS;
+    if (pixels > maxPixels) dpi *= Math.sqrt(maxPixels / pixels);
+    const scale = dpi / 72;
+    const widthPx = Math.max(1, Math.round(widthPt * scale));
+    const heightPx = Math.max(1, Math.round(heightPt * scale));
+    const viewport = page.getViewport({ scale, offsetX: -area.x1 * scale, offsetY: -area.y1 * scale });
+    const factory = doc.canvasFactory as CanvasFactory;
+    const entry = factory.create(widthPx, heightPx);
+    try {
+      const params = {
+        canvas: entry.canvas,
+        canvasContext: entry.context,
+        viewport,
+        intent: options.annotations ? "print" : "display",
+        annotationMode: options.annotations ? AnnotationMode.ENABLE_STORAGE : AnnotationMode.DISABLE,
+      } as unknown as RenderParameters;
+      await page.render(params).promise;
+      const rgba = entry.context.getImageData(0, 0, widthPx, heightPx).data;
+      const image = sharp(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), {
+        raw: { width: widthPx, height: heightPx, channels: 4 },
+      });
+      // The page is painted on white, so the alpha channel carries nothing.
+      const opaque = image.removeAlpha();
+      const png = await (options.grayscale ? opaque.toColourspace("b-w") : opaque)
+        .png({ compressionLevel: 3 })
+        .toBuffer();
+      return { png, widthPx, heightPx, dpi };
+    } finally {
+      factory.destroy(entry);
+    }
+  } finally {
+    page.cleanup();
+  }
+}
+
+/** The part of `crop` on the page; an empty one is the caller's mistake. */
+function clampCrop(crop: Box, width: number, height: number): Box {
+  const b = {
+    x1: Math.max(0, Math.min(crop.x1, crop.x2)),
+    y1: Math.max(0, Math.min(crop.y1, crop.y2)),
+    x2: Math.min(width, Math.max(crop.x1, crop.x2)),
+    y2: Math.min(height, Math.max(crop.y1, crop.y2)),
+  };
+  if (!(b.x2 - b.x1 > 0 && b.y2 - b.y1 > 0)) {
+    throw new RangeError(
+      `The crop box ${JSON.stringify(crop)} does not overlap the ${width}×${height} pt page`,
+    );
+  }
+  return b;
+}

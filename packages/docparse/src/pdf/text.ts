@@ -1,0 +1,148 @@
+import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
+import type { Box } from "../model.ts";
+import type { TextRun } from "../paginated/geometry.ts";
+
+/** pdf.js's text item, as far as we read it. */
+interface PdfTextItem {
+  str: string;
+  dir: string;
+  width: number;
+  height: number;
+  transform: number[];
+  fontName: string;
+}
+
+interface FontStyle {
+  ascent: number;
+  descent: number;
+  vertical: boolean;
+}
+
+interface FontFace {
+  name: string;
+  bold: boolean;
+  italic: boolean;
+}
+
+/** `ABCDEF+Times-BoldItalic` → `Times-BoldItalic`. */
+export function baseFontName(name: string): string {
+  return name.replace(/^[A-Z]{6}\+/, "");
+}
+
+/**
+ * Weight and slant from a font's name: PDF fonts rarely state them otherwise. Covers the common spellings
+ * (`-Bold`, `,Bold`, `Semibold`, `Black`, `Heavy`, `Oblique`, `Italic`) and TeX's (`CMBX10`, `SFBX1000`,
+ * `CMTI10`, `SFTI1000`, `CMSL`).
+ */
+export function fontFace(rawName: string): FontFace {
+  const name = baseFontName(rawName);
+  const bold = /bold|black|heavy|semibold|demi|[-,]bd\b|^(cm|sf|ec|tc)bx|^(cm|sf)b\d|\bmedi/i.test(name);
+  const italic = /italic|oblique|[-,]it\b|^(cm|sf|ec)(ti|sl|mi)\d|-ital/i.test(name);
+  return { name, bold, italic };
+}
+
+/** Applies the 2D affine `m` to the point (x, y). */
+function apply(m: readonly number[], x: number, y: number): [number, number] {
+  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+function multiply(a: readonly number[], b: readonly number[]): number[] {
+  return [
+    a[0] * b[0] + a[2] * b[1],
+    a[1] * b[0] + a[3] * b[1],
+    a[0] * b[2] + a[2] * b[3],
+    a[1] * b[2] + a[3] * b[3],
+    a[0] * b[4] + a[2] * b[5] + a[4],
+    a[1] * b[4] + a[3] * b[5] + a[5],
+  ];
+}
+
+/** Ligatures and presentation forms spelled out, soft hyphens and zero-width marks dropped. */
+const LIGATURES: Record<string, string> = {
+  "\uFB00": "ff",
+  "\uFB01": "fi",
+  "\uFB02": "fl",
+  "\uFB03": "ffi",
+  "\uFB04": "ffl",
+  "\uFB05": "st",
+  "\uFB06": "st",
+};
+export function normalizeRunText(text: string): string {
+  return (
+    text
+      .replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c)
+      // Arabic presentation forms (lam-alef ligatures, final and initial shapes) to their letters, after pdf.js
+      // has put the run in logical order: decomposing before that would reverse the letters of a ligature.
+      .replace(/[\uFB50-\uFDFF\uFE70-\uFEFC]+/g, (forms) => forms.normalize("NFKC"))
+      // A soft hyphen ending a run is the hyphen shown at a line break; elsewhere it is invisible.
+      .replace(/\u00AD$/, "-")
+      .replace(/[\u00AD\u200B-\u200D\uFEFF]/g, "")
+      // Control characters are glyph codes of a font without a Unicode map: not text anyone can read.
+      .replace(/\p{Cc}/gu, (c) => (c === "\t" || c === "\n" ? c : ""))
+  );
+}
+
+/**
+ * The text runs of a page in the model's coordinates (points, origin top left, the page's rotation applied), and
+ * the quarter turns most of its text is set at.
+ * Needs the page's operator list to have been read first, so that fonts are loaded and named.
+ */
+export async function pageTextRuns(
+  page: PDFPageProxy,
+  viewportTransform: readonly number[],
+): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
+  const turns = [0, 0, 0, 0];
+  const content = await page.getTextContent({ disableNormalization: true });
+  const styles = content.styles as Record<string, FontStyle>;
+  const faces = new Map<string, FontFace>();
+  const runs: TextRun[] = [];
+  for (const raw of content.items) {
+    if (!("str" in raw)) continue;
+    const item = raw as PdfTextItem;
+    const text = normalizeRunText(item.str);
+    if (text.trim() === "") continue;
+    let face = faces.get(item.fontName);
+    if (!face) {
+      let rawName = "";
+      try {
+        rawName = (page.commonObjs.get(item.fontName) as { name?: string } | null)?.name ?? "";
+      } catch {
+        // A font that failed to load has no object; its runs keep a neutral face.
+      }
+      face = fontFace(rawName);
+      faces.set(item.fontName, face);
+    }
+    const style = styles[item.fontName];
+    const m = multiply(viewportTransform, item.transform);
+    // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.
+    const size = Math.hypot(item.transform[2], item.transform[3]) || item.height;
+    if (size <= 0) continue;
+    const ascent = style?.ascent && style.ascent > 0 ? style.ascent : 0.8;
+    const descent = style?.descent && style.descent < 0 ? style.descent : -0.2;
+    // item.width is in user space along the baseline; express it in text space units of the run's matrix.
+    const scaleX = Math.hypot(item.transform[0], item.transform[1]) || size;
+    const w = item.width / scaleX;
+    const corners = [apply(m, 0, descent), apply(m, w, descent), apply(m, 0, ascent), apply(m, w, ascent)];
+    const xs = corners.map((c) => c[0]);
+    const ys = corners.map((c) => c[1]);
+    const bbox: Box = { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
+    const vertical = style?.vertical === true || Math.abs(m[1]) > Math.abs(m[0]);
+    // Quarter turns of the baseline on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
+    const quarter = (((Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+    turns[quarter] += text.length;
+    runs.push({
+      text,
+      box: bbox,
+      fontName: face.name,
+      fontSize: Math.round(Math.hypot(m[2], m[3]) * 100) / 100 || size,
+      bold: face.bold,
+      italic: face.italic,
+      dir: item.dir === "rtl" || /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/.test(text) ? "rtl" : "ltr",
+      confidence: 1,
+      ...(vertical ? { vertical: true } : {}),
+    });
+  }
+  // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
+  const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
+  return { runs, quarterTurns };
+}

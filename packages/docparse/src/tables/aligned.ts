@@ -1,0 +1,427 @@
+import type { Box } from "../model.ts";
+import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+import {
+  cellText,
+  finishTable,
+  groupLines,
+  hasVisibleText,
+  isNumeric,
+  type Lattice,
+  latticeRegions,
+  runWords,
+  type TextPiece,
+} from "./cells.ts";
+
+/**
+ * Tables without ruling lines, found from text alignment: a block of consecutive lines whose words leave the same
+ * vertical strips of whitespace ("rivers") in every line. Conservative by design: paragraphs, two-column article
+ * layouts and lists share a gutter too, so a candidate must also look like a table (short cells, columns filled,
+ * numbers, no list markers, not a code listing in a fixed-width font) before it is reported.
+ */
+
+export interface Interval {
+  x1: number;
+  x2: number;
+}
+
+/** A text line as column inference sees it: its words, and their x-extents merged across small gaps. */
+export interface WordLine {
+  words: TextPiece[];
+  /** Stretches of the line with no gap of `minGap` or more inside, left to right. */
+  segments: Interval[];
+  y1: number;
+  y2: number;
+  fontSize: number;
+}
+
+/** The smallest gap that can separate two columns, for text of this size: three quarters of an em. */
+function minColumnGap(fontSize: number): number {
+  return 0.75 * fontSize;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+}
+
+/** Words of a line of runs, with the line's segments. */
+function wordLine(runs: readonly TextRun[]): WordLine {
+  return lineOfWords(runs.filter((r) => !r.vertical).flatMap(runWords));
+}
+
+/** A line of words (sorted here), with its segments. */
+function lineOfWords(pieces: readonly TextPiece[]): WordLine {
+  const words = [...pieces].sort((a, b) => a.box.x1 - b.box.x1);
+  const fontSize = median(words.map((w) => w.fontSize)) || 10;
+  const gap = minColumnGap(fontSize);
+  const segments: Interval[] = [];
+  for (const w of words) {
+    const last = segments[segments.length - 1];
+    if (last && w.box.x1 - last.x2 < gap) last.x2 = Math.max(last.x2, w.box.x2);
+    else segments.push({ x1: w.box.x1, x2: w.box.x2 });
+  }
+  let y1 = Number.POSITIVE_INFINITY;
+  let y2 = Number.NEGATIVE_INFINITY;
+  for (const w of words) {
+    y1 = Math.min(y1, w.box.y1);
+    y2 = Math.max(y2, w.box.y2);
+  }
+  return { words, segments, y1, y2, fontSize };
+}
+
+/** Lines of the page's horizontal runs, top to bottom. */
+export function wordLines(runs: readonly TextRun[]): WordLine[] {
+  return groupLines(runs.filter((r) => !r.vertical && hasVisibleText(r.text)))
+    .map(wordLine)
+    .filter((l) => l.words.length > 0);
+}
+
+/** The union of two sorted lists of disjoint intervals. */
+function mergeCoverage(a: readonly Interval[], b: readonly Interval[]): Interval[] {
+  const out: Interval[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i].x1 <= b[j].x1) ? a[i++] : b[j++];
+    const last = out[out.length - 1];
+    if (last && next.x1 <= last.x2) last.x2 = Math.max(last.x2, next.x2);
+    else out.push({ x1: next.x1, x2: next.x2 });
+  }
+  return out;
+}
+
+/** The gaps of at least `minGap` between the intervals of a coverage. */
+function coverageGaps(coverage: readonly Interval[], minGap: number): Interval[] {
+  const gaps: Interval[] = [];
+  for (let i = 1; i < coverage.length; i++) {
+    if (coverage[i].x1 - coverage[i - 1].x2 >= minGap)
+      gaps.push({ x1: coverage[i - 1].x2, x2: coverage[i].x1 });
+  }
+  return gaps;
+}
+
+/** The whitespace rivers shared by some lines: gaps of their joint coverage. */
+export function sharedGaps(lines: readonly WordLine[]): Interval[] {
+  let coverage: Interval[] = [];
+  for (const line of lines) coverage = mergeCoverage(coverage, line.segments);
+  return coverageGaps(coverage, minColumnGap(Math.min(...lines.map((l) => l.fontSize))));
+}
+
+const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])$/;
+
+interface Band {
+  lines: WordLine[];
+  gaps: Interval[];
+}
+
+/**
+ * Blocks of consecutive lines sharing at least one river. A block grows line by line while the next line is close
+ * below and leaves the rivers open; its first line may have rivers the rest close.
+ */
+function findBands(lines: readonly WordLine[]): Band[] {
+  const bands: Band[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const start = lines[i];
+    if (start.segments.length < 2) {
+      i++;
+      continue;
+    }
+    const band = [start];
+    let coverage = start.segments;
+    let gaps = coverageGaps(coverage, minColumnGap(start.fontSize));
+    let minFont = start.fontSize;
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const prev = lines[j - 1];
+      const line = lines[j];
+      const height = Math.max(prev.y2 - prev.y1, line.y2 - line.y1);
+      if (line.y1 - prev.y2 > 1.2 * height) break;
+      const nextCoverage = mergeCoverage(coverage, line.segments);
+      const nextFont = Math.min(minFont, line.fontSize);
+      const nextGaps = coverageGaps(nextCoverage, minColumnGap(nextFont));
+      if (nextGaps.length === 0 || (nextGaps.length < gaps.length && band.length > 1)) break;
+      band.push(line);
+      coverage = nextCoverage;
+      gaps = nextGaps;
+      minFont = nextFont;
+    }
+    bands.push({ lines: band, gaps });
+    i = band.length >= 3 ? j : i + 1;
+  }
+  return bands;
+}
+
+/** The columns some lines' words form between the given gaps: from the coverage's left end to its right end. */
+export function columnsBetween(lines: readonly WordLine[], gaps: readonly Interval[]): Interval[] {
+  let left = Number.POSITIVE_INFINITY;
+  let right = Number.NEGATIVE_INFINITY;
+  for (const line of lines) {
+    for (const w of line.words) {
+      left = Math.min(left, w.box.x1);
+      right = Math.max(right, w.box.x2);
+    }
+  }
+  const columns: Interval[] = [];
+  let x1 = left;
+  for (const gap of gaps) {
+    columns.push({ x1, x2: gap.x1 });
+    x1 = gap.x2;
+  }
+  columns.push({ x1, x2: right });
+  return columns;
+}
+
+export interface Grid {
+  columns: Interval[];
+  /** Per row, per column: the words. */
+  rows: TextPiece[][][];
+  rowBoxes: { y1: number; y2: number }[];
+}
+
+/** Words of the band's lines placed into columns; lines with no word inside the columns are skipped. */
+export function gridOf(lines: readonly WordLine[], columns: readonly Interval[]): Grid {
+  const rows: TextPiece[][][] = [];
+  const rowBoxes: { y1: number; y2: number }[] = [];
+  const left = columns[0].x1;
+  const right = columns[columns.length - 1].x2;
+  for (const line of lines) {
+    const cells: TextPiece[][] = columns.map(() => []);
+    let y1 = Number.POSITIVE_INFINITY;
+    let y2 = Number.NEGATIVE_INFINITY;
+    for (const word of line.words) {
+      const cx = box.centerX(word.box);
+      if (cx < left || cx > right) continue;
+      let c = 0;
+      while (c < columns.length - 1 && cx > (columns[c].x2 + columns[c + 1].x1) / 2) c++;
+      cells[c].push(word);
+      y1 = Math.min(y1, word.box.y1);
+      y2 = Math.max(y2, word.box.y2);
+    }
+    if (cells.every((c) => c.length === 0)) continue;
+    rows.push(cells);
+    rowBoxes.push({ y1, y2 });
+  }
+  return { columns: [...columns], rows, rowBoxes };
+}
+
+export interface ColumnStats {
+  filled: number;
+  words: number;
+  numeric: number;
+  /** Cells at least 80% as wide as the column. */
+  full: number;
+  markers: number;
+}
+
+export function columnStats(grid: Grid): ColumnStats[] {
+  return grid.columns.map((column, c) => {
+    const stats: ColumnStats = { filled: 0, words: 0, numeric: 0, full: 0, markers: 0 };
+    const width = column.x2 - column.x1;
+    for (const row of grid.rows) {
+      const words = row[c];
+      if (words.length === 0) continue;
+      const text = cellText(words);
+      stats.filled++;
+      stats.words += words.length;
+      if (isNumeric(text)) stats.numeric++;
+      if (LIST_MARKER.test(text)) stats.markers++;
+      const extent = words[words.length - 1].box.x2 - words[0].box.x1;
+      if (width > 0 && extent >= 0.8 * width) stats.full++;
+    }
+    return stats;
+  });
+}
+
+/** Running text: many words per cell, most cells filling the column's width. */
+export function isProse(stats: ColumnStats): boolean {
+  return stats.filled > 0 && stats.words / stats.filled >= 5 && stats.full >= 0.5 * stats.filled;
+}
+
+/**
+ * The columns of a band that make a table, or null. Prose columns at either edge (the neighbouring column of a
+ * two-column page) are dropped first; what remains must have short cells, filled columns, no list markers, and
+ * with only two columns, numbers.
+ */
+function tableColumns(band: Band): Grid | null {
+  let columns = columnsBetween(band.lines, band.gaps);
+  for (;;) {
+    if (columns.length < 2) return null;
+    const grid = gridOf(band.lines, columns);
+    const stats = columnStats(grid);
+    if (isProse(stats[0])) {
+      columns = columns.slice(1);
+      continue;
+    }
+    if (isProse(stats[stats.length - 1])) {
+      columns = columns.slice(0, -1);
+      continue;
+    }
+    return acceptable(grid, stats) ? grid : null;
+  }
+}
+
+const MONOSPACE =
+  /mono|mon[ol]?\b|courier|consol|menlo|inconsolata|typewriter|fixed|^(cm|sf|ec)tt|^lmmono|code/i;
+
+/** Text set in a fixed-width font throughout: a code listing or preformatted block, for layout to render as such. */
+function isListing(grid: Grid): boolean {
+  let mono = 0;
+  let total = 0;
+  for (const row of grid.rows) {
+    for (const cell of row) {
+      for (const w of cell) {
+        total += w.text.length;
+        if (MONOSPACE.test(w.fontName)) mono += w.text.length;
+      }
+    }
+  }
+  return total > 0 && mono >= 0.9 * total;
+}
+
+function acceptable(grid: Grid, stats: ColumnStats[]): boolean {
+  if (isListing(grid)) return false;
+  const rows = grid.rows.length;
+  const cols = grid.columns.length;
+  const multi = grid.rows.filter((row) => row.filter((cell) => cell.length > 0).length >= 2).length;
+  if (multi < 3) return false;
+  if (stats.some(isProse)) return false;
+  if (stats[0].markers >= 0.6 * stats[0].filled) return false;
+  let filled = 0;
+  let words = 0;
+  let numeric = 0;
+  for (const s of stats) {
+    if (s.filled < Math.max(2, 0.3 * rows)) return false;
+    filled += s.filled;
+    words += s.words;
+    numeric += s.numeric;
+  }
+  if (filled < 0.5 * rows * cols) return false;
+  if (words / filled > 6) return false;
+  if (cols === 2) {
+    const numericColumn = stats.some((s) => s.numeric >= 3 && s.numeric >= 0.6 * s.filled);
+    const short = stats.every((s) => s.words / s.filled <= 4);
+    return numericColumn && short;
+  }
+  // Three or more columns: numbers make it certain; words alone need short cells over more rows.
+  return numeric >= 0.25 * filled || (rows >= 4 && words / filled <= 3);
+}
+
+/** Continuation lines (text in one column only, tightly under text in that column) join the row above. */
+function mergeContinuations(grid: Grid): Grid {
+  const gaps: number[] = [];
+  for (let r = 1; r < grid.rows.length; r++) gaps.push(grid.rowBoxes[r].y1 - grid.rowBoxes[r - 1].y2);
+  const typical = median(gaps);
+  const rows: TextPiece[][][] = [];
+  const rowBoxes: { y1: number; y2: number }[] = [];
+  grid.rows.forEach((row, r) => {
+    const filled = row.flatMap((cell, c) => (cell.length > 0 ? [c] : []));
+    const prev = rows[rows.length - 1];
+    const gap = r > 0 ? grid.rowBoxes[r].y1 - grid.rowBoxes[r - 1].y2 : 0;
+    if (prev && filled.length === 1 && filled[0] > 0 && prev[filled[0]].length > 0 && gap < 0.5 * typical) {
+      prev[filled[0]].push(...row[filled[0]]);
+      rowBoxes[rowBoxes.length - 1].y2 = grid.rowBoxes[r].y2;
+      return;
+    }
+    rows.push(row.map((cell) => [...cell]));
+    rowBoxes.push({ ...grid.rowBoxes[r] });
+  });
+  return { columns: grid.columns, rows, rowBoxes };
+}
+
+function tableOf(grid: Grid): DetectedTable | null {
+  const { columns, rows, rowBoxes } = grid;
+  const xs = [columns[0].x1];
+  for (let c = 1; c < columns.length; c++) xs.push((columns[c - 1].x2 + columns[c].x1) / 2);
+  xs.push(columns[columns.length - 1].x2);
+  const ys = [rowBoxes[0].y1];
+  for (let r = 1; r < rowBoxes.length; r++) {
+    const a = rowBoxes[r - 1];
+    const b = rowBoxes[r];
+    ys.push(Math.max(ys[ys.length - 1] + 0.01, (Math.min(a.y2, b.y1) + Math.max(a.y2, b.y1)) / 2));
+  }
+  ys.push(Math.max(ys[ys.length - 1] + 0.01, rowBoxes[rowBoxes.length - 1].y2));
+  const lattice: Lattice = { xs, ys, vSplit: () => true, hSplit: () => true };
+  const { regions, owner } = latticeRegions(lattice);
+  const contents: TextPiece[][] = regions.map(() => []);
+  rows.forEach((row, r) => {
+    row.forEach((cell, c) => {
+      contents[owner[r * columns.length + c]].push(...cell);
+    });
+  });
+  return finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+}
+
+/**
+ * The band cut at page gutters: gaps wide enough to be the space between two columns of the page (or two pages of
+ * a spread), whose middle no line near the band crosses while lines near it stand on both sides. Text on either side of a
+ * gutter belongs to different blocks that only happen to share baselines.
+ */
+function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number): Band[] {
+  const height = median(band.lines.map((l) => l.y2 - l.y1));
+  const top = band.lines[0].y1 - 3 * height;
+  const bottom = band.lines[band.lines.length - 1].y2 + 3 * height;
+  const inBand = new Set(band.lines);
+  const near = all.filter((l) => !inBand.has(l) && l.y2 > top && l.y1 < bottom);
+  const gutters = band.gaps.filter((gap) => {
+    if (gap.x2 - gap.x1 < 0.15 * pageWidth) return false;
+    const mid = (gap.x1 + gap.x2) / 2;
+    const segments = near.flatMap((l) => l.segments);
+    return (
+      !segments.some((s) => s.x1 < mid - 1 && s.x2 > mid + 1) &&
+      segments.some((s) => s.x2 <= mid) &&
+      segments.some((s) => s.x1 >= mid)
+    );
+  });
+  if (gutters.length === 0) return [band];
+  const bounds = [
+    Number.NEGATIVE_INFINITY,
+    ...gutters.map((g) => (g.x1 + g.x2) / 2),
+    Number.POSITIVE_INFINITY,
+  ];
+  const parts: Band[] = [];
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    const lines = band.lines
+      .map((l) => l.words.filter((w) => box.centerX(w.box) > bounds[k] && box.centerX(w.box) < bounds[k + 1]))
+      .filter((words) => words.length > 0)
+      .map(lineOfWords);
+    parts.push(...findBands(lines).filter((b) => b.lines.length >= 3));
+  }
+  return parts;
+}
+
+export interface AlignedOptions {
+  /** Areas to leave out, e.g. tables already found from ruling lines. */
+  exclude?: readonly Box[];
+}
+
+/**
+ * Tables of aligned text without ruling lines. `lines` are the page's text lines as the layout stage grouped its
+ * runs, when it has them; lines at the same height are read as one row here (a row's cells may be separate lines
+ * there), so they only choose which runs to consider. Without them, all the page's runs are.
+ *
+ * @example
+ * const tables = detectAlignedTables(page, undefined, { exclude: ruled.map((t) => t.box) });
+ */
+export function detectAlignedTables(
+  page: PageGeometry,
+  lines?: readonly (readonly TextRun[])[],
+  options: AlignedOptions = {},
+): DetectedTable[] {
+  const exclude = options.exclude ?? [];
+  const keep = (run: TextRun) =>
+    !run.vertical && hasVisibleText(run.text) && !exclude.some((b) => box.containsCenter(b, run.box, 1));
+  const textLines = wordLines((lines ? lines.flat() : page.runs).filter(keep));
+  const tables: DetectedTable[] = [];
+  for (const found of findBands(textLines)) {
+    if (found.lines.length < 3) continue;
+    for (const band of splitAtGutters(found, textLines, page.width)) {
+      const grid = tableColumns(band);
+      if (!grid) continue;
+      const table = tableOf(mergeContinuations(grid));
+      if (table) tables.push(table);
+    }
+  }
+  return tables;
+}

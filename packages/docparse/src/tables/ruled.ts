@@ -1,0 +1,657 @@
+import {
+  box,
+  type DetectedTable,
+  type PageGeometry,
+  type Rule,
+  type TextRun,
+} from "../paginated/geometry.ts";
+import {
+  columnStats,
+  columnsBetween,
+  gridOf,
+  type Interval,
+  isProse,
+  sharedGaps,
+  type WordLine,
+  wordLines,
+} from "./aligned.ts";
+import {
+  assignRuns,
+  bandIndex,
+  finishTable,
+  hasVisibleText,
+  type Lattice,
+  latticeRegions,
+  runWords,
+  type TextPiece,
+} from "./cells.ts";
+
+/**
+ * Tables drawn with ruling lines: full grids (cells boxed by horizontal and vertical rules, merged cells where an
+ * inner rule is missing) and horizontally ruled tables in the booktabs style (top rule, header rule, bottom rule,
+ * columns only by alignment). Columns a grid leaves unruled and rows a band of rules holds several of are found
+ * from the text, with the same whitespace rivers as aligned.ts.
+ */
+
+/** Rules closer than this are one line; segments of one line with a smaller gap are one segment. */
+const SNAP = 2;
+const JOIN_GAP = 3;
+const LINE_GAP = 4;
+/** How much of a lattice edge a rule must cover to separate the two cells. */
+const EDGE_COVER = 0.6;
+
+/** A merged ruling line: `pos` is its y (horizontal) or x (vertical), [a, b] its extent along the other axis. */
+interface Segment {
+  pos: number;
+  a: number;
+  b: number;
+  width: number;
+}
+
+/** Collinear rules joined: positions within SNAP are one line, pieces with gaps under JOIN_GAP one segment. */
+function mergeSegments(rules: readonly Rule[], orientation: "h" | "v"): Segment[] {
+  const raw: Segment[] = [];
+  for (const r of rules) {
+    if (r.orientation !== orientation) continue;
+    raw.push(
+      orientation === "h"
+        ? { pos: (r.y1 + r.y2) / 2, a: Math.min(r.x1, r.x2), b: Math.max(r.x1, r.x2), width: r.width }
+        : { pos: (r.x1 + r.x2) / 2, a: Math.min(r.y1, r.y2), b: Math.max(r.y1, r.y2), width: r.width },
+    );
+  }
+  raw.sort((p, q) => p.pos - q.pos);
+  const merged: Segment[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    let j = i + 1;
+    while (j < raw.length && raw[j].pos - raw[j - 1].pos <= SNAP) j++;
+    const group = raw.slice(i, j).sort((p, q) => p.a - q.a);
+    let current: Segment | null = null;
+    let count = 0;
+    let posSum = 0;
+    const flush = () => {
+      if (current && current.b - current.a >= 2) merged.push({ ...current, pos: posSum / count });
+    };
+    for (const s of group) {
+      if (current && s.a <= current.b + JOIN_GAP) {
+        current.b = Math.max(current.b, s.b);
+        current.width = Math.max(current.width, s.width);
+        count++;
+        posSum += s.pos;
+        continue;
+      }
+      flush();
+      current = { ...s };
+      count = 1;
+      posSum = s.pos;
+    }
+    flush();
+    i = j;
+  }
+  return merged;
+}
+
+/** Groups of rules touching each other (horizontal and vertical segments that cross or meet within SNAP). */
+function connectedGroups(hs: readonly Segment[], vs: readonly Segment[]): { hs: Segment[]; vs: Segment[] }[] {
+  const parent = Array.from({ length: hs.length + vs.length }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  const byX = vs.map((v, i) => ({ v, i })).sort((p, q) => p.v.pos - q.v.pos);
+  const xs = byX.map((e) => e.v.pos);
+  hs.forEach((h, hi) => {
+    for (let k = lowerBound(xs, h.a - SNAP); k < byX.length && byX[k].v.pos <= h.b + SNAP; k++) {
+      const { v, i } = byX[k];
+      if (h.pos >= v.a - SNAP && h.pos <= v.b + SNAP) parent[find(hi)] = find(hs.length + i);
+    }
+  });
+  const groups = new Map<number, { hs: Segment[]; vs: Segment[] }>();
+  const group = (i: number) => {
+    const root = find(i);
+    let g = groups.get(root);
+    if (!g) {
+      g = { hs: [], vs: [] };
+      groups.set(root, g);
+    }
+    return g;
+  };
+  hs.forEach((h, i) => {
+    group(i).hs.push(h);
+  });
+  vs.forEach((v, i) => {
+    group(hs.length + i).vs.push(v);
+  });
+  return [...groups.values()];
+}
+
+function lowerBound(sorted: readonly number[], v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Distinct line positions: the segments clustered by position, each cluster with its segments. Lines closer than
+ * LINE_GAP (a double rule, a cell's shading beside its border) are one: no row or column is that thin.
+ */
+function lines(segments: readonly Segment[]): { pos: number; segments: Segment[] }[] {
+  const sorted = [...segments].sort((p, q) => p.pos - q.pos);
+  const out: { pos: number; segments: Segment[] }[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && s.pos - last.segments[last.segments.length - 1].pos < LINE_GAP) last.segments.push(s);
+    else out.push({ pos: s.pos, segments: [s] });
+  }
+  for (const line of out) line.pos = line.segments.reduce((sum, s) => sum + s.pos, 0) / line.segments.length;
+  return out;
+}
+
+/** The share of [a, b] covered by segments. */
+function covered(segments: readonly Segment[], a: number, b: number): number {
+  if (b <= a) return 0;
+  let total = 0;
+  for (const s of segments) total += Math.max(0, Math.min(b, s.b) - Math.max(a, s.a));
+  return total / (b - a);
+}
+
+/**
+ * Horizontal runs bucketed by the lattice slot holding their center: `slots[r * cols + c]`. Runs outside are
+ * left out; vertical runs too (text columns and rows are read from horizontal text).
+ */
+function bucketRuns(runs: readonly TextRun[], xs: readonly number[], ys: readonly number[]): TextRun[][] {
+  const cols = xs.length - 1;
+  const slots: TextRun[][] = Array.from({ length: cols * (ys.length - 1) }, () => []);
+  for (const run of runs) {
+    if (run.vertical) continue;
+    const cx = box.centerX(run.box);
+    const cy = box.centerY(run.box);
+    if (cx < xs[0] || cx > xs[cols] || cy < ys[0] || cy > ys[ys.length - 1]) continue;
+    slots[bandIndex(ys, cy) * cols + bandIndex(xs, cx)].push(run);
+  }
+  return slots;
+}
+
+/** Runs whose center lies in a box. */
+function runsIn(
+  runs: readonly TextRun[],
+  area: { x1: number; y1: number; x2: number; y2: number },
+): TextRun[] {
+  return runs.filter((r) => hasVisibleText(r.text) && box.containsCenter(area, r.box));
+}
+
+/**
+ * What a table's frame is before the text refines it: column and row boundaries, for each whether a ruling line
+ * draws it (the others come from text alignment), and the rules that do.
+ */
+interface Frame {
+  xs: number[];
+  /** Rules drawn at xs[i], or null where the boundary comes from text alignment. */
+  xRules: (Segment[] | null)[];
+  ys: number[];
+  yRules: Segment[][];
+  /** Whether the first interior rule spanning the whole table is a booktabs header rule (rows above are headers). */
+  booktabs: boolean;
+}
+
+/** Whether a ruled boundary xs[i] separates the cells between y0 and y1. */
+function ruledV(frame: Frame, i: number, y0: number, y1: number): boolean {
+  const rules = frame.xRules[i];
+  return rules !== null && covered(rules, y0, y1) >= EDGE_COVER;
+}
+
+/**
+ * Columns the rules leave out: inside each ruled column, whitespace rivers shared by all its own cells (cells not
+ * merged with a neighbour) become boundaries, when at least two cells really split at them and each side holds
+ * text in at least two cells.
+ */
+function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
+  const xs: number[] = [frame.xs[0]];
+  const xRules: (Segment[] | null)[] = [frame.xRules[0]];
+  const rows = frame.ys.length - 1;
+  const cols = frame.xs.length - 1;
+  const slots = bucketRuns(runs, frame.xs, frame.ys);
+  for (let c = 0; c < cols; c++) {
+    const left = frame.xs[c];
+    const right = frame.xs[c + 1];
+    const cells: WordLine[][] = [];
+    for (let r = 0; r < rows; r++) {
+      const y0 = frame.ys[r];
+      const y1 = frame.ys[r + 1];
+      const own = (c === 0 || ruledV(frame, c, y0, y1)) && (c === cols - 1 || ruledV(frame, c + 1, y0, y1));
+      if (!own) continue;
+      const inCell = slots[r * cols + c];
+      if (inCell.length > 0) cells.push(wordLines(inCell));
+    }
+    const all = cells.flat();
+    const gaps = all.length >= 2 ? sharedGaps(all) : [];
+    const cuts = gaps.map((g) => (g.x1 + g.x2) / 2).filter((x) => x > left + 2 && x < right - 2);
+    if (cuts.length > 0 && textColumnsHold(cells, cuts)) {
+      for (const x of cuts) {
+        xs.push(x);
+        xRules.push(null);
+      }
+    }
+    xs.push(right);
+    xRules.push(frame.xRules[c + 1]);
+  }
+  frame.xs = xs;
+  frame.xRules = xRules;
+}
+
+function textColumnsHold(cells: readonly WordLine[][], cuts: readonly number[]): boolean {
+  const bounds = [Number.NEGATIVE_INFINITY, ...cuts, Number.POSITIVE_INFINITY];
+  const filled = new Array<number>(cuts.length + 1).fill(0);
+  let splitCells = 0;
+  for (const cell of cells) {
+    const used = new Set<number>();
+    for (const line of cell) for (const w of line.words) used.add(bandIndex(bounds, box.centerX(w.box)));
+    for (const k of used) filled[k]++;
+    if (used.size >= 2) splitCells++;
+  }
+  return splitCells >= 2 && filled.every((n) => n >= 2);
+}
+
+interface RowWords {
+  y0: number;
+  y1: number;
+  words: TextPiece[];
+}
+
+/**
+ * Text rows inside one band between two horizontal boundaries. The band splits at its text lines when every line
+ * stands apart (no line straddles two others, as a label centered beside a pair of rows does); a line with text
+ * in one column only, under text in that column, continues the row above (a wrapped cell), unless that column is
+ * the first. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
+ */
+function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[] {
+  if (lines.length < 2) return [];
+  const cuts: number[] = [];
+  let groupColumns = new Set<number>();
+  let multi = 0;
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
+    const columns = new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
+    if (k > 0) {
+      const prev = lines[k - 1];
+      const overlap = Math.min(prev.y2, line.y2) - Math.max(prev.y1, line.y1);
+      const smaller = Math.min(prev.y2 - prev.y1, line.y2 - line.y1);
+      if (overlap > 0.3 * smaller) return [];
+      const [only] = columns;
+      const continues = columns.size === 1 && only > 0 && groupColumns.has(only);
+      if (!continues) {
+        cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
+        if (groupColumns.size >= 2) multi++;
+        groupColumns = new Set();
+      }
+    }
+    for (const c of columns) groupColumns.add(c);
+  }
+  if (groupColumns.size >= 2) multi++;
+  return multi >= 2 ? cuts : [];
+}
+
+/**
+ * The table of a frame: text rows added inside bands that hold several aligned lines, then the lattice, with
+ * ruled boundaries present where their rules cover the edge and text boundaries present unless text crosses them
+ * or a single text is centered over the columns they divide (a spanning header).
+ */
+function frameTable(
+  frame: Frame,
+  runs: readonly TextRun[],
+  method: DetectedTable["method"],
+): DetectedTable | null {
+  const { xs, xRules } = frame;
+  const baseRows = frame.ys.length - 1;
+  const ys: number[] = [frame.ys[0]];
+  const yRules: (Segment[] | null)[] = [frame.yRules[0]];
+  const bandRuns = bucketRuns(runs, [xs[0], xs[xs.length - 1]], frame.ys);
+  const bands = bandRuns.map((band) => wordLines(band));
+  // Rows ruled one by one keep their lines together (wrapped cells); a band holding many more lines than the
+  // others, or any band of a table with few rules, holds several rows.
+  const typical = [...bands.map((b) => b.length)].sort((a, b) => a - b)[baseRows >> 1];
+  for (let r = 0; r < baseRows; r++) {
+    const y1 = frame.ys[r + 1];
+    const bandLines = bands[r];
+    if (
+      (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
+      (baseRows <= 3 && bandLines.length >= 2)
+    ) {
+      for (const cut of textRowCuts(bandLines, xs)) {
+        if (cut > ys[ys.length - 1] + 1 && cut < y1 - 1) {
+          ys.push(cut);
+          yRules.push(null);
+        }
+      }
+    }
+    ys.push(y1);
+    yRules.push(frame.yRules[r + 1]);
+  }
+  const rows = ys.length - 1;
+  const cols = xs.length - 1;
+  const rowWords: RowWords[] = [];
+  for (let r = 0; r < rows; r++) rowWords.push({ y0: ys[r], y1: ys[r + 1], words: [] });
+  for (const run of runs) {
+    if (run.vertical) continue;
+    const cy = box.centerY(run.box);
+    if (cy < ys[0] || cy > ys[rows]) continue;
+    rowWords[bandIndex(ys, cy)].words.push(...runWords(run));
+  }
+  const split = new Uint8Array((cols + 1) * rows);
+  for (let r = 0; r < rows; r++) {
+    const { y0, y1, words } = rowWords[r];
+    for (let i = 1; i < cols; i++) {
+      split[r * (cols + 1) + i] = xRules[i] ? (ruledV(frame, i, y0, y1) ? 1 : 0) : 1;
+    }
+    // Text boundaries: merged where a word crosses them.
+    for (const w of words) {
+      for (let i = 1; i < cols; i++) {
+        if (!xRules[i] && w.box.x1 < xs[i] - 2 && w.box.x2 > xs[i] + 2) split[r * (cols + 1) + i] = 0;
+      }
+    }
+    // A text over a partial rule (a booktabs cmidrule) spans the columns the rule covers.
+    for (const rule of yRules[r + 1] ?? []) {
+      if (rule.b - rule.a >= 0.9 * (xs[cols] - xs[0])) continue;
+      const over = words.filter((w) => box.centerX(w.box) > rule.a && box.centerX(w.box) < rule.b);
+      if (over.length === 0 || new Set(over.map((w) => bandIndex(xs, box.centerX(w.box)))).size > 1) continue;
+      for (let k = 1; k < cols; k++) {
+        if (!xRules[k] && xs[k] > rule.a + 2 && xs[k] < rule.b - 2) split[r * (cols + 1) + k] = 0;
+      }
+    }
+    // A single text centered over the text columns of a ruled cell (or of the whole table) spans them.
+    let i = 0;
+    while (i < cols) {
+      let j = i + 1;
+      while (j < cols && !xRules[j]) j++;
+      if (j - i >= 2) {
+        const inside = words.filter((w) => box.centerX(w.box) > xs[i] && box.centerX(w.box) < xs[j]);
+        if (inside.length > 0) {
+          const used = new Set(inside.map((w) => bandIndex(xs, box.centerX(w.box))));
+          const x1 = Math.min(...inside.map((w) => w.box.x1));
+          const x2 = Math.max(...inside.map((w) => w.box.x2));
+          const centered = Math.abs((x1 + x2) / 2 - (xs[i] + xs[j]) / 2) <= 0.08 * (xs[j] - xs[i]);
+          if (used.size === 1 && centered) {
+            for (let k = i + 1; k < j; k++) split[r * (cols + 1) + k] = 0;
+          }
+        }
+      }
+      i = j;
+    }
+  }
+  const lattice: Lattice = {
+    xs,
+    ys,
+    vSplit: (i, r) => split[r * (cols + 1) + i] === 1,
+    hSplit: (j, c) => {
+      const rules = yRules[j];
+      return rules === null ? true : covered(rules, xs[c], xs[c + 1]) >= EDGE_COVER;
+    },
+  };
+  const { regions, owner } = latticeRegions(lattice);
+  const contents = assignRuns(lattice, regions, owner, runs);
+  // Mostly empty cells (a chart's grid) or long prose in them (a page laid out in boxes) make no table.
+  const filled = contents.filter((c) => c.length > 0);
+  if (filled.length < 0.25 * regions.length) return null;
+  const words = filled.reduce((n, c) => n + c.reduce((m, p) => m + p.text.split(/\s+/).length, 0), 0);
+  if (words > 40 * filled.length) return null;
+  return finishTable({
+    lattice,
+    regions,
+    contents,
+    headerRows: headerRows(frame, lattice, ys, yRules),
+    method,
+  });
+}
+
+/**
+ * Header rows from the ruling: the rows above the first rule spanning the whole table, when that rule is a
+ * booktabs header rule, is drawn stronger than the others, or closes several rows that only partial rules divide.
+ */
+function headerRows(
+  frame: Frame,
+  lattice: Lattice,
+  ys: readonly number[],
+  yRules: (Segment[] | null)[],
+): number | null {
+  const cols = lattice.xs.length - 1;
+  const rows = ys.length - 1;
+  const interior: { j: number; width: number }[] = [];
+  for (let j = 1; j < rows; j++) {
+    const rules = yRules[j];
+    if (!rules) continue;
+    let full = true;
+    for (let c = 0; c < cols && full; c++) full = lattice.hSplit(j, c);
+    if (full) interior.push({ j, width: Math.max(...rules.map((s) => s.width)) });
+  }
+  if (interior.length === 0) return null;
+  const first = interior[0];
+  if (first.j > rows / 2 + 0.5) return null;
+  if (frame.booktabs) return first.j;
+  const others = interior.slice(1).map((e) => e.width);
+  const strong = others.length > 0 && first.width >= 1.4 * Math.max(...others);
+  const closesSeveral = first.j >= 2 && yRules.slice(1, first.j).some((r) => r !== null);
+  return strong || closesSeveral ? first.j : null;
+}
+
+/** A grid of horizontal and vertical rules: boundaries from the rules, with the outer edges where no rule is drawn. */
+function gridFrame(hs: readonly Segment[], vs: readonly Segment[]): Frame | null {
+  const hLines = lines(hs);
+  const vLines = lines(vs);
+  const xs = vLines.map((l) => l.pos);
+  const xRules: (Segment[] | null)[] = vLines.map((l) => l.segments);
+  const ys = hLines.map((l) => l.pos);
+  const yRules: Segment[][] = hLines.map((l) => l.segments);
+  const left = Math.min(...hs.map((s) => s.a));
+  const right = Math.max(...hs.map((s) => s.b));
+  const top = Math.min(...vs.map((s) => s.a));
+  const bottom = Math.max(...vs.map((s) => s.b));
+  if (left < xs[0] - SNAP) {
+    xs.unshift(left);
+    xRules.unshift([]);
+  }
+  if (right > xs[xs.length - 1] + SNAP) {
+    xs.push(right);
+    xRules.push([]);
+  }
+  if (top < ys[0] - SNAP) {
+    ys.unshift(top);
+    yRules.unshift([]);
+  }
+  if (bottom > ys[ys.length - 1] + SNAP) {
+    ys.push(bottom);
+    yRules.push([]);
+  }
+  if (xs.length < 2 || ys.length < 2 || xs.length * ys.length < 6) return null;
+  return { xs, xRules, ys, yRules, booktabs: false };
+}
+
+/** Share of the lattice's inner edges a rule draws: high for tables, low for diagrams of boxes and connectors. */
+function ruledShare(frame: Frame): number {
+  let edges = 0;
+  let drawn = 0;
+  const { xs, ys } = frame;
+  for (let i = 1; i < xs.length - 1; i++) {
+    for (let r = 0; r < ys.length - 1; r++) {
+      edges++;
+      if (ruledV(frame, i, ys[r], ys[r + 1])) drawn++;
+    }
+  }
+  for (let j = 1; j < ys.length - 1; j++) {
+    for (let c = 0; c < xs.length - 1; c++) {
+      edges++;
+      if (covered(frame.yRules[j], xs[c], xs[c + 1]) >= EDGE_COVER) drawn++;
+    }
+  }
+  return edges === 0 ? 1 : drawn / edges;
+}
+
+/**
+ * Horizontally ruled tables: rules of the same extent stacked down the page (top, header, bottom) with text
+ * between them that falls into columns; shorter rules inside (cmidrules) divide header rows.
+ */
+function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[]): DetectedTable[] {
+  const sorted = [...hs].sort((p, q) => p.pos - q.pos);
+  const used = new Set<Segment>();
+  const tables: DetectedTable[] = [];
+  for (const first of sorted) {
+    if (used.has(first)) continue;
+    const width = first.b - first.a;
+    if (width < 40) continue;
+    const tol = Math.max(4, 0.02 * width);
+    const stack = sorted.filter(
+      (s) => s.pos >= first.pos && Math.abs(s.a - first.a) <= tol && Math.abs(s.b - first.b) <= tol,
+    );
+    if (stack.length < 2) continue;
+    // The stack ends at the first band that holds no tabular text.
+    let end = 0;
+    for (let k = 1; k < stack.length; k++) {
+      const band = runsIn(runs, {
+        x1: first.a - tol,
+        y1: stack[k - 1].pos,
+        x2: first.b + tol,
+        y2: stack[k].pos,
+      });
+      if (band.length === 0 || !bandIsTabular(wordLines(band))) break;
+      end = k;
+    }
+    if (end === 0) continue;
+    const rules = stack.slice(0, end + 1);
+    for (const s of rules) used.add(s);
+    const top = rules[0].pos;
+    const bottom = rules[rules.length - 1].pos;
+    const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
+    const inside = runsIn(runs, area);
+    const textLines = wordLines(inside);
+    const multi = textLines.filter((l) => l.segments.length >= 2);
+    if (multi.length < 2) continue;
+    const gaps = sharedGaps(multi).filter((g) => g.x1 > first.a - tol && g.x2 < first.b + tol);
+    if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
+    const partial = sorted.filter(
+      (s) =>
+        s.pos > top + SNAP &&
+        s.pos < bottom - SNAP &&
+        !rules.includes(s) &&
+        s.a >= first.a - tol &&
+        s.b <= first.b + tol,
+    );
+    for (const s of partial) used.add(s);
+    const yLines = lines([...rules, ...partial]);
+    const frame: Frame = {
+      xs: [
+        Math.min(first.a, ...inside.map((r) => r.box.x1)),
+        ...gaps.map((g) => (g.x1 + g.x2) / 2),
+        Math.max(first.b, ...inside.map((r) => r.box.x2)),
+      ],
+      xRules: [[], ...gaps.map(() => null), []],
+      ys: yLines.map((l) => l.pos),
+      yRules: yLines.map((l) => l.segments),
+      booktabs: rules.length >= 3,
+    };
+    const table = frameTable(frame, inside, "ruled");
+    // Between a top and a bottom rule alone (no header rule) sits many a code listing or boxed note: ask for rows.
+    if (table && (rules.length >= 3 || rowsOfSeveralCells(table) >= 3)) tables.push(table);
+  }
+  return tables;
+}
+
+function rowsOfSeveralCells(table: DetectedTable): number {
+  const perRow = new Map<number, number>();
+  for (const cell of table.cells) if (cell.text !== "") perRow.set(cell.row, (perRow.get(cell.row) ?? 0) + 1);
+  return [...perRow.values()].filter((n) => n >= 2).length;
+}
+
+/** A band between two rules holds tabular text: some line splits into columns, and it is not a block of prose. */
+function bandIsTabular(bandLines: readonly WordLine[]): boolean {
+  const multi = bandLines.filter((l) => l.segments.length >= 2);
+  if (multi.length === 0) return false;
+  const words = bandLines.reduce((n, l) => n + l.words.length, 0);
+  return words / bandLines.length <= 12 || multi.length >= 0.5 * bandLines.length;
+}
+
+/** The columns between rules are a table's, not the two columns of a page or a list: at most one is prose. */
+function columnsReadAsTable(
+  textLines: readonly WordLine[],
+  gaps: readonly Interval[],
+  ruleCount: number,
+): boolean {
+  const stats = columnStats(gridOf(textLines, columnsBetween(textLines, gaps)));
+  const prose = stats.filter(isProse).length;
+  if (prose === 0) return true;
+  // Beside a header rule, one column of running text is a table's description column.
+  return prose === 1 && ruleCount >= 3 && (stats.length >= 3 || !isProse(stats[0]));
+}
+
+/**
+ * The edges of filled rectangles, as rules of width 0: tables drawn as shaded cells (a colored header row, striped
+ * rows) have their boundaries there. Rectangles covering much of the page are backgrounds, not cells.
+ */
+function rectEdges(page: PageGeometry): Rule[] {
+  const limit = 0.3 * page.width * page.height;
+  const rects = page.rects
+    .filter((r) => box.area(r) <= limit && box.width(r) >= 4 && box.height(r) >= 4)
+    .sort((a, b) => box.area(b) - box.area(a));
+  // Thousands of rectangles are a drawing, not a table's cells.
+  if (rects.length > 1000) return [];
+  const edges: Rule[] = [];
+  for (let k = 0; k < rects.length; k++) {
+    const r = rects[k];
+    // A rectangle inside a larger one highlights text within a cell: its edges are no cell boundaries.
+    let inside = false;
+    for (let m = 0; m < k && !inside; m++) {
+      const o = rects[m];
+      inside = r.x1 >= o.x1 - 1 && r.y1 >= o.y1 - 1 && r.x2 <= o.x2 + 1 && r.y2 <= o.y2 + 1;
+    }
+    if (inside) continue;
+    edges.push(
+      { x1: r.x1, y1: r.y1, x2: r.x2, y2: r.y1, width: 0, orientation: "h" },
+      { x1: r.x1, y1: r.y2, x2: r.x2, y2: r.y2, width: 0, orientation: "h" },
+      { x1: r.x1, y1: r.y1, x2: r.x1, y2: r.y2, width: 0, orientation: "v" },
+      { x1: r.x2, y1: r.y1, x2: r.x2, y2: r.y2, width: 0, orientation: "v" },
+    );
+  }
+  return edges;
+}
+
+/**
+ * Tables drawn with ruling lines on a page, top to bottom.
+ *
+ * @example
+ * const tables = detectRuledTables(page); // [{ method: "ruled", numRows: 5, numCols: 3, cells: [...] }]
+ */
+export function detectRuledTables(page: PageGeometry): DetectedTable[] {
+  const rules = [...page.rules, ...rectEdges(page)];
+  if (rules.length < 2) return [];
+  const hs = mergeSegments(rules, "h");
+  const vs = mergeSegments(rules, "v");
+  const tables: DetectedTable[] = [];
+  const loose: Segment[] = [];
+  for (const group of connectedGroups(hs, vs)) {
+    if (group.vs.length === 0) {
+      loose.push(...group.hs);
+      continue;
+    }
+    if (group.hs.length === 0) continue;
+    const frame = gridFrame(group.hs, group.vs);
+    if (!frame || ruledShare(frame) < 0.6) continue;
+    const area = {
+      x1: frame.xs[0],
+      y1: frame.ys[0],
+      x2: frame.xs[frame.xs.length - 1],
+      y2: frame.ys[frame.ys.length - 1],
+    };
+    const runs = runsIn(page.runs, area);
+    addTextColumns(frame, runs);
+    const table = frameTable(frame, runs, "ruled");
+    if (table) tables.push(table);
+  }
+  tables.push(...booktabsTables(loose, page.runs));
+  return tables.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
+}
