@@ -160,6 +160,14 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           });
           continue;
         }
+        case "key_value_region":
+          // One pair per line, as the block set them.
+          sink.add<TextItem>({
+            ...base,
+            label: "key_value_region",
+            text: block.lines.map((line) => line.text).join("\n"),
+          });
+          break;
         case "code":
           sink.add<CodeItem>({
             ...base,

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
 import type { TextRun } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
+import { textRun } from "./test-geometry.ts";
 
 interface LineOptions extends Partial<TextRun> {
   x1?: number;
@@ -13,19 +14,7 @@ interface LineOptions extends Partial<TextRun> {
 function line(text: string, y: number, options: LineOptions = {}): Line {
   const { x1 = 50, x2 = 290, ...run } = options;
   const size = run.fontSize ?? 10;
-  return makeLine([
-    {
-      text,
-      box: { x1, y1: y, x2, y2: y + size },
-      fontName: "Times-Roman",
-      fontSize: size,
-      bold: false,
-      italic: false,
-      dir: "ltr",
-      confidence: 1,
-      ...run,
-    },
-  ]);
+  return makeLine([textRun(text, { x1, y1: y, x2, y2: y + size }, { fontName: "Times-Roman", ...run })]);
 }
 
 /** 10 pt lines on a 12 pt pitch: a 2 pt gap between a line and the next. */

@@ -4,6 +4,7 @@ import type { Block } from "./blocks.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { type BlockLabel, type DocumentStyle, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
 import { makeLine } from "./lines.ts";
+import { textRun } from "./test-geometry.ts";
 
 const PAGE = { width: 612, height: 792 };
 
@@ -17,17 +18,11 @@ function block(texts: string | string[], y: number, options: BlockOptions = {}):
   const size = run.fontSize ?? 10;
   const lines = (Array.isArray(texts) ? texts : [texts]).map((text, i) =>
     makeLine([
-      {
+      textRun(
         text,
-        box: { x1, y1: y + i * size * 1.2, x2: x1 + text.length * size * 0.5, y2: y + i * size * 1.2 + size },
-        fontName: run.bold ? "Times-Bold" : "Times-Roman",
-        fontSize: size,
-        bold: false,
-        italic: false,
-        dir: "ltr",
-        confidence: 1,
-        ...run,
-      },
+        { x1, y1: y + i * size * 1.2, x2: x1 + text.length * size * 0.5, y2: y + i * size * 1.2 + size },
+        { fontName: run.bold ? "Times-Bold" : "Times-Roman", ...run },
+      ),
     ]),
   );
   return { lines, box: box.union(lines.map((line) => line.box)) };
@@ -194,4 +189,23 @@ test("large text low on page 1 is not the title", () => {
   const low = block("A Large Pull Quote", 600, { fontSize: 20 });
   const style = documentStyle([low, ...BODY], [low, ...BODY]);
   assert.notEqual(labelBlock(low, PAGE, style, { firstPage: true, titleTaken: false }).label, "title");
+});
+
+test("lines of `label: value` pairs make a key-value region; one such line, or prose with a colon, does not", () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(
+    label(block(["Invoice number: 4711", "Date: 2 May 2024", "Total due: 1,250.00 EUR"], 600), style).label,
+    "key_value_region",
+  );
+  assert.equal(label(block(["Invoice number: 4711"], 600), style).label, "text");
+  assert.equal(
+    label(
+      block(
+        ["The reason is simple: the tests ran twice, and the", "second run found what the first one missed."],
+        600,
+      ),
+      style,
+    ).label,
+    "text",
+  );
 });

@@ -3,7 +3,17 @@ import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
 export type BlockLabel =
-  | { label: "text" | "title" | "table_caption" | "figure_caption" | "formula" | "page_number" | "code" }
+  | {
+      label:
+        | "text"
+        | "title"
+        | "table_caption"
+        | "figure_caption"
+        | "formula"
+        | "page_number"
+        | "code"
+        | "key_value_region";
+    }
   | { label: "section_header"; level: number }
   | { label: "list_item"; marker: string; ordered: boolean };
 
@@ -31,6 +41,9 @@ const PAGE_NUMBER =
  */
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
+
+/** `Invoice number: 4711`, `Date: 2 May`: a short label, a colon, a value on the same line. */
+const KEY_VALUE = /^[^:.!?]{1,40}:(?!\/\/)\s*\S/;
 
 /** True when the text opens with a caption word and a number. */
 function isCaption(text: string): boolean {
@@ -128,6 +141,9 @@ export function labelBlock(
   if (charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6) return { label: "code" };
   if (charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 && !/\p{L}{4,}\s\p{L}{4,}/u.test(text)) {
     return { label: "formula" };
+  }
+  if (block.lines.length >= 2 && block.lines.every((line) => KEY_VALUE.test(line.text))) {
+    return { label: "key_value_region" };
   }
   if (
     where.firstPage &&

@@ -4,6 +4,7 @@ import type { Box } from "../model.ts";
 import { blockText } from "./blocks.ts";
 import type { PageGeometry, TextRun } from "./geometry.ts";
 import { type LayoutStages, layoutPage, type PageEntry } from "./layout.ts";
+import { pageGeometry, textRun } from "./test-geometry.ts";
 
 const STAGES: LayoutStages = { detectTables: () => [], dropStruck: false };
 
@@ -13,17 +14,9 @@ function words(text: string, x: number, y: number, options: Partial<TextRun> = {
   const runs: TextRun[] = [];
   for (const word of text.split(" ")) {
     const width = word.length * size * 0.5;
-    runs.push({
-      text: word,
-      box: { x1: x, y1: y, x2: x + width, y2: y + size },
-      fontName: "Times-Roman",
-      fontSize: size,
-      bold: false,
-      italic: false,
-      dir: "ltr",
-      confidence: 1,
-      ...options,
-    });
+    runs.push(
+      textRun(word, { x1: x, y1: y, x2: x + width, y2: y + size }, { fontName: "Times-Roman", ...options }),
+    );
     x += width + size * 0.3;
   }
   return runs;
@@ -34,19 +27,8 @@ function paragraph(lines: string[], x: number, y: number, options: Partial<TextR
   return lines.flatMap((line, i) => words(line, x, y + i * 12, options));
 }
 
-function page(runs: TextRun[], images: Box[] = []): PageGeometry {
-  return {
-    pageNumber: 1,
-    width: 612,
-    height: 792,
-    runs,
-    rules: [],
-    rects: [],
-    images: images.map((b) => ({ box: b })),
-    textSource: "text-layer",
-    warnings: [],
-  };
-}
+const page = (runs: TextRun[], images: Box[] = []) =>
+  pageGeometry({ runs, images: images.map((b) => ({ box: b })) });
 
 /** Each entry as a short string: a block's text, or `[figure]`. */
 function describe(entries: readonly PageEntry[]): string[] {

@@ -3,21 +3,12 @@ import { test } from "node:test";
 import type { Box } from "../model.ts";
 import type { TextRun } from "./geometry.ts";
 import { buildLines } from "./lines.ts";
+import { textRun } from "./test-geometry.ts";
 
 /** A run of `text` from (x, y): half an em per character, as tall as its font size (ascent 0.8, descent 0.2). */
 function run(text: string, x: number, y: number, options: Partial<TextRun> = {}): TextRun {
   const size = options.fontSize ?? 10;
-  return {
-    text,
-    box: { x1: x, y1: y, x2: x + text.length * size * 0.5, y2: y + size },
-    fontName: "Helvetica",
-    fontSize: size,
-    bold: false,
-    italic: false,
-    dir: "ltr",
-    confidence: 1,
-    ...options,
-  };
+  return textRun(text, { x1: x, y1: y, x2: x + text.length * size * 0.5, y2: y + size }, options);
 }
 
 /** A run with an explicit box. */

@@ -3,35 +3,15 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { Rule, TextRun } from "../paginated/geometry.ts";
+import { hRule, textRun } from "../paginated/test-geometry.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { markStrikethrough, type PageGraphics, pageGraphics } from "./graphics.ts";
 import { closePdf, openPdf } from "./open.ts";
+import { onePagePdf } from "./test-pdf.ts";
 import { pageTextRuns } from "./text.ts";
 
 /** A file of Docling's test data in the shared corpus; only called by tests that skip without it. */
 const corpus = (path: string) => readFileSync(corpusPath("docling/tests/data", path));
-
-/** A one-page PDF with Helvetica as /F1 and the given content stream (PDF user space, origin bottom left). */
-function onePagePdf(content: string, { width = 612, height = 792, rotate = 0 } = {}): Uint8Array {
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Rotate ${rotate} /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>`,
-    `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
-  ];
-  let out = "%PDF-1.7\n";
-  const offsets = objects.map((body, i) => {
-    const offset = Buffer.byteLength(out, "latin1");
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-    return offset;
-  });
-  const xref = Buffer.byteLength(out, "latin1");
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
 
 async function withDoc<T>(bytes: Uint8Array, use: (doc: PDFDocumentProxy) => Promise<T>): Promise<T> {
   const doc = await openPdf(bytes);
@@ -222,29 +202,11 @@ describe("pageGraphics on corpus pages", { skip: NO_CORPUS }, () => {
   });
 });
 
-function run(text: string, x1: number, y1: number, x2: number, y2: number): TextRun {
-  return {
-    text,
-    box: { x1, y1, x2, y2 },
-    fontName: "Helvetica",
-    fontSize: y2 - y1,
-    bold: false,
-    italic: false,
-    dir: "ltr",
-    confidence: 1,
-  };
-}
+/** A run of `text` in the box from (x1, y1) to (x2, y2), its font size the box's height. */
+const run = (text: string, x1: number, y1: number, x2: number, y2: number): TextRun =>
+  textRun(text, { x1, y1, x2, y2 }, { fontSize: y2 - y1 });
 
 describe("markStrikethrough", () => {
-  const hRule = (x1: number, x2: number, y: number, width = 0.6): Rule => ({
-    x1,
-    y1: y,
-    x2,
-    y2: y,
-    width,
-    orientation: "h",
-  });
-
   test("a rule through the middle strikes; an underline, a short rule or a thick bar does not", () => {
     const runs = [
       run("struck", 100, 100, 200, 112),
@@ -254,10 +216,10 @@ describe("markStrikethrough", () => {
       run("untouched", 300, 100, 400, 112),
     ];
     markStrikethrough(runs, [
-      hRule(98, 202, 106.5),
-      hRule(100, 200, 211),
-      hRule(100, 140, 306),
-      hRule(90, 210, 406, 8),
+      hRule(106.5, 98, 202, 0.6),
+      hRule(211, 100, 200, 0.6),
+      hRule(306, 100, 140, 0.6),
+      hRule(406, 90, 210, 8),
     ]);
     assert.deepEqual(
       runs.filter((r) => r.struck).map((r) => r.text),

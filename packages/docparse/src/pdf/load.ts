@@ -31,8 +31,8 @@ async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageL
 
 /**
  * Resolution scanned pages are rendered at for OCR. Tesseract reads each line scaled to 36 pixels high, so 200 dpi
- * (9 pt type 12 px high) reads as well as 300 dpi on the corpus's pages and renders and reads 15–25% faster;
- * at 150 dpi small type starts to be misread.
+ * (9 pt type 12 px high) reads as well as 300 dpi on the corpus's pages, and about 15% faster; at 150 dpi small
+ * type starts to be misread.
  */
 const OCR_DPI = 200;
 

@@ -5,33 +5,11 @@ import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { DocumentLoadError } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { closePdf, openPdf } from "./open.ts";
+import { HELVETICA, onePagePdf } from "./test-pdf.ts";
 
 /** A file of Docling's test data in the shared corpus; only called by tests that skip without it. */
 const corpus = (path: string) => readFileSync(corpusPath("docling/tests/data", path));
 
-/** A one-page PDF with the given fonts (/F1, /F2, …) and content stream. */
-function onePagePdf(content: string, fonts: string[]): Uint8Array {
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << ${fonts.map((_, i) => `/F${i + 1} ${i + 5} 0 R`).join(" ")} >> >> /Contents 4 0 R >>`,
-    `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
-    ...fonts,
-  ];
-  let out = "%PDF-1.7\n";
-  const offsets = objects.map((body, i) => {
-    const offset = Buffer.byteLength(out, "latin1");
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-    return offset;
-  });
-  const xref = Buffer.byteLength(out, "latin1");
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
-
-const HELVETICA = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
 /** A Japanese font that is not embedded: pdf.js needs the predefined CMap and the CID → Unicode map from disk. */
 const KOZMIN =
   "<< /Type /Font /Subtype /Type0 /BaseFont /KozMinPr6N-Regular /Encoding /UniJIS-UCS2-H /DescendantFonts [<< " +
@@ -124,10 +102,9 @@ describe("openPdf", () => {
 
   test("standard fonts and CJK CMaps load from pdfjs-dist's folders, offline", async () => {
     const doc = await openPdf(
-      onePagePdf("BT /F1 24 Tf 72 700 Td <65E5672C8A9E> Tj ET BT /F2 12 Tf 72 600 Td (Helvetica) Tj ET", [
-        KOZMIN,
-        HELVETICA,
-      ]),
+      onePagePdf("BT /F1 24 Tf 72 700 Td <65E5672C8A9E> Tj ET BT /F2 12 Tf 72 600 Td (Helvetica) Tj ET", {
+        fonts: [KOZMIN, HELVETICA],
+      }),
     );
     try {
       const page = await doc.getPage(1);

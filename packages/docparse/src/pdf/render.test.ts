@@ -6,31 +6,10 @@ import sharp from "sharp";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { MAX_RENDER_PIXELS, renderPage } from "./render.ts";
+import { onePagePdf } from "./test-pdf.ts";
 
 /** A file of Docling's test data in the shared corpus; only called by tests that skip without it. */
 const corpus = (path: string) => readFileSync(corpusPath("docling/tests/data", path));
-
-/** A one-page PDF of the given size with Helvetica as /F1. */
-function onePagePdf(content: string, width = 612, height = 792): Uint8Array {
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>`,
-    `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-  ];
-  let out = "%PDF-1.7\n";
-  const offsets = objects.map((body, i) => {
-    const offset = Buffer.byteLength(out, "latin1");
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-    return offset;
-  });
-  const xref = Buffer.byteLength(out, "latin1");
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
 
 /** Width, height and channels of a PNG, and the share of its pixels darker than mid-gray. */
 async function inspect(
@@ -112,7 +91,7 @@ describe("renderPage", () => {
   });
 
   test("a page too large for the pixel budget is rendered at a lower resolution", async () => {
-    const doc = await openPdf(onePagePdf("0 g 100 100 1000 1000 re f", 14400, 14400));
+    const doc = await openPdf(onePagePdf("0 g 100 100 1000 1000 re f", { width: 14400, height: 14400 }));
     try {
       // 14400 pt (200 in) at 300 dpi would be 60000 px square; MAX_RENDER_PIXELS is the default budget.
       assert.ok(60000 * 60000 > MAX_RENDER_PIXELS);

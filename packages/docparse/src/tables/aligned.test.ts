@@ -1,48 +1,15 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import type { DetectedTable, PageGeometry, TextRun } from "../paginated/geometry.ts";
+import type { TextRun } from "../paginated/geometry.ts";
+import { pageGeometry } from "../paginated/test-geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { detectAlignedTables } from "./aligned.ts";
+import { CHAR, grid, run } from "./test-geometry.ts";
 
-const CHAR = 0.5;
-
-function run(text: string, x: number, y: number, options: Partial<TextRun> = {}): TextRun {
-  const size = options.fontSize ?? 10;
-  return {
-    text,
-    box: { x1: x, y1: y, x2: x + text.length * CHAR * size, y2: y + 1.2 * size },
-    fontName: "Helvetica",
-    fontSize: size,
-    bold: false,
-    italic: false,
-    dir: "ltr",
-    confidence: 1,
-    ...options,
-  };
-}
-
-function page(runs: TextRun[], width = 612): PageGeometry {
-  return {
-    pageNumber: 1,
-    width,
-    height: 792,
-    runs,
-    rules: [],
-    rects: [],
-    images: [],
-    textSource: "text-layer",
-    warnings: [],
-  };
-}
-
-function grid(table: DetectedTable): string[][] {
-  const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
-  for (const cell of table.cells) rows[cell.row][cell.col] = cell.text;
-  return rows;
-}
+const page = (runs: TextRun[], width = 612) => pageGeometry({ width, runs });
 
 const WORDS = (
   "the geometry of a page tells much about its structure when read with care and patience so that blocks " +

@@ -14,21 +14,7 @@ import {
   runPiece,
   runWords,
 } from "./cells.ts";
-
-function run(text: string, x: number, y: number, options: Partial<TextRun> = {}): TextRun {
-  const size = options.fontSize ?? 10;
-  return {
-    text,
-    box: { x1: x, y1: y, x2: x + text.length * 0.5 * size, y2: y + 1.2 * size },
-    fontName: "Helvetica",
-    fontSize: size,
-    bold: false,
-    italic: false,
-    dir: "ltr",
-    confidence: 1,
-    ...options,
-  };
-}
+import { run } from "./test-geometry.ts";
 
 test("a run's words get proportional boxes", () => {
   const words = runWords(run("ab  cd", 100, 0));

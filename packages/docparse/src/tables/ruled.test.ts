@@ -2,64 +2,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { Box } from "../model.ts";
-import type { DetectedTable, PageGeometry, Rule, TextRun } from "../paginated/geometry.ts";
+import type { DetectedTable, Rule, TextRun } from "../paginated/geometry.ts";
+import { hRule as h, pageGeometry, vRule as v } from "../paginated/test-geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { detectRuledTables } from "./ruled.ts";
+import { grid, run } from "./test-geometry.ts";
 
-function run(text: string, x: number, y: number, options: Partial<TextRun> = {}): TextRun {
-  const size = options.fontSize ?? 10;
-  return {
-    text,
-    box: { x1: x, y1: y, x2: x + text.length * 0.5 * size, y2: y + 1.2 * size },
-    fontName: "Helvetica",
-    fontSize: size,
-    bold: false,
-    italic: false,
-    dir: "ltr",
-    confidence: 1,
-    ...options,
-  };
-}
-
-const h = (y: number, x1: number, x2: number, width = 0.5): Rule => ({
-  x1,
-  y1: y,
-  x2,
-  y2: y,
-  width,
-  orientation: "h",
-});
-const v = (x: number, y1: number, y2: number, width = 0.5): Rule => ({
-  x1: x,
-  y1,
-  x2: x,
-  y2,
-  width,
-  orientation: "v",
-});
-
-function page(runs: TextRun[], rules: Rule[], rects: Box[] = []): PageGeometry {
-  return {
-    pageNumber: 1,
-    width: 612,
-    height: 792,
-    runs,
-    rules,
-    rects,
-    images: [],
-    textSource: "text-layer",
-    warnings: [],
-  };
-}
-
-/** The table as rows of cell texts, a spanning cell's text in its first slot. */
-function grid(table: DetectedTable): string[][] {
-  const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
-  for (const cell of table.cells) rows[cell.row][cell.col] = cell.text;
-  return rows;
-}
+const page = (runs: TextRun[], rules: Rule[], rects: Box[] = []) => pageGeometry({ runs, rules, rects });
 
 function cellAt(table: DetectedTable, row: number, col: number) {
   const cell = table.cells.find((c) => c.row === row && c.col === col);
