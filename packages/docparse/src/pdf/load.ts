@@ -1,10 +1,14 @@
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { PDFDocument } from "pdf-lib";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import sharp from "sharp";
 import type { BackendInput } from "../backend.ts";
-import type { PageRaster } from "../images/decode.ts";
+import { MAX_IMAGE_PIXELS, type PageRaster } from "../images/decode.ts";
 import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
 import { assembleDocument } from "../paginated/assemble.ts";
 import { barcodesOf } from "../paginated/barcode-stage.ts";
-import type { PageGeometry } from "../paginated/geometry.ts";
+import { box, type PageGeometry } from "../paginated/geometry.ts";
 import { layoutPage, type PageLayout } from "../paginated/layout.ts";
 import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
 import { requestedPages } from "../paginated/page-range.ts";
@@ -13,10 +17,52 @@ import { tableStage } from "../paginated/tables-stage.ts";
 import { extractPdfPage, pageFrame } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
+import { embeddedScan, openScanSource } from "./scan-image.ts";
 
 /** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
 const BARCODE_DPI = 200;
 const FIGURE_DPI = 150;
+
+/**
+ * A scanned page's raster taken from its embedded JPEG (decoded shrunk to OCR_DPI, gray), when the page is one
+ * image covering it with the page's proportions; else null and the page is rendered.
+ */
+async function scanRaster(
+  page: PageGeometry,
+  source: () => Promise<PDFDocument | null>,
+): Promise<{ png: Buffer; widthPx: number; heightPx: number; dpi: number } | null> {
+  const pageArea = page.width * page.height;
+  const covering = page.images.filter((image) => box.area(image.box) >= pageArea * 0.9);
+  if (covering.length !== 1 || page.images.length > 3) return null;
+  const doc = await source();
+  const scan = doc ? embeddedScan(doc, page.pageNumber - 1) : null;
+  if (!scan || Math.abs(scan.width / scan.height - page.width / page.height) > 0.03) return null;
+  const widthPx = Math.round((page.width / 72) * OCR_DPI);
+  try {
+    if (scan.width * scan.height > MAX_IMAGE_PIXELS) return null;
+    const input =
+      scan.kind === "jpeg"
+        ? sharp(scan.data, { limitInputPixels: MAX_IMAGE_PIXELS })
+        : sharp(await inflated(scan.data), {
+            raw: { width: scan.width, height: scan.height, channels: scan.channels },
+          });
+    const { data, info } = await input
+      .greyscale()
+      .resize({ width: Math.min(widthPx, scan.width) })
+      .png({ compressionLevel: 1 })
+      .toBuffer({ resolveWithObject: true });
+    return { png: data, widthPx: info.width, heightPx: info.height, dpi: (info.width / page.width) * 72 };
+  } catch {
+    return null;
+  }
+}
+
+const inflate = promisify(zlib.inflate);
+
+/** zlib-compressed pixels, inflated off the main thread. */
+async function inflated(data: Uint8Array): Promise<Buffer> {
+  return inflate(data);
+}
 
 /** Each figure's image, cropped from the rendered page, as a PNG data: URI on its entry. */
 async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageLayout[]): Promise<void> {
@@ -68,13 +114,16 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     // Pages without a usable text layer (scans, or an invisible OCR layer) are rendered and read by OCR; with
     // barcode_detection every page is rendered and searched for codes.
     const barcodes = input.parsing.barcode_detection;
+    let scans: Promise<PDFDocument | null> | undefined;
     geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (page) => {
       if (page.textSource === "text-layer" || blank(page)) {
         if (!barcodes) return page;
         const rendered = await renderPage(doc, page.pageNumber, { dpi: BARCODE_DPI, grayscale: true });
         return { ...page, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
       }
-      const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true });
+      const rendered =
+        (await scanRaster(page, () => (scans ??= openScanSource(input.bytes as Uint8Array)))) ??
+        (await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true }));
       const raster: PageRaster = {
         pageNumber: page.pageNumber,
         widthPx: rendered.widthPx,
