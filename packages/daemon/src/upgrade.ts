@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
@@ -19,6 +20,12 @@ export interface UpgradeRequest {
   query: URLSearchParams;
   /** Completes the handshake (101); call once every check has passed. */
   accept(): Promise<WebSocket>;
+  /**
+   * Completes the handshake (101) and hands over the connection, for a route that reads and writes the frames
+   * itself (the TCP tunnel streams them); `head` is what was read past the request. A request that is not a valid
+   * WebSocket handshake is answered 400 and rejects.
+   */
+  acceptRaw(): Promise<{ socket: Duplex; head: Buffer }>;
   /** Answers the upgrade request with a catalog error instead. */
   reject(code: ErrorCode, message?: string): void;
 }
@@ -30,6 +37,30 @@ interface UpgradeRoute {
   names: string[];
   handler: UpgradeHandler;
   open: boolean;
+}
+
+/** The key of a client's handshake: 16 bytes, base64 (RFC 6455 §4.1). */
+const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
+const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
+/**
+ * The 101 answer to a WebSocket handshake (RFC 6455 §4.2), with no extension and the client's first subprotocol
+ * (as `ws` answers); undefined when the request is not a valid handshake.
+ */
+export function websocketHandshake(req: IncomingMessage): string | undefined {
+  const key = req.headers["sec-websocket-key"];
+  const version = req.headers["sec-websocket-version"];
+  if (req.headers.upgrade?.toLowerCase() !== "websocket") return undefined;
+  if (typeof key !== "string" || !WEBSOCKET_KEY.test(key)) return undefined;
+  if (version !== "13" && version !== "8") return undefined;
+  const accept = createHash("sha1")
+    .update(key + WEBSOCKET_GUID)
+    .digest("base64");
+  const protocol = req.headers["sec-websocket-protocol"]?.split(",")[0]?.trim();
+  return (
+    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+    `Sec-WebSocket-Accept: ${accept}\r\n${protocol ? `Sec-WebSocket-Protocol: ${protocol}\r\n` : ""}\r\n`
+  );
 }
 
 /** Writes an HTTP error answer on a socket that asked to upgrade (no ServerResponse exists there). */
@@ -113,6 +144,20 @@ export class UpgradeRouter {
         if (settled) return;
         settled = true;
         rejectUpgrade(socket, code, message);
+      },
+      acceptRaw: async () => {
+        settled = true;
+        const handshake = websocketHandshake(req);
+        if (handshake === undefined) {
+          rejectUpgrade(socket, "INVALID_REQUEST", "not a valid WebSocket handshake");
+          throw new Error("not a valid WebSocket handshake");
+        }
+        if (socket.destroyed || !socket.writable) throw new Error("the client went away");
+        socket.write(handshake);
+        const tcp = socket as { setNoDelay?: (on: boolean) => void; setTimeout?: (ms: number) => void };
+        tcp.setNoDelay?.(true);
+        tcp.setTimeout?.(0);
+        return { socket, head };
       },
       accept: () => {
         settled = true;

@@ -1,12 +1,17 @@
 import net from "node:net";
 import { Duplex } from "node:stream";
 import { runtimeRoutes } from "@svc/contract";
+import { releaseReadBuffer } from "@svc/contract/read-buffer";
 import type { WebSocket } from "ws";
 import { opened, runtimeWebSocket } from "./pty.ts";
 import type { Transport } from "./transport.ts";
 
-/** Input waiting in the WebSocket above this makes writes wait for the network. */
+/**
+ * Input waiting in the WebSocket above this makes writes wait for the network; a local connection's reading pauses
+ * until it is below the low mark.
+ */
 const SEND_HIGH_WATER = 1024 * 1024;
+const SEND_LOW_WATER = 256 * 1024;
 
 /**
  * One tunnelled TCP connection as a Node stream. `end()` half-closes: the sandbox side reads EOF (the tunnel sends
@@ -60,6 +65,54 @@ export class TunnelStream extends Duplex {
 }
 
 /**
+ * Relays an accepted local connection and its tunnel WebSocket, with backpressure both ways: bytes read locally go
+ * out as binary frames (each read buffer released once sent), FIN goes out as an empty frame, and the sandbox
+ * side's close (1000) ends the local connection.
+ */
+function relayLocalSocket(socket: net.Socket, ws: WebSocket): void {
+  if (socket.destroyed) {
+    // The local connection went away while the tunnel opened.
+    ws.close(1000);
+    return;
+  }
+  let paused = false;
+  const resumeIfDrained = () => {
+    if (paused && ws.bufferedAmount < SEND_LOW_WATER) {
+      paused = false;
+      socket.resume();
+    }
+  };
+  socket.on("data", (chunk: Buffer) => {
+    // Bytes for a tunnel that is closing have nowhere to go: reset, as a TCP peer that is gone would.
+    if (ws.readyState !== ws.OPEN) return void socket.destroy();
+    ws.send(chunk, { binary: true }, () => {
+      releaseReadBuffer(chunk);
+      resumeIfDrained();
+    });
+    if (!paused && ws.bufferedAmount > SEND_HIGH_WATER) {
+      paused = true;
+      socket.pause();
+    }
+  });
+  socket.on("end", () => {
+    if (ws.readyState === ws.OPEN) ws.send(Buffer.alloc(0));
+  });
+  socket.on("close", () => {
+    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+  });
+  socket.on("drain", () => ws.resume());
+  ws.on("message", (data: Buffer) => {
+    if (socket.writable && !socket.write(data, () => releaseReadBuffer(data))) ws.pause();
+  });
+  ws.on("close", (code) => {
+    if (code === 1000 || code === 1005) socket.end();
+    else socket.destroy();
+  });
+  ws.on("error", () => socket.destroy());
+  socket.resume();
+}
+
+/**
  * A TCP port inside a sandbox, reached over the tunnel WebSocket.
  *
  * @example
@@ -84,11 +137,13 @@ export class Tunnel {
    * for await (const chunk of stream) process.stdout.write(chunk);
    */
   async connect(): Promise<TunnelStream> {
+    return new TunnelStream(await this.#open());
+  }
+
+  /** Opens the tunnel WebSocket (`ws` turns Nagle's algorithm off on its connection). */
+  async #open(): Promise<WebSocket> {
     const url = this.#transport.url(runtimeRoutes.openTcpTunnel, { query: { port: this.port } });
-    const ws = runtimeWebSocket(this.#transport, url, {}, { unmasked: true });
-    await opened(ws);
-    (ws as unknown as { _socket?: net.Socket })._socket?.setNoDelay(true);
-    return new TunnelStream(ws);
+    return opened(runtimeWebSocket(this.#transport, url, {}, { unmasked: true }));
   }
 
   /**
@@ -103,14 +158,8 @@ export class Tunnel {
     const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       socket.on("error", () => socket.destroy());
       socket.pause();
-      this.connect().then(
-        (stream) => {
-          stream.on("error", () => socket.destroy());
-          socket.on("close", () => stream.destroy());
-          socket.pipe(stream);
-          stream.pipe(socket);
-          socket.resume();
-        },
+      this.#open().then(
+        (ws) => relayLocalSocket(socket, ws),
         () => socket.destroy(),
       );
     });

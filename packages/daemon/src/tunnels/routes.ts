@@ -35,7 +35,7 @@ function connect(port: number): Promise<net.Socket> {
  * listens answers 502 CONNECTION_FAILED instead of a WebSocket that closes at once.
  */
 export function registerTunnelRoutes(upgrades: UpgradeRouter): void {
-  upgrades.add(runtimeRoutes.openTcpTunnel, async ({ query, accept, reject }) => {
+  upgrades.add(runtimeRoutes.openTcpTunnel, async ({ query, acceptRaw, reject }) => {
     const extra = [...query.keys()].find((key) => key !== "port");
     if (extra !== undefined) return reject("INVALID_REQUEST", `unknown query parameter "${extra}"`);
     const port = parseTunnelPort(query.get("port"));
@@ -47,13 +47,13 @@ export function registerTunnelRoutes(upgrades: UpgradeRouter): void {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       return reject("CONNECTION_FAILED", `nothing accepted the connection on 127.0.0.1:${port} (${reason})`);
     }
-    let ws: Awaited<ReturnType<typeof accept>>;
+    let upgraded: Awaited<ReturnType<typeof acceptRaw>>;
     try {
-      ws = await accept();
+      upgraded = await acceptRaw();
     } catch {
       tcp.destroy();
       return;
     }
-    relayTunnel(ws, tcp);
+    relayTunnel(upgraded.socket, upgraded.head, tcp);
   });
 }

@@ -6,7 +6,46 @@ import { after, before, describe, test } from "node:test";
 import type { WebSocket } from "ws";
 import type { RunningDaemon } from "../daemon.ts";
 import { type DaemonTestClient, startTestDaemon } from "../testing.ts";
-import { closed, mustOpenWs, openWs } from "../websocket-testing.ts";
+import { clientFrame, closed, mustOpenWs, openWs, serverFrames } from "../websocket-testing.ts";
+
+/**
+ * Opens a tunnel with a hand-written handshake on a plain socket, for frames `ws` will not send (unmasked ones);
+ * resolves with the socket and the status line of the answer, and what followed the answer's head.
+ */
+async function rawUpgrade(
+  client: DaemonTestClient,
+  pathAndQuery: string,
+  key = randomBytes(16).toString("base64"),
+): Promise<{ socket: net.Socket; status: string; rest: Buffer }> {
+  const url = new URL(client.baseUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await once(socket, "connect");
+  const headers = {
+    ...client.headersFor("GET", pathAndQuery),
+    host: url.host,
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": key,
+  };
+  socket.write(
+    `GET ${pathAndQuery} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")}\r\n`,
+  );
+  let received = Buffer.alloc(0);
+  while (received.indexOf("\r\n\r\n") < 0) {
+    const [chunk] = (await once(socket, "data")) as [Buffer];
+    received = Buffer.concat([received, chunk]);
+  }
+  socket.pause();
+  const end = received.indexOf("\r\n\r\n");
+  return {
+    socket,
+    status: received.subarray(0, received.indexOf("\r\n")).toString(),
+    rest: received.subarray(end + 4),
+  };
+}
 
 /** Collects every binary frame of a WebSocket until it closes. */
 function collect(ws: WebSocket): Promise<{ data: Buffer; code: number; reason: string }> {
@@ -156,6 +195,78 @@ describe("TCP tunnels", () => {
     } finally {
       server.close();
     }
+  });
+
+  test("a ping is answered with a pong carrying its payload", async () => {
+    const ws = await mustOpenWs(client, `/api/v1/tunnels/tcp?port=${echoPort}`);
+    ws.ping(Buffer.from("hello"));
+    const [payload] = (await once(ws, "pong")) as [Buffer];
+    assert.equal(payload.toString(), "hello");
+    ws.close();
+    await closed(ws);
+  });
+
+  test("a bad handshake is 400; a client that breaks the protocol gets close 1002", async () => {
+    const path = `/api/v1/tunnels/tcp?port=${echoPort}`;
+    const bad = await rawUpgrade(client, path, "not-a-key");
+    assert.match(bad.status, /^HTTP\/1.1 400 /);
+    bad.socket.destroy();
+
+    const { socket, status, rest } = await rawUpgrade(client, path);
+    assert.match(status, /^HTTP\/1.1 101 /);
+    assert.equal(rest.length, 0);
+    // An unmasked binary frame: clients must mask.
+    socket.write(Buffer.from([0x82, 0x03, 0x61, 0x62, 0x63]));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.resume();
+    await once(socket, "end");
+    const { frames } = serverFrames(Buffer.concat(chunks));
+    assert.equal(frames.length, 1);
+    assert.equal(frames[0].opcode, 0x8, "a close frame");
+    assert.equal(frames[0].payload.readUInt16BE(0), 1002);
+    socket.destroy();
+  });
+
+  test("frames split anywhere, masked or not, fragmented or not, arrive whole and in order", async () => {
+    const { socket } = await rawUpgrade(client, `/api/v1/tunnels/tcp?port=${echoPort}`);
+    const sent: Buffer[] = [];
+    const wire: Buffer[] = [];
+    for (let i = 0; i < 40; i++) {
+      const payload = randomBytes(1 + ((i * 7919) % 70_000));
+      sent.push(payload);
+      // Every fourth frame leaves its message open and the next continues it.
+      wire.push(
+        clientFrame(i % 4 === 2 ? 0x0 : 0x2, payload, {
+          fin: i % 4 !== 1,
+          mask: i % 3 === 0 ? Buffer.alloc(4) : randomBytes(4),
+        }),
+      );
+    }
+    const bytes = Buffer.concat(wire);
+    const expected = Buffer.concat(sent);
+    const echoed: Buffer[] = [];
+    let echoedLength = 0;
+    let pending: Buffer = Buffer.alloc(0);
+    const done = new Promise<void>((resolve) => {
+      socket.on("data", (chunk: Buffer) => {
+        const { frames, rest } = serverFrames(Buffer.concat([pending, chunk]));
+        pending = rest;
+        for (const frame of frames) {
+          assert.equal(frame.opcode, 0x2);
+          echoed.push(frame.payload);
+          echoedLength += frame.payload.length;
+        }
+        if (echoedLength >= expected.length) resolve();
+      });
+    });
+    socket.resume();
+    for (let at = 0, step = 1; at < bytes.length; at += step, step = 1 + ((step * 31 + 7) % 9000)) {
+      socket.write(bytes.subarray(at, at + step));
+    }
+    await done;
+    assert.deepEqual(Buffer.concat(echoed), expected);
+    socket.destroy();
   });
 
   test("large transfers keep every byte in order both ways (64 MiB echo)", async () => {

@@ -11,6 +11,7 @@ import {
   MANAGEMENT_PORT,
   signForwardedAuth,
 } from "@svc/contract";
+import { releaseReadBuffer } from "@svc/contract/read-buffer";
 import { bearerToken } from "../auth/bearer.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
@@ -49,6 +50,18 @@ interface Resolved {
   /** Whether the client authenticated with an API key (then the key is not passed into the sandbox). */
   keyed: boolean;
   upstream: { host: string; port: number };
+}
+
+/**
+ * Pipes the bytes of an upgraded connection one way, with backpressure, and ends `to` when `from` ends. Each chunk
+ * read is released once written: the proxy holds no other reference to it.
+ */
+function forward(from: Duplex, to: Duplex): void {
+  from.on("data", (chunk: Buffer) => {
+    if (!to.write(chunk, () => releaseReadBuffer(chunk))) from.pause();
+  });
+  to.on("drain", () => from.resume());
+  from.on("end", () => to.end());
 }
 
 class ProxyError extends Error {
@@ -223,8 +236,8 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       }
       upstream.write(`${head0}\r\n`);
       if (head.length > 0) upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
+      forward(upstream, socket);
+      forward(socket, upstream);
     });
     upstream.on("error", (error) => {
       if (upstream.bytesRead === 0) {

@@ -113,6 +113,39 @@ describe("PTY and tunnels through the proxy", () => {
     }
   });
 
+  test("a local listener carries 32 MiB each way in order, with a local reader that stalls, then half-closes", async () => {
+    const listener = await sandbox.tunnel(echoPort).listen(0);
+    try {
+      const port = (listener.address() as net.AddressInfo).port;
+      const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+      await once(socket, "connect");
+      const block = randomBytes(1024 * 1024);
+      const sent = createHash("sha256");
+      const got = createHash("sha256");
+      let received = 0;
+      socket.on("data", (chunk: Buffer) => {
+        got.update(chunk);
+        received += chunk.length;
+        // Stall once, long enough for every buffer on the way back to fill.
+        if (received >= 8 * 1024 * 1024 && received - chunk.length < 8 * 1024 * 1024) {
+          socket.pause();
+          setTimeout(() => socket.resume(), 300);
+        }
+      });
+      const ended = once(socket, "end");
+      for (let i = 0; i < 32; i++) {
+        sent.update(block);
+        if (!socket.write(block)) await once(socket, "drain");
+      }
+      socket.end();
+      await ended;
+      assert.equal(received, 32 * 1024 * 1024);
+      assert.equal(got.digest("hex"), sent.digest("hex"));
+    } finally {
+      listener.close();
+    }
+  });
+
   test("tunnel errors through the proxy: 400 bad port, 502 nothing listening, 401 without a key", async () => {
     await assert.rejects(sandbox.tunnel(0).connect(), (error: SvcError) => error.status === 400);
     const probe = net.createServer().listen(0, "127.0.0.1");
