@@ -6,6 +6,7 @@ import type { FormatBackend } from "../backend.ts";
  */
 export const imageBackend: FormatBackend = {
   name: "image",
+  // What images/decode.ts reads (sharp's png, jpeg, tiff, webp, gif and heif/AVIF decoders).
   mimeTypes: ["image/png", "image/jpeg", "image/tiff", "image/webp", "image/gif", "image/avif"],
   load: async (input) => (await import("../images/load.ts")).loadImage(input),
 };

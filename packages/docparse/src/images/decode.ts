@@ -34,16 +34,6 @@ export interface DecodeImageOptions {
   pageNumbers?: readonly number[];
 }
 
-/** The media types decodeImage reads. */
-export const IMAGE_MIME_TYPES = [
-  "image/png",
-  "image/jpeg",
-  "image/tiff",
-  "image/webp",
-  "image/gif",
-  "image/avif",
-] as const;
-
 /** Pixels of one page at most (an A3 page scanned at 600 dpi has 70 million): a guard against decompression bombs. */
 export const MAX_IMAGE_PIXELS = 120_000_000;
 /** Pages of one file at most. */
