@@ -6,7 +6,6 @@ import {
   type Page,
   type ParseUsage,
   type ParsingOptions,
-  parsePageRange,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
 import { imageBackend } from "./backends/image.ts";
@@ -14,6 +13,7 @@ import { markdownBackend } from "./backends/markdown.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { textBackend } from "./backends/text.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
+import { requestedPages } from "./page-range.ts";
 import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
@@ -160,12 +160,8 @@ function toMergedTables(groups: readonly MergedTableModel[]): MergedTable[] {
 export function documentViews(doc: DocumentModel, options: ParseOptions = {}): ParseViews {
   const parsing = withParsingDefaults(options.parsing);
   const total = doc.pages.length;
-  let pages: ReadonlySet<number> | null = null;
-  if (options.pageRange !== undefined && options.pageRange !== null) {
-    const range = parsePageRange(options.pageRange, total);
-    if (!Array.isArray(range)) throw new DocumentLoadError(range.message, range.code);
-    pages = new Set(range);
-  }
+  const range = options.pageRange ?? null;
+  const pages: ReadonlySet<number> | null = range === null ? null : new Set(requestedPages(range, total));
   const view: ViewOptions = {
     tableOutputMode: parsing.table_output_mode,
     ignore: new Set<FragmentType>(parsing.ignore_sections),

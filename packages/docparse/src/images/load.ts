@@ -1,11 +1,11 @@
 import type { BackendInput } from "../backend.ts";
 import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
+import { requestedPages } from "../page-range.ts";
 import { assembleDocument } from "../paginated/assemble.ts";
 import { barcodesOf } from "../paginated/barcode-stage.ts";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { layoutPage } from "../paginated/layout.ts";
 import { ocrPageGeometry } from "../paginated/ocr-stage.ts";
-import { requestedPages } from "../paginated/page-range.ts";
 import { tableStage } from "../paginated/tables-stage.ts";
 import { decodeImagePages, imagePageCount } from "./decode.ts";
 

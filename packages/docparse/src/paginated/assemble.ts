@@ -216,21 +216,10 @@ function mergedTableGroups(
     ),
   );
   return mergeContinuedTables(parts).map((group) => {
-    const joined = group.table;
-    const html = tableToHtml({
-      label: "table",
-      id: "",
-      readingOrder: 0,
-      furniture: false,
-      prov: [],
-      numRows: joined.numRows,
-      numCols: joined.numCols,
-      cells: joined.cells.map((cell) => ({ ...cell, bbox: null })),
-      caption: null,
-    });
+    const { numRows, numCols, cells } = group.table;
     return {
       itemIds: group.members.map((index) => items.get(parts[index].table)?.id ?? ""),
-      html,
+      html: tableToHtml({ numRows, numCols, cells: cells.map((cell) => ({ ...cell, bbox: cell.box })) }),
       pages: group.pages,
       numCols: group.numCols,
     };

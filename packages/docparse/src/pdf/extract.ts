@@ -26,12 +26,11 @@ export async function extractPdfPage(doc: PDFDocumentProxy, pageNumber: number):
   try {
     let viewport = page.getViewport({ scale: 1 });
     const ops = await page.getOperatorList();
-    let { runs, quarterTurns } = await pageTextRuns(page, viewport.transform);
-    if (quarterTurns !== 0) {
-      // The page is shown turned (its /Rotate, or content drawn sideways): read it in the frame its text is upright in.
+    // A page shown turned (its /Rotate, or content drawn sideways) is read in the frame its text is upright in.
+    const { runs } = await pageTextRuns(page, viewport.transform, (quarterTurns) => {
       viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
-      ({ runs } = await pageTextRuns(page, viewport.transform));
-    }
+      return viewport.transform;
+    });
     const graphics = pageGraphics(ops, viewport.transform);
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.

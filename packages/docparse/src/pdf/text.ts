@@ -1,4 +1,4 @@
-import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
+import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 
@@ -84,15 +84,27 @@ export function normalizeRunText(text: string): string {
 
 /**
  * The text runs of a page in the model's coordinates (points, origin top left, the page's rotation applied), and
- * the quarter turns most of its text is set at.
+ * the quarter turns most of its text is set at. Given `upright`, a page whose text is turned is read again from
+ * the same text content in the frame `upright` returns for those turns.
  * Needs the page's operator list to have been read first, so that fonts are loaded and named.
  */
 export async function pageTextRuns(
   page: PDFPageProxy,
   viewportTransform: readonly number[],
+  upright?: (quarterTurns: 1 | 2 | 3) => readonly number[],
 ): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
-  const turns = [0, 0, 0, 0];
   const content = await page.getTextContent({ disableNormalization: true });
+  const read = textRuns(page, content, viewportTransform);
+  if (read.quarterTurns === 0 || !upright) return read;
+  return { runs: textRuns(page, content, upright(read.quarterTurns)).runs, quarterTurns: read.quarterTurns };
+}
+
+function textRuns(
+  page: PDFPageProxy,
+  content: TextContent,
+  viewportTransform: readonly number[],
+): { runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 } {
+  const turns = [0, 0, 0, 0];
   const styles = content.styles as Record<string, FontStyle>;
   const faces = new Map<string, FontFace>();
   const runs: TextRun[] = [];

@@ -1,7 +1,10 @@
 import type { TableItem } from "../model.ts";
 
+/** What the renderings read of a table: its size and cells (a model item, or a table joined across pages). */
+export type TableGrid = Pick<TableItem, "numRows" | "numCols" | "cells">;
+
 /** The table as a grid of cell texts; a spanning cell's text fills the first slot it covers, the rest are empty. */
-function grid(table: TableItem): string[][] {
+function grid(table: TableGrid): string[][] {
   const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
   for (const cell of table.cells) {
     if (rows[cell.row] && cell.col < table.numCols) rows[cell.row][cell.col] = cell.text;
@@ -18,7 +21,7 @@ function escapeMarkdownCell(text: string): string {
 }
 
 /** A GFM table. Markdown needs a header row: the first row serves as one when the table has none. */
-export function tableToMarkdown(table: TableItem): string {
+export function tableToMarkdown(table: TableGrid): string {
   const rows = grid(table);
   if (rows.length === 0 || table.numCols === 0) return "";
   const line = (cells: string[]) => `| ${cells.map(escapeMarkdownCell).join(" | ")} |`;
@@ -31,8 +34,8 @@ export function escapeHtml(text: string): string {
 }
 
 /** An HTML table with row and column spans; header cells are `th`. */
-export function tableToHtml(table: TableItem): string {
-  const byRow = new Map<number, TableItem["cells"]>();
+export function tableToHtml(table: TableGrid): string {
+  const byRow = new Map<number, TableGrid["cells"]>();
   for (const cell of table.cells) {
     const row = byRow.get(cell.row) ?? [];
     row.push(cell);

@@ -1,5 +1,5 @@
 import { parsePageRange } from "@svc/contract";
-import { DocumentLoadError } from "../model.ts";
+import { DocumentLoadError } from "./model.ts";
 
 /** The pages a request asks for (every page when the range is null), or a DocumentLoadError naming the problem. */
 export function requestedPages(pageRange: string | null, total: number): number[] {
