@@ -30,7 +30,14 @@ export function blobFingerprint(blob: Buffer): string {
 
 /** Reads the gateway's keys from the store, generating each once for the deployment. */
 export async function loadGatewayKeys(settings: SettingsRepository): Promise<GatewayKeys> {
-  const generate = () => utils.generateKeyPairSync("ed25519").private;
+  const generate = () => {
+    // ssh2 writes about one ed25519 key in 750 that its own parser then rejects ("Malformed OpenSSH private
+    // key"): a key is kept only once it reads back.
+    for (;;) {
+      const key = utils.generateKeyPairSync("ed25519").private;
+      if (!(utils.parseKey(key) instanceof Error)) return key;
+    }
+  };
   const hostKey = await settings.getOrSet("ssh_gateway_host_key", generate());
   const backendKey = await settings.getOrSet("ssh_gateway_backend_key", generate());
   return { hostKey, backendKey, backendPublicKey: publicKeyLine(backendKey, "svc-ssh-gateway") };
