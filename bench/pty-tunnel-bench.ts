@@ -6,12 +6,13 @@
  *   and points the sandbox row at it;
  * - a client process (what `svc tunnel` is): the SDK's local tunnel listener and the TCP client that writes.
  *
- *   npx node bench/pty-tunnel-bench.ts [--keystrokes 500] [--megabytes 1000] [--profile server,client,daemon]
+ *   npx node bench/pty-tunnel-bench.ts [--keystrokes 500] [--megabytes 1000] [--runs 5] [--profile server,client,daemon]
  *
  * Prints: keystroke-to-echo round trip of a PTY (`cat` with the terminal's echo) over the SDK's WebSocket through
- * the proxy (p50, p90, p99); and throughput of N MB written by the client process into the sink, once over plain
- * loopback TCP and once through `sandbox.tunnel(port).listen()` (client → local listener → WebSocket → proxy →
- * daemon → sink), with their ratio. `--profile` writes `--cpu-prof` profiles of those processes to bench/profiles.
+ * the proxy (p50, p90, p99); and throughput of N MB written by the client process into the sink, over plain
+ * loopback TCP and through `sandbox.tunnel(port).listen()` (client → local listener → WebSocket → proxy →
+ * daemon → sink), alternately, `--runs` times each after a warm-up run: the medians and the median of the runs'
+ * ratios. `--profile` writes `--cpu-prof` profiles of those processes to bench/profiles.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -19,18 +20,21 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { readChunks } from "@svc/contract/socket-reads";
 import { Client } from "@svc/sdk";
 
 const { values } = parseArgs({
   options: {
     keystrokes: { type: "string", default: "500" },
     megabytes: { type: "string", default: "1000" },
+    runs: { type: "string", default: "5" },
     profile: { type: "string", default: "" },
     role: { type: "string", default: "main" },
   },
 });
 const KEYSTROKES = Number(values.keystrokes);
 const BYTES = Number(values.megabytes) * 1_000_000;
+const RUNS = Number(values.runs);
 const PROFILED = new Set(values.profile.split(",").filter(Boolean));
 const PROFILE_DIR = fileURLToPath(new URL("./profiles", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -212,19 +216,29 @@ async function mainRole(): Promise<void> {
       `pty echo through the proxy (${KEYSTROKES} keystrokes): p50 ${percentile(samples, 50).toFixed(2)} ms, p90 ${percentile(samples, 90).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms`,
     );
 
-    // Tunnel throughput against plain loopback: the same client process, the same sink in this one.
+    // Tunnel throughput against plain loopback: the same client process, the same sink in this one. Two sinks: a
+    // lean reader (reused buffers, as a C program reads), which shows the cost of the path itself, and a Node
+    // program's usual 'data' handler (a fresh 64 KiB buffer per read, left to the GC), which is often the bottleneck.
     let sinkDone: ((at: bigint) => void) | undefined;
     let received = 0;
-    const sink = net.createServer((socket) => {
-      socket.on("data", (chunk: Buffer) => {
-        received += chunk.length;
-        if (received >= BYTES) sinkDone?.(process.hrtime.bigint());
-      });
-      socket.on("error", () => {});
-    });
-    sink.listen(0, "127.0.0.1");
-    await once(sink, "listening");
-    const sinkPort = (sink.address() as net.AddressInfo).port;
+    const count = (length: number) => {
+      received += length;
+      if (received >= BYTES) sinkDone?.(process.hrtime.bigint());
+    };
+    const sinks = {
+      lean: net.createServer((accepted) => {
+        readChunks(accepted, (chunk) => void count(chunk.length)).on("error", () => {});
+      }),
+      node: net.createServer((socket) => {
+        socket.on("data", (chunk: Buffer) => count(chunk.length)).on("error", () => {});
+      }),
+    };
+    const sinkPorts = { lean: 0, node: 0 };
+    for (const kind of ["lean", "node"] as const) {
+      sinks[kind].listen(0, "127.0.0.1");
+      await once(sinks[kind], "listening");
+      sinkPorts[kind] = (sinks[kind].address() as net.AddressInfo).port;
+    }
 
     const pids = {
       client: clientProcess.pid,
@@ -232,29 +246,50 @@ async function mainRole(): Promise<void> {
       daemon: endpoint.daemonPid,
       sink: process.pid,
     };
-    async function transfer(kind: "plain" | "tunnel"): Promise<number> {
+    async function transfer(kind: "plain" | "tunnel", sink: keyof typeof sinks): Promise<number> {
       received = 0;
       const before = Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)] as const);
       const done = new Promise<bigint>((resolve) => {
         sinkDone = resolve;
       });
-      clientProcess.send({ transfer: kind, sinkPort } satisfies ToClient);
+      clientProcess.send({ transfer: kind, sinkPort: sinkPorts[sink] } satisfies ToClient);
       const reply = await nextMessage<FromClient>(clientProcess);
       if ("error" in reply) throw new Error(reply.error);
       const seconds = Number((await done) - BigInt(reply.started)) / 1e9;
       const cpu = before.map(
         ([name, start]) => `${name} ${(cpuSeconds(pids[name as keyof typeof pids]) - start).toFixed(2)}`,
       );
-      console.log(`  ${kind}: ${seconds.toFixed(2)} s wall; cpu s: ${cpu.join(", ")}`);
+      console.log(`  ${kind}, ${sink} sink: ${seconds.toFixed(2)} s wall; cpu s: ${cpu.join(", ")}`);
       return BYTES / 1e6 / seconds;
     }
 
-    const plain = await transfer("plain");
-    const tunnelled = await transfer("tunnel");
-    sink.close();
-    console.log(`tcp ${BYTES / 1e6} MB, plain loopback: ${plain.toFixed(0)} MB/s`);
-    console.log(`tcp ${BYTES / 1e6} MB, through the tunnel: ${tunnelled.toFixed(0)} MB/s`);
-    console.log(`tunnel / loopback: ${((tunnelled / plain) * 100).toFixed(1)}%`);
+    const median = (values: number[]) =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
+    const figures = {
+      lean: { plain: [] as number[], tunnel: [] as number[], ratio: [] as number[] },
+      node: { plain: [] as number[], tunnel: [] as number[], ratio: [] as number[] },
+    };
+    // Run 0 warms up (JIT, socket memory) and is not counted: a cold first plain run is up to twice as slow.
+    for (let run = 0; run <= RUNS; run++) {
+      for (const sink of ["lean", "node"] as const) {
+        const plain = await transfer("plain", sink);
+        const tunnel = await transfer("tunnel", sink);
+        if (run === 0) continue;
+        figures[sink].plain.push(plain);
+        figures[sink].tunnel.push(tunnel);
+        figures[sink].ratio.push(tunnel / plain);
+      }
+    }
+    for (const sink of ["lean", "node"] as const) {
+      sinks[sink].close();
+      const { plain, tunnel, ratio } = figures[sink];
+      console.log(
+        `tcp ${BYTES / 1e6} MB into a ${sink} sink: plain loopback median ${median(plain).toFixed(0)} MB/s, through the tunnel ${median(tunnel).toFixed(0)} MB/s; tunnel / loopback median ${(median(ratio) * 100).toFixed(1)}% (runs: ${ratio.map((r) => (r * 100).toFixed(0)).join(", ")}%)`,
+      );
+    }
   } finally {
     const serverExited = once(server, "exit");
     const clientExited = once(clientProcess, "exit");

@@ -7,16 +7,23 @@ export type WsOpenResult =
   | { ok: true; ws: WebSocket }
   | { ok: false; status: number; body: string; json: { code?: string; error?: string } | undefined };
 
-/** Opens a WebSocket to the daemon, signed like the proxy would; a refused upgrade gives its status and body. */
+/**
+ * Opens a WebSocket to the daemon, signed like the proxy would; a refused upgrade gives its status and body.
+ * `onOpen` runs as it opens, before any message can arrive (one sent at once may come with the handshake).
+ */
 export function openWs(
   client: DaemonTestClient,
   pathAndQuery: string,
   options: RequestOptions = {},
+  onOpen?: (ws: WebSocket) => void,
 ): Promise<WsOpenResult> {
   const url = client.baseUrl.replace(/^http/, "ws") + pathAndQuery;
   const ws = new WebSocket(url, { headers: client.headersFor("GET", pathAndQuery, options) });
   return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve({ ok: true, ws }));
+    ws.once("open", () => {
+      onOpen?.(ws);
+      resolve({ ok: true, ws });
+    });
     ws.once("unexpected-response", (_req, res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -40,8 +47,9 @@ export async function mustOpenWs(
   client: DaemonTestClient,
   pathAndQuery: string,
   options: RequestOptions = {},
+  onOpen?: (ws: WebSocket) => void,
 ): Promise<WebSocket> {
-  const result = await openWs(client, pathAndQuery, options);
+  const result = await openWs(client, pathAndQuery, options, onOpen);
   if (!result.ok) throw new Error(`upgrade refused: ${result.status} ${result.body}`);
   return result.ws;
 }

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { Duplex } from "node:stream";
 import { runtimeRoutes } from "@svc/contract";
-import { releaseReadBuffer } from "@svc/contract/read-buffer";
+import { readChunks, releaseReadBuffer } from "@svc/contract/socket-reads";
 import type { WebSocket } from "ws";
 import { opened, runtimeWebSocket } from "./pty.ts";
 import type { Transport } from "./transport.ts";
@@ -66,11 +66,11 @@ export class TunnelStream extends Duplex {
 
 /**
  * Relays an accepted local connection and its tunnel WebSocket, with backpressure both ways: bytes read locally go
- * out as binary frames (each read buffer released once sent), FIN goes out as an empty frame, and the sandbox
+ * out as binary frames (read into reused buffers, see socket-reads.ts), FIN goes out as an empty frame, and the sandbox
  * side's close (1000) ends the local connection.
  */
-function relayLocalSocket(socket: net.Socket, ws: WebSocket): void {
-  if (socket.destroyed) {
+function relayLocalSocket(accepted: net.Socket, ws: WebSocket): void {
+  if (accepted.destroyed) {
     // The local connection went away while the tunnel opened.
     ws.close(1000);
     return;
@@ -82,18 +82,24 @@ function relayLocalSocket(socket: net.Socket, ws: WebSocket): void {
       socket.resume();
     }
   };
-  socket.on("data", (chunk: Buffer) => {
+  const socket = readChunks(accepted, (chunk, hold) => {
     // Bytes for a tunnel that is closing have nowhere to go: reset, as a TCP peer that is gone would.
-    if (ws.readyState !== ws.OPEN) return void socket.destroy();
+    if (ws.readyState !== ws.OPEN) {
+      socket.destroy();
+      return false;
+    }
+    const release = hold();
     ws.send(chunk, { binary: true }, () => {
-      releaseReadBuffer(chunk);
+      release();
       resumeIfDrained();
     });
     if (!paused && ws.bufferedAmount > SEND_HIGH_WATER) {
       paused = true;
-      socket.pause();
+      return false;
     }
+    return undefined;
   });
+  socket.on("error", () => socket.destroy());
   socket.on("end", () => {
     if (ws.readyState === ws.OPEN) ws.send(Buffer.alloc(0));
   });

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { releaseReadBuffer } from "@svc/contract/read-buffer";
 import { TUNNEL_CLOSE_TEXT_FRAME } from "@svc/contract/runtime";
+import { type Hold, readChunks } from "@svc/contract/socket-reads";
 import { closePayload, FrameReader, frameHeader, Opcode } from "./frames.ts";
 
 /** How long the TCP side may linger after the WebSocket closed and its FIN was sent. */
@@ -13,33 +13,11 @@ const CLOSE_TIMEOUT_MS = 30_000;
 export const TUNNEL_CLOSE_TCP_ERROR = 1011;
 
 /**
- * A chunk read from the client, and the TCP writes that still hold views into it: it is released after the last
- * (see read-buffer.ts).
- */
-class HeldChunk {
-  #holds = 1;
-  readonly #chunk: Buffer;
-
-  constructor(chunk: Buffer) {
-    this.#chunk = chunk;
-  }
-
-  hold(): () => void {
-    this.#holds++;
-    return this.release;
-  }
-
-  readonly release = (): void => {
-    if (--this.#holds === 0) releaseReadBuffer(this.#chunk);
-  };
-}
-
-/**
  * Relays the WebSocket of an upgraded connection (`client`, after the 101; `head` is what was read past the
  * request) and a TCP connection, verbatim, both ways, with backpressure both ways: a full client write buffer
  * pauses reading the TCP socket, a full TCP write buffer pauses reading the client. The payload of binary frames
- * goes to TCP piece by piece as it is read (frames.ts), with no copy, and every chunk read is released once
- * written.
+ * goes to TCP piece by piece as it is read (frames.ts), with no copy, and both sockets are read into reused
+ * buffers (socket-reads.ts).
  *
  * Ends, since a WebSocket has no half-close:
  * - TCP FIN from the sandbox side: what was read is flushed, then the WebSocket closes 1000 and the TCP side is
@@ -52,13 +30,27 @@ class HeldChunk {
  * - A TCP error (reset): the WebSocket closes 1011.
  * - A protocol error (unmasked frame, bad opcode, …): the WebSocket closes with 1002 (or 1007, 1009) at once.
  */
-export function relayTunnel(client: Duplex, head: Buffer, tcp: Socket): void {
+export function relayTunnel(upgraded: Duplex, head: Buffer, connected: Socket): void {
   let closeSent = false;
   let closeReceived = false;
   let tcpEnded = false;
   let closeTimer: NodeJS.Timeout | undefined;
   let lingerTimer: NodeJS.Timeout | undefined;
-  tcp.setNoDelay(true);
+  /** The hold on the client chunk being parsed: TCP writes keep it until they complete. */
+  let holdChunk: Hold | undefined;
+  const client = readChunks(upgraded, (chunk, hold) => {
+    holdChunk = hold;
+    // A chunk holds the ends and starts of frames: its pieces go out in one write.
+    tcp.cork();
+    reader.push(chunk);
+    tcp.uncork();
+    holdChunk = undefined;
+    return undefined;
+  });
+  const tcp = readChunks(connected, (chunk, hold) => {
+    if (closeSent || !client.writable) return;
+    return send(Opcode.binary, chunk, hold());
+  });
 
   const send = (opcode: number, payload: Buffer, written?: () => void): boolean => {
     client.cork();
@@ -93,10 +85,7 @@ export function relayTunnel(client: Duplex, head: Buffer, tcp: Socket): void {
     lingerTimer = setTimeout(() => tcp.destroy(), LINGER_MS).unref();
   };
 
-  tcp.on("data", (chunk: Buffer) => {
-    if (closeSent || !client.writable) return;
-    if (!send(Opcode.binary, chunk, () => releaseReadBuffer(chunk))) tcp.pause();
-  });
+  tcp.setNoDelay(true);
   client.on("drain", () => tcp.resume());
   tcp.on("end", () => sendClose(1000, "eof"));
   tcp.on("error", () => {
@@ -111,11 +100,10 @@ export function relayTunnel(client: Duplex, head: Buffer, tcp: Socket): void {
   // A socket that is ending emits no 'drain': reading the client resumes once the FIN is out.
   tcp.on("finish", () => client.resume());
 
-  let held: HeldChunk | undefined;
   const reader = new FrameReader({
     data: (bytes) => {
       if (tcpEnded || !tcp.writable) return;
-      if (!tcp.write(bytes, held?.hold())) client.pause();
+      if (!tcp.write(bytes, holdChunk?.())) client.pause();
     },
     messageEnd: (length) => {
       if (length === 0) finishTcp();
@@ -140,16 +128,6 @@ export function relayTunnel(client: Duplex, head: Buffer, tcp: Socket): void {
     },
   });
 
-  client.on("data", (chunk: Buffer) => {
-    const chunkHeld = new HeldChunk(chunk);
-    held = chunkHeld;
-    // A chunk holds the ends and starts of frames: its pieces go out in one write.
-    tcp.cork();
-    reader.push(chunk);
-    tcp.uncork();
-    held = undefined;
-    chunkHeld.release();
-  });
   client.on("end", () => {
     client.end();
     endTcp();

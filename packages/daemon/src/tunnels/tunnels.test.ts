@@ -157,11 +157,18 @@ describe("TCP tunnels", () => {
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
     try {
-      const ws = await mustOpenWs(
+      // The sandbox side writes at once: its first bytes may arrive with the handshake.
+      let result: ReturnType<typeof collect> | undefined;
+      await mustOpenWs(
         client,
         `/api/v1/tunnels/tcp?port=${(server.address() as net.AddressInfo).port}`,
+        {},
+        (ws) => {
+          result = collect(ws);
+        },
       );
-      const { data, code } = await collect(ws);
+      assert.ok(result);
+      const { data, code } = await result;
       assert.equal(data.length, 2 * 1024 * 1024);
       assert.ok(data.every((b) => b === 7));
       assert.equal(code, 1000);

@@ -11,7 +11,7 @@ import {
   MANAGEMENT_PORT,
   signForwardedAuth,
 } from "@svc/contract";
-import { releaseReadBuffer } from "@svc/contract/read-buffer";
+import { readChunks } from "@svc/contract/socket-reads";
 import { bearerToken } from "../auth/bearer.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
@@ -53,15 +53,18 @@ interface Resolved {
 }
 
 /**
- * Pipes the bytes of an upgraded connection one way, with backpressure, and ends `to` when `from` ends. Each chunk
- * read is released once written: the proxy holds no other reference to it.
+ * Relays the bytes of an upgraded connection both ways, with backpressure, each side's FIN ending the other;
+ * returns the two sockets to use from now on (see readChunks).
  */
-function forward(from: Duplex, to: Duplex): void {
-  from.on("data", (chunk: Buffer) => {
-    if (!to.write(chunk, () => releaseReadBuffer(chunk))) from.pause();
-  });
-  to.on("drain", () => from.resume());
-  from.on("end", () => to.end());
+function relay(client: Duplex, upstream: Duplex): { client: Duplex; upstream: Duplex } {
+  const sides = {} as { client: Duplex; upstream: Duplex };
+  sides.client = readChunks(client, (chunk, hold) => sides.upstream.write(chunk, hold()));
+  sides.upstream = readChunks(upstream, (chunk, hold) => sides.client.write(chunk, hold()));
+  sides.client.on("drain", () => sides.upstream.resume());
+  sides.upstream.on("drain", () => sides.client.resume());
+  sides.client.on("end", () => sides.upstream.end());
+  sides.upstream.on("end", () => sides.client.end());
+  return sides;
 }
 
 class ProxyError extends Error {
@@ -226,26 +229,28 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     const headers = upstreamHeaders(req, resolved);
     headers.connection = "Upgrade";
     headers.upgrade = req.headers.upgrade ?? "websocket";
-    const upstream = net.connect(resolved.upstream.port, resolved.upstream.host);
-    upstream.setNoDelay(true);
-    (socket as net.Socket).setNoDelay?.(true);
-    upstream.on("connect", () => {
+    const connecting = net.connect(resolved.upstream.port, resolved.upstream.host);
+    connecting.on("error", (error) => rawError(socket, error));
+    socket.on("close", () => connecting.destroy());
+    connecting.on("connect", () => {
+      connecting.setNoDelay(true);
+      (socket as net.Socket).setNoDelay?.(true);
+      const sides = relay(socket, connecting);
       let head0 = `${req.method} ${req.url} HTTP/1.1\r\n`;
       for (const [name, value] of Object.entries(headers)) {
         for (const v of [value].flat()) head0 += `${name}: ${v}\r\n`;
       }
-      upstream.write(`${head0}\r\n`);
-      if (head.length > 0) upstream.write(head);
-      forward(upstream, socket);
-      forward(socket, upstream);
+      sides.upstream.write(`${head0}\r\n`);
+      if (head.length > 0) sides.upstream.write(head);
+      sides.client.on("error", () => sides.client.destroy());
+      // A daemon that drops the connection before answering anything is a 502, as a refused connection is.
+      sides.upstream.on("error", (error) => {
+        if ((sides.upstream as net.Socket).bytesRead === 0) rawError(sides.client, error);
+        else sides.client.destroy();
+      });
+      sides.client.on("close", () => sides.upstream.destroy());
+      sides.upstream.on("close", () => sides.client.destroy());
     });
-    upstream.on("error", (error) => {
-      if (upstream.bytesRead === 0) {
-        rawError(socket, error);
-      } else socket.destroy();
-    });
-    socket.on("close", () => upstream.destroy());
-    upstream.on("close", () => socket.destroy());
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
