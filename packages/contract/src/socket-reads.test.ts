@@ -49,6 +49,9 @@ test("socket reads are chunks of their own, so releasing them after use is safe"
   }
 });
 
+/** Every test below waits for socket events: one that never comes fails the test instead of hanging the run. */
+const WAIT = { timeout: 20_000 };
+
 /** A server whose accepted connections go to `onConnection`, and a client connected to it. */
 async function connectedPair(
   onConnection: (socket: net.Socket) => void,
@@ -66,100 +69,120 @@ async function connectedPair(
   return { server, client };
 }
 
-test("readChunks: a taken-over connection relays 64 MiB intact through a stalling writer, in reads over 64 KiB", async () => {
-  const payload = randomBytes(64 * 1024 * 1024);
-  const sizes: number[] = [];
-  let original: net.Socket | undefined;
-  let taken: net.Socket | undefined;
-  const { server, client } = await connectedPair((accepted) => {
-    original = accepted;
-    // Echo: every chunk is written back while the client is not reading, so writes complete late and the
-    // buffers they hold must not be read into meanwhile.
-    taken = readChunks(accepted, (chunk, hold) => {
-      sizes.push(chunk.length);
-      return taken?.write(chunk, hold());
+test(
+  "readChunks: a taken-over connection relays 64 MiB intact through a stalling writer, in reads over 64 KiB",
+  WAIT,
+  async () => {
+    const payload = randomBytes(64 * 1024 * 1024);
+    const sizes: number[] = [];
+    let original: net.Socket | undefined;
+    let taken: net.Socket | undefined;
+    const { server, client } = await connectedPair((accepted) => {
+      original = accepted;
+      // Echo: every chunk is written back while the client is not reading, so writes complete late and the
+      // buffers they hold must not be read into meanwhile.
+      taken = readChunks(accepted, (chunk, hold) => {
+        sizes.push(chunk.length);
+        return taken?.write(chunk, hold());
+      });
+      taken.on("drain", () => taken?.resume());
+      taken.on("end", () => taken?.end());
     });
-    taken.on("drain", () => taken?.resume());
-    taken.on("end", () => taken?.end());
-  });
-  try {
-    client.pause();
-    setTimeout(() => client.resume(), 300);
-    const received = createHash("sha256");
-    let length = 0;
-    client.on("data", (chunk: Buffer) => {
-      received.update(chunk);
-      length += chunk.length;
-    });
-    client.end(payload);
-    await once(client, "end");
-    assert.equal(length, payload.length);
-    assert.equal(received.digest("hex"), createHash("sha256").update(payload).digest("hex"));
-    assert.notEqual(taken, original, "a plain TCP socket is taken over by a new one");
-    assert.equal(original?.destroyed, true);
-    assert.ok(Math.max(...sizes) > 64 * 1024, `reads of up to ${Math.max(...sizes)} bytes`);
-  } finally {
-    client.destroy();
-    server.close();
-  }
-});
-
-test("readChunks: bytes buffered before the takeover come first, and a socket past its EOF still ends", {
-  timeout: 10_000,
-}, async () => {
-  for (const withEof of [false, true]) {
-    let resolveResult: (value: { text: string; ended: boolean }) => void = () => {};
-    const result = new Promise<{ text: string; ended: boolean }>((resolve) => {
-      resolveResult = resolve;
-    });
-    const { server, client } = await connectedPair(
-      (accepted) => {
-        // Not read for a while: what the client sends waits in the socket.
-        setTimeout(() => {
-          let text = "";
-          const socket = readChunks(accepted, (chunk) => {
-            text += chunk.toString();
-            return undefined;
-          });
-          socket.on("end", () => {
-            resolveResult({ text, ended: true });
-            socket.end();
-          });
-        }, 100);
-      },
-      { pauseOnConnect: false, allowHalfOpen: true },
-    );
     try {
-      client.write("first ");
-      if (withEof) client.end("last");
-      else setTimeout(() => client.end("last"), 200);
-      const { text, ended } = await result;
-      assert.equal(text, "first last", `with EOF before the takeover: ${withEof}`);
-      assert.ok(ended);
+      client.pause();
+      setTimeout(() => client.resume(), 300);
+      const received = createHash("sha256");
+      let length = 0;
+      client.on("data", (chunk: Buffer) => {
+        received.update(chunk);
+        length += chunk.length;
+      });
+      client.end(payload);
+      await once(client, "end");
+      assert.equal(length, payload.length);
+      assert.equal(received.digest("hex"), createHash("sha256").update(payload).digest("hex"));
+      assert.notEqual(taken, original, "a plain TCP socket is taken over by a new one");
+      assert.equal(original?.destroyed, true);
+      assert.ok(Math.max(...sizes) > 64 * 1024, `reads of up to ${Math.max(...sizes)} bytes`);
     } finally {
       client.destroy();
       server.close();
     }
-  }
-});
+  },
+);
 
-test("readChunks: returning false pauses reading until resume()", async () => {
+test(
+  "readChunks: bytes buffered before the takeover come first, and a socket past its EOF still ends",
+  WAIT,
+  async () => {
+    for (const withEof of [false, true]) {
+      let resolveResult: (value: { text: string; ended: boolean }) => void = () => {};
+      const result = new Promise<{ text: string; ended: boolean }>((resolve) => {
+        resolveResult = resolve;
+      });
+      const { server, client } = await connectedPair(
+        (accepted) => {
+          // Not read for a while: what the client sends waits in the socket.
+          setTimeout(() => {
+            let text = "";
+            const socket = readChunks(accepted, (chunk) => {
+              text += chunk.toString();
+              return undefined;
+            });
+            socket.on("end", () => {
+              resolveResult({ text, ended: true });
+              socket.end();
+            });
+          }, 100);
+        },
+        { pauseOnConnect: false, allowHalfOpen: true },
+      );
+      try {
+        client.write("first ");
+        if (withEof) client.end("last");
+        else setTimeout(() => client.end("last"), 200);
+        const { text, ended } = await result;
+        assert.equal(text, "first last", `with EOF before the takeover: ${withEof}`);
+        assert.ok(ended);
+      } finally {
+        client.destroy();
+        server.close();
+      }
+    }
+  },
+);
+
+test("readChunks: returning false pauses reading until resume()", WAIT, async () => {
   let chunks = 0;
+  let next: () => void = () => {};
+  const chunkRead = () =>
+    new Promise<void>((resolve) => {
+      next = resolve;
+    });
   let socket: net.Socket | undefined;
-  const { server, client } = await connectedPair((accepted) => {
-    socket = readChunks(accepted, () => {
+  let accepted: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    accepted = resolve;
+  });
+  const { server, client } = await connectedPair((connection) => {
+    socket = readChunks(connection, () => {
       chunks++;
+      next();
       return false;
     });
+    accepted();
   });
   try {
+    await ready;
+    let read = chunkRead();
     client.write("a");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await read;
+    read = chunkRead();
     client.write("b");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(chunks, 1, "paused after the first chunk");
     socket?.resume();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await read;
     assert.equal(chunks, 2);
   } finally {
     client.destroy();
@@ -167,60 +190,106 @@ test("readChunks: returning false pauses reading until resume()", async () => {
   }
 });
 
-test("readChunks: the server that accepted a taken-over connection waits for it to close", async () => {
+test("readChunks: the server that accepted a taken-over connection waits for it to close", WAIT, async () => {
   let taken: net.Socket | undefined;
-  const { server, client } = await connectedPair((accepted) => {
-    taken = readChunks(accepted, () => undefined);
+  let accepted: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    accepted = resolve;
+  });
+  const { server, client } = await connectedPair((connection) => {
+    taken = readChunks(connection, () => undefined);
+    accepted();
   });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await ready;
     let closed = false;
-    server.close(() => {
-      closed = true;
-    });
+    const serverClosed = new Promise<void>((resolve) =>
+      server.close(() => {
+        closed = true;
+        resolve();
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(closed, false, "the connection is still counted");
     taken?.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(closed, true);
+    await serverClosed;
   } finally {
     client.destroy();
   }
 });
 
-test("readChunks: a held chunk keeps its bytes while reading goes on; released buffers are read into again", async () => {
-  let changed = 0;
-  let chunks = 0;
-  const buffers = new Set<ArrayBufferLike>();
-  let done: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const { server, client } = await connectedPair((accepted) => {
-    const socket = readChunks(accepted, (chunk, hold) => {
-      chunks++;
-      buffers.add(chunk.buffer);
-      const copy = Buffer.from(chunk);
-      const release = hold();
-      setTimeout(() => {
-        if (!chunk.equals(copy)) changed++;
-        release();
-      }, 5);
-      return undefined;
+test(
+  "readChunks: a held chunk keeps its bytes while reading goes on; released buffers are read into again",
+  WAIT,
+  async () => {
+    let changed = 0;
+    let chunks = 0;
+    const buffers = new Set<ArrayBufferLike>();
+    let done: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
     });
-    socket.on("end", () => setTimeout(done, 20));
-  });
-  try {
-    const block = randomBytes(64 * 1024);
-    for (let i = 0; i < 256; i++) {
-      if (!client.write(block)) await once(client, "drain");
+    const { server, client } = await connectedPair((accepted) => {
+      const socket = readChunks(accepted, (chunk, hold) => {
+        chunks++;
+        buffers.add(chunk.buffer);
+        const copy = Buffer.from(chunk);
+        const release = hold();
+        setTimeout(() => {
+          if (!chunk.equals(copy)) changed++;
+          release();
+        }, 5);
+        return undefined;
+      });
+      socket.on("end", () => setTimeout(done, 20));
+    });
+    try {
+      const block = randomBytes(64 * 1024);
+      for (let i = 0; i < 256; i++) {
+        if (!client.write(block)) await once(client, "drain");
+      }
+      client.end();
+      await finished;
+      assert.equal(changed, 0, "no held chunk was overwritten");
+      assert.ok(buffers.size < chunks, `${chunks} reads went into ${buffers.size} buffers`);
+    } finally {
+      client.destroy();
+      server.close();
     }
-    client.end();
-    await finished;
-    assert.equal(changed, 0, "no held chunk was overwritten");
-    assert.ok(buffers.size < chunks, `${chunks} reads went into ${buffers.size} buffers`);
-  } finally {
-    client.destroy();
-    server.close();
-  }
-});
+  },
+);
+
+test(
+  "readChunks: a quiet connection reads into a 4 KiB buffer, a burst into 256 KiB ones",
+  WAIT,
+  async () => {
+    const reads: { length: number; capacity: number }[] = [];
+    let total = 0;
+    let waiting: { bytes: number; resolve: () => void } | undefined;
+    const received = (bytes: number) =>
+      new Promise<void>((resolve) => {
+        waiting = { bytes, resolve };
+      });
+    const { server, client } = await connectedPair((accepted) => {
+      readChunks(accepted, (chunk) => {
+        reads.push({ length: chunk.length, capacity: chunk.buffer.byteLength });
+        total += chunk.length;
+        if (waiting && total >= waiting.bytes) waiting.resolve();
+        return undefined;
+      });
+    });
+    try {
+      let arrived = received(4);
+      client.write("ping");
+      await arrived;
+      assert.deepEqual(reads, [{ length: 4, capacity: 4096 }]);
+      arrived = received(4 + 4 * 1024 * 1024);
+      client.write(randomBytes(4 * 1024 * 1024));
+      await arrived;
+      assert.ok(reads.some((read) => read.capacity === 256 * 1024 && read.length > 64 * 1024));
+    } finally {
+      client.destroy();
+      server.close();
+    }
+  },
+);

@@ -5,13 +5,16 @@
  * By default Node reads a socket 64 KiB at a time, each read into an ArrayBuffer of its own. Relaying a bulk
  * stream then costs a read and a write system call per 64 KiB, and V8 frees those buffers only in mark-compact
  * collections. `readChunks` takes a plain TCP socket over and reads it into buffers it reuses: 256 KiB at a time
- * while reads come back full, 16 KiB while the connection is quiet, so an idle connection keeps 16 KiB, not 256.
+ * while reads come back large, 4 KiB after a small one, so a quiet connection keeps 4 KiB, not 256 (one that went
+ * quiet right after a large read keeps its 256 KiB until it reads again).
  */
 import net from "node:net";
 import type { Duplex } from "node:stream";
 
-const QUIET_READ = 16 * 1024;
+const QUIET_READ = 4 * 1024;
 const BULK_READ = 256 * 1024;
+/** A read at least this large (or one that filled its buffer) means data keeps coming: the next read is bulk. */
+const BULK_THRESHOLD = 64 * 1024;
 /** Bulk buffers kept for reuse in this process once their chunks are written; more are left to the GC. */
 const SPARE_BULK_BUFFERS = 16;
 const spareBulk: Buffer<ArrayBuffer>[] = [];
@@ -88,7 +91,8 @@ class PooledReads {
     });
     const result = this.#onChunk(buffer.subarray(0, length), holds.hold);
     holds.release();
-    if (length === buffer.length) this.#next = spareBulk.pop() ?? Buffer.allocUnsafeSlow(BULK_READ);
+    if (length >= BULK_THRESHOLD || length === buffer.length)
+      this.#next = spareBulk.pop() ?? Buffer.allocUnsafeSlow(BULK_READ);
     else {
       this.#next = this.#spareQuiet ?? Buffer.allocUnsafeSlow(QUIET_READ);
       this.#spareQuiet = undefined;
