@@ -46,6 +46,12 @@ export interface Executor {
   start(spec: SandboxSpec): Promise<StartedSandbox>;
   /** Whether a sandbox started earlier (by this or a previous server process) still runs and answers. */
   isAlive(id: string, started: StartedSandbox): Promise<boolean>;
+  /**
+   * Replaces a running sandbox's egress policy in one atomic swap (connections already open are kept). Throws
+   * ServiceError INVALID_REQUEST when the policy is bad or one of its hostnames does not resolve; the policy in
+   * force then stays.
+   */
+  updateNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void>;
   /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
   stop(id: string): Promise<void>;
   /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */

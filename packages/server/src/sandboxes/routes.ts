@@ -1,6 +1,7 @@
 import { MANAGEMENT_PORT, type Sandbox, ServiceError, type sandboxRoutes } from "@svc/contract";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
+import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
@@ -75,6 +76,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     if (body.file_systems && body.file_systems.length > 0) {
       throw new ServiceError("NOT_IMPLEMENTED", "file system mounts are not served yet");
     }
+    checkNetworkPolicy(body.network);
     const resources = body.resources ?? {};
     const row = await repo.insert({
       id: newSandboxId(),
@@ -152,17 +154,31 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       const ports = userPorts(body.exposed_ports) ?? [];
       changes.exposedPorts = ports.length > 0 ? ports : null;
     }
-    if (body.network !== undefined) changes.network = body.network;
+    if (body.network !== undefined) {
+      checkNetworkPolicy(body.network);
+      changes.network = body.network;
+    }
     if (Object.keys(changes).length === 0) return view(auth, row);
+    let updated: SandboxRow | null;
     try {
-      const updated = await repo.update(row.id, changes);
-      return view(auth, updated ?? row);
+      updated = await repo.update(row.id, changes);
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ServiceError("SANDBOX_NAME_TAKEN", `a live sandbox is already named ${body.name}`);
       }
       throw error;
     }
+    if (body.network !== undefined) {
+      // Stored first, so a start under way now picks it up; then applied to the live firewall. A policy that
+      // cannot be applied (a hostname that does not resolve) is taken back: the one in force stays.
+      try {
+        await scheduler.applyNetwork(row.id);
+      } catch (error) {
+        await repo.update(row.id, { network: row.network });
+        throw error;
+      }
+    }
+    return view(auth, updated ?? row);
   };
 
   const remove: NonNullable<Handlers<typeof sandboxRoutes>["deleteSandbox"]> = async ({ params, auth }) => {

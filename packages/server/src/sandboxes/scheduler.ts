@@ -186,6 +186,25 @@ export class Scheduler {
   }
 
   /**
+   * Applies a sandbox's stored egress policy to its live firewall, when it runs on this server's executor; a
+   * sandbox being started is waited for (its start may have read the row before the change). Throws what the
+   * executor throws (ServiceError INVALID_REQUEST for a hostname that does not resolve).
+   */
+  async applyNetwork(id: string): Promise<void> {
+    const { repo, executor } = this.#o;
+    if (!executor) return;
+    for (let waited = 0; ; waited++) {
+      await this.settled(id);
+      const row = await repo.get(id);
+      if (!row || row.executorId !== executor.id) return;
+      if (row.status === "running") return executor.updateNetwork(id, row.network);
+      // Claimed, but its start not yet registered: a moment later it is.
+      if (row.status !== "pending" || waited >= 100) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /**
    * Ends a sandbox: the row becomes terminated first (so the proxy stops routing to it), then the executor
    * removes it. Idempotent; a pending sandbox ends `cancelled`.
    */

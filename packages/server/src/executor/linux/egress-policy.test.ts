@@ -113,7 +113,7 @@ describe("renderEgressPolicy", () => {
       allow: { cidrs: [], hostnames: [] },
       deny: { cidrs: ["10.0.0.0/8"], hostnames: ["bad.example"] },
     });
-    const text = renderEgressPolicy(rules, { resolver: "10.213.0.1" });
+    const text = renderEgressPolicy(rules, { resolvers: ["10.213.0.1"] });
     assert.match(text, /^table inet sbx \{\}\ndelete table inet sbx\ntable inet sbx \{/);
     assert.match(text, /policy accept;/);
     assert.match(
@@ -132,7 +132,7 @@ describe("renderEgressPolicy", () => {
       allow_out: ["1.2.3.4", "10.0.0.0/8", "api.example.com"],
       deny_out: ["10.9.0.0/16"],
     });
-    const text = renderEgressPolicy(rules, { resolver: "10.213.0.1" });
+    const text = renderEgressPolicy(rules, { resolvers: ["10.213.0.1"] });
     assert.match(text, /policy drop;/);
     assert.match(text, /elements = \{ 1\.2\.3\.4\/32, 10\.0\.0\.0\/8 \}/);
     const order = [
@@ -157,7 +157,7 @@ describe("renderEgressPolicy", () => {
   it("leaves DNS out without a resolver", () => {
     const text = renderEgressPolicy(parseEgressPolicy({ allow_internet_access: false }));
     assert.doesNotMatch(text, /dport 53/);
-    assert.throws(() => renderEgressPolicy(parseEgressPolicy({}), { resolver: "not-an-ip" }));
+    assert.throws(() => renderEgressPolicy(parseEgressPolicy({}), { resolvers: ["not-an-ip"] }));
   });
 });
 
@@ -251,6 +251,40 @@ describe("egress policy in a real namespace", {
     await expectReach({ [one]: false });
     await sleep(1300);
     await expectReach({ [three]: false });
+  });
+
+  it("resolves exact hostnames on the host when it applies a policy; a name that does not resolve changes nothing", async () => {
+    const names: Record<string, string[]> = {
+      "api.fake.test": [one, "2001:db8::1"],
+      "blocked.fake.test": [two],
+    };
+    const lookup = async (hostname: string) => {
+      const found = names[hostname];
+      if (!found) throw Object.assign(new Error(`no ${hostname}`), { code: "ENOTFOUND" });
+      return found;
+    };
+    // Two name servers: nft takes them as one anonymous set.
+    const resolvers = ["10.213.0.1", "10.213.0.2"];
+    await applyEgressPolicy(
+      id,
+      { allow_internet_access: false, allow_out: ["api.fake.test"] },
+      { lookup, resolvers },
+    );
+    await expectReach({ [one]: true, [two]: false, [three]: false });
+    assert.match(
+      await ruleset(),
+      /ip daddr \{ 10\.213\.0\.1, 10\.213\.0\.2 \} meta l4proto \{ tcp, udp \} th dport 53 accept/,
+    );
+    await applyEgressPolicy(id, { deny_out: ["blocked.fake.test"] }, { lookup });
+    await expectReach({ [one]: true, [two]: false, [three]: true });
+    const before = await ruleset();
+    await assert.rejects(
+      applyEgressPolicy(id, { allow_internet_access: false, allow_out: ["gone.fake.test"] }, { lookup }),
+      (error: ServiceError) =>
+        error.code === "INVALID_REQUEST" && /gone\.fake\.test does not resolve/.test(error.message),
+    );
+    assert.equal(await ruleset(), before, "the policy in force stays");
+    await expectReach({ [one]: true, [two]: false });
   });
 
   it("changes nothing when the file has an error, or the policy is bad", async () => {

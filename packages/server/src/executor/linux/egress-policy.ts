@@ -11,13 +11,14 @@
  * - `allow_internet_access` false: nothing goes out except `allow_out`, minus `deny_out`.
  * - `deny_out` wins over `allow_out`. Replies to connections already open always pass, so a policy swap never
  *   cuts an established connection.
- * - IPv4 addresses and CIDRs go into interval sets (`allow4`, `deny4`). Hostnames cannot be resolved here once
- *   and for all: a resolver the host runs for the sandbox adds the addresses it answers with to `dyn4` (allowed
- *   names) or `dyndeny4` (denied names), each with the record's TTL as timeout, through `addResolvedAddresses`.
- *   `example.com` matches that name only, `*.example.com` every name below it (not the apex).
- * - With a resolver configured, DNS to it is allowed even without internet access; when hostnames are denied,
- *   DNS to any other server is refused so the denied names cannot be resolved elsewhere (a sandbox that knows an
- *   address already can still use it: hostname rules are as strong as DNS).
+ * - IPv4 addresses and CIDRs go into interval sets (`allow4`, `deny4`). An exact hostname (`example.com`) is
+ *   resolved by the host when the policy is applied, and its addresses join the same sets (`resolveHostnames`);
+ *   a name that does not resolve fails the apply. A wildcard (`*.example.com`, every name below it, not the apex)
+ *   cannot be listed in advance: a resolver run for the sandbox would add the addresses it answers with to `dyn4`
+ *   (allowed names) or `dyndeny4` (denied names), with the record's TTL as timeout, through
+ *   `addResolvedAddresses`. No such resolver runs yet, so the API refuses wildcards (`checkNetworkPolicy`).
+ * - With resolvers given (the sandbox's name servers, when the policy names hosts), DNS to them is allowed even
+ *   without internet access; when hostnames are denied, DNS to any other server is refused.
  * - IPv6 goes nowhere but lo when internet access is off (sandboxes have no IPv6 route anyway).
  *
  * The file starts with the delete-table idiom (`flush table` would keep old set elements), so `nft -f` swaps the
@@ -37,9 +38,12 @@ export interface EgressRules {
 }
 
 export interface EgressRenderOptions {
-  /** Address of the resolver the sandbox uses (usually the host side of its veth), when the host runs one. */
-  resolver?: string;
+  /** Addresses of the name servers the sandbox uses: DNS to them is allowed even without internet access. */
+  resolvers?: string[];
 }
+
+/** The IPv4 addresses a hostname resolves to on the host; rejects when it does not resolve. */
+export type HostLookup = (hostname: string) => Promise<string[]>;
 
 export type EgressDestination = { kind: "cidr"; cidr: string } | { kind: "hostname"; hostname: string };
 
@@ -100,6 +104,27 @@ export function parseEgressPolicy(
   };
 }
 
+/**
+ * The API's check of a policy in a create or PATCH body: every entry parses, and no entry is a wildcard, which
+ * nothing would enforce (no resolver runs for sandboxes yet; a `*.` deny rule would let everything through).
+ * Throws ServiceError INVALID_REQUEST naming the entry.
+ */
+export function checkNetworkPolicy(policy: SandboxNetworkAccessControl | null | undefined): void {
+  const rules = parseEgressPolicy(policy);
+  for (const [field, list] of [
+    ["allow_out", policy?.allow_out],
+    ["deny_out", policy?.deny_out],
+  ] as const) {
+    const index = (list ?? []).findIndex((entry) => entry.trim().startsWith("*."));
+    if (rules && index >= 0) {
+      throw new ServiceError(
+        "INVALID_REQUEST",
+        `network.${field}[${index}]: wildcard hostnames are not supported: list each name (${JSON.stringify(list?.[index])})`,
+      );
+    }
+  }
+}
+
 /** Whether `hostname` falls under `pattern` (`example.com` exactly, `*.example.com` any name below it). */
 export function hostnameMatches(pattern: string, hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, "");
@@ -133,12 +158,17 @@ export function renderEgressPolicy(rules: EgressRules | null, options: EgressRen
     const chain = ["  chain output {", `${FILTER_OUTPUT} policy accept;`, `    ${ESTABLISHED}`, "  }"];
     return `${[...head, `table inet ${EGRESS_TABLE} {`, ...chain, "}"].join("\n")}\n`;
   }
-  let resolver: string | undefined;
-  if (options.resolver !== undefined) {
-    const address = parseIpv4(options.resolver);
-    if (address === null) throw new Error(`not an IPv4 resolver address: ${options.resolver}`);
-    resolver = formatIpv4(address);
-  }
+  const resolvers = (options.resolvers ?? []).map((text) => {
+    const address = parseIpv4(text);
+    if (address === null) throw new Error(`not an IPv4 resolver address: ${text}`);
+    return formatIpv4(address);
+  });
+  const resolver =
+    resolvers.length === 0
+      ? undefined
+      : resolvers.length === 1
+        ? resolvers[0]
+        : `{ ${resolvers.join(", ")} }`;
   const reject = "reject with icmpx type admin-prohibited";
   const dns = "meta l4proto { tcp, udp } th dport 53";
   const chain: string[] = [
@@ -177,18 +207,58 @@ export async function applyNftInSandbox(id: string, file: string): Promise<void>
 }
 
 /**
+ * The rules with each exact hostname's addresses, as the host resolves them now, added to its list as /32s
+ * (wildcards are left to the resolver hook). Throws ServiceError INVALID_REQUEST naming a hostname that does not
+ * resolve: a denied name left out would be let through.
+ */
+export async function resolveHostnames(rules: EgressRules, lookup: HostLookup): Promise<EgressRules> {
+  const resolve = async (hostnames: string[], field: string): Promise<string[]> => {
+    const exact = hostnames.filter((hostname) => !hostname.startsWith("*."));
+    const answers = await Promise.all(
+      exact.map((hostname) =>
+        lookup(hostname).then(
+          (addresses) => {
+            const ipv4 = addresses.map(parseIpv4).filter((value): value is number => value !== null);
+            if (ipv4.length === 0) throw new Error("no IPv4 address");
+            return ipv4.map((address) => `${formatIpv4(address)}/32`);
+          },
+          (error: NodeJS.ErrnoException) => {
+            throw new ServiceError(
+              "INVALID_REQUEST",
+              `network.${field}: ${hostname} does not resolve (${error.code ?? error.message})`,
+            );
+          },
+        ),
+      ),
+    );
+    return answers.flat();
+  };
+  const [allow, deny] = await Promise.all([
+    resolve(rules.allow.hostnames, "allow_out"),
+    resolve(rules.deny.hostnames, "deny_out"),
+  ]);
+  return {
+    ...rules,
+    allow: { ...rules.allow, cidrs: [...new Set([...rules.allow.cidrs, ...allow])] },
+    deny: { ...rules.deny, cidrs: [...new Set([...rules.deny.cidrs, ...deny])] },
+  };
+}
+
+/**
  * Parses, renders and applies a policy in the sandbox's namespace in one transaction; returns the parsed rules
- * (the resolver needs their hostnames). Throws ServiceError INVALID_REQUEST on a bad policy, before touching
- * anything.
+ * (the resolver hook needs their hostnames). With `lookup`, exact hostnames are resolved first (see
+ * resolveHostnames). Throws ServiceError INVALID_REQUEST on a bad policy or a name that does not resolve, before
+ * touching anything: the policy in force stays.
  */
 export async function applyEgressPolicy(
   id: string,
   policy: SandboxNetworkAccessControl | null | undefined,
-  options: EgressRenderOptions = {},
+  options: EgressRenderOptions & { lookup?: HostLookup } = {},
 ): Promise<EgressRules | null> {
-  const rules = parseEgressPolicy(policy);
+  const parsed = parseEgressPolicy(policy);
+  const rules = parsed && options.lookup ? await resolveHostnames(parsed, options.lookup) : parsed;
   await applyNftInSandbox(id, renderEgressPolicy(rules, options));
-  return rules;
+  return parsed;
 }
 
 /**

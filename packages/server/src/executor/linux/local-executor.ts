@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, join } from "node:path";
+import type { SandboxNetworkAccessControl } from "@svc/contract";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
   cgroupLayout,
@@ -15,7 +17,7 @@ import {
 } from "./cgroup.ts";
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
 import { createRootfs, destroyRootfs } from "./disk.ts";
-import { applyEgressPolicy } from "./egress-policy.ts";
+import { applyEgressPolicy, type HostLookup, parseEgressPolicy } from "./egress-policy.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
 import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
@@ -37,7 +39,13 @@ export interface LocalExecutorOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** How long a new daemon may take to answer its health check. */
   startTimeoutMs?: number;
+  /** How the hostnames of egress policies are resolved (default: the host's resolver, /etc/hosts included). */
+  lookup?: HostLookup;
 }
+
+/** The host's resolver: every IPv4 address of a name. */
+const hostLookup: HostLookup = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, family: 4 })).map((entry) => entry.address);
 
 /** How sandboxes start their daemon: a bundle (else the sources' main.ts) and a compile cache, each if available. */
 interface DaemonCode {
@@ -87,15 +95,21 @@ function missingTools(): string[] {
 }
 
 /** The host's name servers a sandbox can reach (loopback ones live in the host's namespace only). */
-function resolvConf(): string {
-  let servers: string[] = [];
+function nameServers(): string[] {
   try {
-    servers = readFileSync("/etc/resolv.conf", "utf8")
+    return readFileSync("/etc/resolv.conf", "utf8")
       .split("\n")
       .map((line) => /^nameserver\s+(\S+)/.exec(line)?.[1])
       .filter((s): s is string => s !== undefined && !s.startsWith("127.") && s !== "::1");
-  } catch {}
-  return servers.map((s) => `nameserver ${s}\n`).join("");
+  } catch {
+    return [];
+  }
+}
+
+function resolvConf(): string {
+  return nameServers()
+    .map((s) => `nameserver ${s}\n`)
+    .join("");
 }
 
 /**
@@ -390,7 +404,7 @@ export class LocalExecutor implements Executor {
       );
       try {
         const network = await createNetwork(spec.id, index);
-        await applyEgressPolicy(spec.id, spec.network);
+        await this.#applyNetwork(spec.id, spec.network);
         return network;
       } catch (error) {
         const taken = /interface \S+ already exists|RTNETLINK answers: File exists/.test(
@@ -402,6 +416,21 @@ export class LocalExecutor implements Executor {
         if (!taken || attempt >= 5) throw error;
       }
     }
+  }
+
+  async updateNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void> {
+    await this.#applyNetwork(id, network);
+  }
+
+  /**
+   * The egress policy in one nft transaction, hostnames resolved by the host first. A policy that names hosts
+   * lets the sandbox ask its name servers (IPv4 ones) even without internet access, so it can resolve them too.
+   */
+  async #applyNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void> {
+    const rules = parseEgressPolicy(network);
+    const namesHosts = rules !== null && rules.allow.hostnames.length + rules.deny.hostnames.length > 0;
+    const resolvers = namesHosts ? nameServers().filter((server) => /^[\d.]+$/.test(server)) : [];
+    await applyEgressPolicy(id, network, { lookup: this.#o.lookup ?? hostLookup, resolvers });
   }
 
   async isAlive(_id: string, started: StartedSandbox): Promise<boolean> {

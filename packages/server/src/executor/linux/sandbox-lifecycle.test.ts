@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -8,6 +9,14 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT, killAll } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
 import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf, LocalExecutor } from "./local-executor.ts";
+import { netnsPath } from "./network.ts";
+import {
+  FAKE_DESTINATIONS,
+  missingNetworkRequirement,
+  probeFrom,
+  startFakeInternet,
+  startInNetns,
+} from "./network-testbed.ts";
 import { missingPrerequisite } from "./test-support.ts";
 
 const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
@@ -145,6 +154,72 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     assert.equal(deleted.sandbox_url, null);
     assert.deepEqual(await hostResourcesOf({ dataDir: server.dataDir, id: sandbox.id, netIndex }), []);
     assert.deepEqual(listLeftovers(server.dataDir), { mounts: [], loopDevices: [] });
+  });
+
+  test("PATCH network swaps a running sandbox's egress policy at once, keeping open connections; a hostname that does not resolve is a 400 and changes nothing", {
+    timeout: FIRST_START_MS + 60_000,
+    skip: missingNetworkRequirement() ?? false,
+  }, async () => {
+    const inet = await startFakeInternet();
+    const [one, two] = FAKE_DESTINATIONS;
+    const reach = async () =>
+      (
+        await probeFrom(
+          sandbox.id,
+          [one, two].map((host) => ({ host, port: 80 })),
+        )
+      ).map((result) => result.ok);
+    const patch = (network: unknown) =>
+      fetch(`${server.url}/sandboxes/${sandbox.id}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ network }),
+      });
+    const sandbox = await create({ network: { deny_out: [two] } });
+    let client: ChildProcess | undefined;
+    try {
+      await waitForRecord(sandbox, (record) => record.status === "running", FIRST_START_MS);
+      assert.deepEqual(await reach(), [true, false], "the policy of the create is in force");
+      // A connection open before the swap: the TCP echo of the fake internet.
+      client = await startInNetns(
+        netnsPath(sandbox.id),
+        `const socket = require("node:net").connect(7, process.argv[1], () => console.log("connected"));
+         socket.setEncoding("utf8").on("data", (data) => console.log("echo " + data.trim()));
+         process.stdin.setEncoding("utf8").on("data", (line) => socket.write(line));`,
+        [one],
+      );
+      const lines: string[] = [];
+      client.stdout?.on("data", (chunk: string) => lines.push(...chunk.split("\n").filter(Boolean)));
+      const swapped = await patch({ allow_internet_access: false, allow_out: [two] });
+      assert.equal(swapped.status, 200);
+      assert.deepEqual(await reach(), [false, true], "the new policy is in force when PATCH answers");
+      client.stdin?.write("still-here\n");
+      const deadline = Date.now() + 5000;
+      while (!lines.includes("echo still-here") && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      client.kill("SIGKILL");
+      assert.ok(lines.includes("echo still-here"), `the open connection survives: ${lines.join(" | ")}`);
+
+      const refused = await patch({ allow_internet_access: false, allow_out: [one, "gone.invalid"] });
+      assert.equal(refused.status, 400);
+      const body = (await refused.json()) as { code: string; error: string };
+      assert.equal(body.code, "INVALID_REQUEST");
+      assert.match(body.error, /gone\.invalid does not resolve/);
+      assert.deepEqual(await reach(), [false, true], "the policy in force stays");
+      assert.deepEqual(
+        (await sandbox.refresh()).network_policy?.allow_out,
+        [two],
+        "and so does the stored one",
+      );
+
+      assert.equal((await patch(null)).status, 200);
+      assert.deepEqual(await reach(), [true, true], "null lets everything out");
+      assert.equal(await inet.guardDrops(), 0, "nothing tried to leave the machine");
+    } finally {
+      client?.kill("SIGKILL");
+      await sandbox.delete().catch(() => undefined);
+      await inet.close();
+    }
   });
 
   test("an unknown image ends terminated with ImageNotFound, leaving nothing", {
