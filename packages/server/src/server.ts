@@ -5,6 +5,7 @@ import { authenticateKey } from "./auth/authenticate.ts";
 import { bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError } from "./config.ts";
 import type { DocumentsOptions } from "./documents/index.ts";
+import type { HostLookup } from "./executor/linux/egress-policy.ts";
 import { LocalExecutor } from "./executor/linux/local-executor.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
@@ -36,7 +37,12 @@ export interface RunningServer {
 }
 
 /** The sandbox domain: repository, this host's executor (if any) and the scheduler, started. */
-async function startSandboxes(store: Store, config: Config, notes: string[]): Promise<SandboxDeps> {
+async function startSandboxes(
+  store: Store,
+  config: Config,
+  notes: string[],
+  lookup?: HostLookup,
+): Promise<SandboxDeps> {
   const repo = createSandboxRepository(store.db);
   const log = (message: string, fields?: Record<string, unknown>) => {
     if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
@@ -48,6 +54,7 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
       cpuOvercommit: config.cpuOvercommit,
       memoryOvercommit: config.memoryOvercommit,
       log,
+      lookup,
     });
     await executor.init();
     const reason = executor.unavailableReason();
@@ -60,6 +67,7 @@ async function startSandboxes(store: Store, config: Config, notes: string[]): Pr
     executor,
     secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
+    networkRefreshMs: config.egressRefreshSecs * 1000,
     log,
   });
   await scheduler.start();
@@ -92,13 +100,15 @@ export interface StartOptions {
   documents?: DocumentsOptions;
   /** Settings of the SSH gateway that are not configuration (tests: the backend user, the sandbox sshd port). */
   ssh?: Pick<SshGatewayOptions, "backendUser" | "sandboxSshdPort">;
+  /** How the local executor resolves egress hostnames (tests: names of a fake internet); default the host's. */
+  lookup?: HostLookup;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
-    const sandboxes = await startSandboxes(store, config, boot.notes);
+    const sandboxes = await startSandboxes(store, config, boot.notes, options.lookup);
     let app: FastifyInstance;
     try {
       app = await buildApp({

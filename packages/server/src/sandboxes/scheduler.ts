@@ -15,6 +15,15 @@ export interface SchedulerOptions {
   startConcurrency?: number;
   /** How often the daemons of running sandboxes are checked; one that fails twice ends `daemon_unreachable`. */
   livenessIntervalMs?: number;
+  /** How often a running sandbox's egress policy that names hosts is applied again, with fresh addresses. */
+  networkRefreshMs?: number;
+}
+
+/** Whether a policy lists a hostname (anything but IPv4 addresses and CIDRs). */
+function namesHosts(network: SandboxRow["network"]): boolean {
+  return [...(network?.allow_out ?? []), ...(network?.deny_out ?? [])].some(
+    (entry) => !/^[\d./\s]+$/.test(entry),
+  );
 }
 
 /**
@@ -32,9 +41,20 @@ export class Scheduler {
   #lastLiveness = 0;
   /** Consecutive failed health checks of running sandboxes. */
   #unanswered = new Map<string, number>();
+  /** The last apply of each sandbox's egress policy, queued one after another (see #applyStoredNetwork). */
+  #networkApplies = new Map<string, Promise<void>>();
+  /** When each running sandbox's policy that names hosts was last applied, for the refresh. */
+  #networkApplied = new Map<string, number>();
 
   constructor(options: SchedulerOptions) {
-    this.#o = { now: Date.now, tickMs: 250, startConcurrency: 4, livenessIntervalMs: 5000, ...options };
+    this.#o = {
+      now: Date.now,
+      tickMs: 250,
+      startConcurrency: 4,
+      livenessIntervalMs: 5000,
+      networkRefreshMs: 300_000,
+      ...options,
+    };
   }
 
   /** Adopts or cleans up what a previous process left, then schedules until stop(). */
@@ -95,10 +115,9 @@ export class Scheduler {
     }
     if (executor && t - this.#lastLiveness >= this.#o.livenessIntervalMs) {
       this.#lastLiveness = t;
-      await this.#checkLiveness(
-        executor,
-        live.filter((row) => row.status === "running" && row.executorId === executor.id),
-      );
+      const running = live.filter((row) => row.status === "running" && row.executorId === executor.id);
+      await this.#checkLiveness(executor, running);
+      this.#refreshNetworks(running, t);
     }
     for (const row of live) {
       if (row.status === "running") {
@@ -197,10 +216,56 @@ export class Scheduler {
       await this.settled(id);
       const row = await repo.get(id);
       if (!row || row.executorId !== executor.id) return;
-      if (row.status === "running") return executor.updateNetwork(id, row.network);
+      if (row.status === "running") return this.#applyStoredNetwork(id);
       // Claimed, but its start not yet registered: a moment later it is.
       if (row.status !== "pending" || waited >= 100) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /**
+   * Applies the policy stored for a running sandbox, after any apply of it still under way: each apply reads the
+   * row when its turn comes, so the last one always enforces the newest policy (a refresh that read the row
+   * before a PATCH cannot undo it).
+   */
+  #applyStoredNetwork(id: string): Promise<void> {
+    const { repo, executor, now } = this.#o;
+    const previous = this.#networkApplies.get(id) ?? Promise.resolve();
+    const turn = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const row = await repo.get(id);
+        if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
+        await executor.updateNetwork(id, row.network);
+        this.#networkApplied.set(id, now());
+      });
+    this.#networkApplies.set(id, turn);
+    const forget = () => {
+      if (this.#networkApplies.get(id) === turn) this.#networkApplies.delete(id);
+    };
+    turn.then(forget, forget);
+    return turn;
+  }
+
+  /**
+   * Hostnames are resolved when a policy is applied; the addresses behind a name change (CDNs), so a policy that
+   * names hosts is applied again every networkRefreshMs. A name that stopped resolving leaves the policy in force
+   * as it was (logged). Runs in the background: a slow resolver does not hold up scheduling.
+   */
+  #refreshNetworks(running: SandboxRow[], t: number): void {
+    const seen = new Set(running.map((row) => row.id));
+    for (const id of this.#networkApplied.keys()) if (!seen.has(id)) this.#networkApplied.delete(id);
+    for (const row of running) {
+      if (!namesHosts(row.network) || this.#networkApplies.has(row.id)) continue;
+      const last = this.#networkApplied.get(row.id);
+      if (last === undefined) this.#networkApplied.set(row.id, t);
+      else if (t - last >= this.#o.networkRefreshMs) {
+        // Counted from the attempt: a resolver that is down is asked again in networkRefreshMs, not at once.
+        this.#networkApplied.set(row.id, t);
+        this.#applyStoredNetwork(row.id).catch((error) =>
+          this.#o.log("egress policy refresh failed", { sandbox: row.id, error: String(error) }),
+        );
+      }
     }
   }
 

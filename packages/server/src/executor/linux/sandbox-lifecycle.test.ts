@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { after, before, describe, test } from "node:test";
+import type { SandboxNetworkAccessControl } from "@svc/contract";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT, killAll } from "./cgroup.ts";
@@ -58,8 +59,16 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
   };
   const netIndexOf = async (id: string) => (await server.sandboxes.repo.get(id))?.netIndex ?? null;
 
+  /** The host's answers for egress hostnames, which a test changes: the server resolves through this. */
+  const names = new Map<string, string[]>();
+  const lookup = async (hostname: string) => {
+    const found = names.get(hostname);
+    if (found) return found;
+    throw Object.assign(new Error(`${hostname} is not a test name`), { code: "ENOTFOUND" });
+  };
+
   before(async () => {
-    server = await startTestServer({ executor: "local" });
+    server = await startTestServer({ executor: "local", egressRefreshSecs: 1 }, { lookup });
     client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
   });
 
@@ -156,29 +165,38 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     assert.deepEqual(listLeftovers(server.dataDir), { mounts: [], loopDevices: [] });
   });
 
+  /**
+   * The fake internet, and a running sandbox created with `network`; `reach` says whether the sandbox reaches
+   * port 80 of the first two fake destinations. The caller deletes the sandbox and closes the fake internet.
+   */
+  async function egressSandbox(network: SandboxNetworkAccessControl) {
+    const inet = await startFakeInternet();
+    const sandbox = await create({ network });
+    const destinations = FAKE_DESTINATIONS.slice(0, 2).map((host) => ({ host, port: 80 }));
+    const reach = async () => (await probeFrom(sandbox.id, destinations)).map((result) => result.ok);
+    try {
+      await waitForRecord(sandbox, (record) => record.status === "running", FIRST_START_MS);
+    } catch (error) {
+      await inet.close();
+      throw error;
+    }
+    return { sandbox, inet, reach };
+  }
+
   test("PATCH network swaps a running sandbox's egress policy at once, keeping open connections; a hostname that does not resolve is a 400 and changes nothing", {
     timeout: FIRST_START_MS + 60_000,
     skip: missingNetworkRequirement() ?? false,
   }, async () => {
-    const inet = await startFakeInternet();
     const [one, two] = FAKE_DESTINATIONS;
-    const reach = async () =>
-      (
-        await probeFrom(
-          sandbox.id,
-          [one, two].map((host) => ({ host, port: 80 })),
-        )
-      ).map((result) => result.ok);
     const patch = (network: unknown) =>
       fetch(`${server.url}/sandboxes/${sandbox.id}`, {
         method: "PATCH",
         headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
         body: JSON.stringify({ network }),
       });
-    const sandbox = await create({ network: { deny_out: [two] } });
+    const { sandbox, inet, reach } = await egressSandbox({ deny_out: [two] });
     let client: ChildProcess | undefined;
     try {
-      await waitForRecord(sandbox, (record) => record.status === "running", FIRST_START_MS);
       assert.deepEqual(await reach(), [true, false], "the policy of the create is in force");
       // A connection open before the swap: the TCP echo of the fake internet.
       client = await startInNetns(
@@ -217,6 +235,35 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
       assert.equal(await inet.guardDrops(), 0, "nothing tried to leave the machine");
     } finally {
       client?.kill("SIGKILL");
+      await sandbox.delete().catch(() => undefined);
+      await inet.close();
+    }
+  });
+
+  test("an egress hostname is enforced by its addresses, and followed when they change", {
+    timeout: FIRST_START_MS + 60_000,
+    skip: missingNetworkRequirement() ?? false,
+  }, async () => {
+    const [one, two] = FAKE_DESTINATIONS;
+    names.set("api.fake.test", [one]);
+    const { sandbox, inet, reach } = await egressSandbox({
+      allow_internet_access: false,
+      allow_out: ["api.fake.test"],
+    });
+    try {
+      assert.deepEqual(await reach(), [true, false], "the name's address is let out, nothing else");
+      names.set("api.fake.test", [two]);
+      // The scheduler looks every 5 s (its liveness pass) and refreshes after egressRefreshSecs (1 s here).
+      const deadline = Date.now() + 20_000;
+      let now = await reach();
+      while (now[1] !== true && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        now = await reach();
+      }
+      assert.deepEqual(now, [false, true], "the new address replaced the old one");
+      assert.equal(await inet.guardDrops(), 0, "nothing tried to leave the machine");
+    } finally {
+      names.delete("api.fake.test");
       await sandbox.delete().catch(() => undefined);
       await inet.close();
     }
