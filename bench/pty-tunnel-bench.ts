@@ -12,7 +12,7 @@
  * the proxy (p50, p90, p99); and throughput of N MB written by the client process into the sink, over plain
  * loopback TCP and through `sandbox.tunnel(port).listen()` (client → local listener → WebSocket → proxy →
  * daemon → sink), alternately, `--runs` times each after a warm-up run: the medians and the median of the runs'
- * ratios. `--profile` writes `--cpu-prof` profiles of those processes to bench/profiles.
+ * ratios. Then the other way: the client process reads N MB that a source in this process writes (sandbox side). `--profile` writes `--cpu-prof` profiles of those processes to bench/profiles.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -52,8 +52,9 @@ interface Endpoint {
   daemonPid?: number;
 }
 
-type ToClient = { transfer: "plain" | "tunnel"; sinkPort: number };
-type FromClient = { started: string } | { error: string };
+/** Upload: the client writes into the sink on `port`. Download: the client reads what the source on `port` writes. */
+type ToClient = { transfer: "plain" | "tunnel"; direction: "up" | "down"; port: number };
+type FromClient = { started: string } | { received: string } | { error: string };
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
 function cpuSeconds(pid: number | undefined): number {
@@ -142,7 +143,10 @@ async function serverRole(): Promise<void> {
   process.disconnect();
 }
 
-/** The client process: on each request, writes BYTES into the sink, plainly or through a tunnel listener. */
+/**
+ * The client process: on each request, writes BYTES into the sink (upload) or reads BYTES from the source
+ * (download), plainly or through a tunnel listener.
+ */
 async function clientRole(): Promise<void> {
   const endpoint = await nextMessage<Endpoint>(process);
   const client = new Client({ apiKey: endpoint.apiKey, baseUrl: endpoint.url });
@@ -154,14 +158,31 @@ async function clientRole(): Promise<void> {
       return;
     }
     try {
-      let port = message.sinkPort;
+      let port = message.port;
       let listener: net.Server | undefined;
       if (message.transfer === "tunnel") {
-        listener = await sandbox.tunnel(message.sinkPort).listen(0);
+        listener = await sandbox.tunnel(message.port).listen(0);
         port = (listener.address() as net.AddressInfo).port;
       }
       const socket = net.connect(port, "127.0.0.1");
       await once(socket, "connect");
+      if (message.direction === "down") {
+        // A lean reader, as the lean sink: it counts, and says when the last byte arrived.
+        let received = 0;
+        let reader: net.Socket | undefined;
+        const done = new Promise<void>((resolve) => {
+          reader = readChunks(socket, (chunk) => {
+            received += chunk.length;
+            if (received >= BYTES) resolve();
+            return undefined;
+          });
+        });
+        await done;
+        process.send?.({ received: String(process.hrtime.bigint()) } satisfies FromClient);
+        reader?.destroy();
+        listener?.close();
+        return;
+      }
       process.send?.({ started: String(process.hrtime.bigint()) } satisfies FromClient);
       let sent = 0;
       while (sent < BYTES) {
@@ -240,22 +261,55 @@ async function mainRole(): Promise<void> {
       sinkPorts[kind] = (sinks[kind].address() as net.AddressInfo).port;
     }
 
+    // Download: a source that writes BYTES from a reused block to whoever connects, as fast as it is read.
+    let sourceStarted: ((at: bigint) => void) | undefined;
+    const block = Buffer.alloc(256 * 1024, 0xa5);
+    const source = net.createServer(async (socket) => {
+      socket.on("error", () => {});
+      sourceStarted?.(process.hrtime.bigint());
+      for (let sent = 0; sent < BYTES && !socket.destroyed; ) {
+        const chunk = block.subarray(0, Math.min(block.length, BYTES - sent));
+        sent += chunk.length;
+        if (!socket.write(chunk)) await once(socket, "drain").catch(() => undefined);
+      }
+      socket.end();
+    });
+    source.listen(0, "127.0.0.1");
+    await once(source, "listening");
+    const sourcePort = (source.address() as net.AddressInfo).port;
+
     const pids = {
       client: clientProcess.pid,
       server: server.pid,
       daemon: endpoint.daemonPid,
       sink: process.pid,
     };
-    async function transfer(kind: "plain" | "tunnel", sink: keyof typeof sinks): Promise<number> {
+    async function transfer(
+      kind: "plain" | "tunnel",
+      sink: keyof typeof sinks | "download",
+    ): Promise<number> {
       received = 0;
       const before = Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)] as const);
-      const done = new Promise<bigint>((resolve) => {
-        sinkDone = resolve;
-      });
-      clientProcess.send({ transfer: kind, sinkPort: sinkPorts[sink] } satisfies ToClient);
-      const reply = await nextMessage<FromClient>(clientProcess);
-      if ("error" in reply) throw new Error(reply.error);
-      const seconds = Number((await done) - BigInt(reply.started)) / 1e9;
+      let seconds: number;
+      if (sink === "download") {
+        const started = new Promise<bigint>((resolve) => {
+          sourceStarted = resolve;
+        });
+        clientProcess.send({ transfer: kind, direction: "down", port: sourcePort } satisfies ToClient);
+        const reply = await nextMessage<FromClient>(clientProcess);
+        if ("error" in reply) throw new Error(reply.error);
+        if (!("received" in reply)) throw new Error("the client did not say when it received the last byte");
+        seconds = Number(BigInt(reply.received) - (await started)) / 1e9;
+      } else {
+        const done = new Promise<bigint>((resolve) => {
+          sinkDone = resolve;
+        });
+        clientProcess.send({ transfer: kind, direction: "up", port: sinkPorts[sink] } satisfies ToClient);
+        const reply = await nextMessage<FromClient>(clientProcess);
+        if ("error" in reply) throw new Error(reply.error);
+        if (!("started" in reply)) throw new Error("the client did not say when it started");
+        seconds = Number((await done) - BigInt(reply.started)) / 1e9;
+      }
       const cpu = before.map(
         ([name, start]) => `${name} ${(cpuSeconds(pids[name as keyof typeof pids]) - start).toFixed(2)}`,
       );
@@ -268,26 +322,30 @@ async function mainRole(): Promise<void> {
         [...values].sort((a, b) => a - b),
         50,
       );
-    const figures = {
-      lean: { plain: [] as number[], tunnel: [] as number[], ratio: [] as number[] },
-      node: { plain: [] as number[], tunnel: [] as number[], ratio: [] as number[] },
-    };
+    const kinds = ["lean", "node", "download"] as const;
+    const figures = Object.fromEntries(
+      kinds.map((kind) => [kind, { plain: [] as number[], tunnel: [] as number[], ratio: [] as number[] }]),
+    ) as Record<(typeof kinds)[number], { plain: number[]; tunnel: number[]; ratio: number[] }>;
     // Run 0 warms up (JIT, socket memory) and is not counted: a cold first plain run is up to twice as slow.
     for (let run = 0; run <= RUNS; run++) {
-      for (const sink of ["lean", "node"] as const) {
-        const plain = await transfer("plain", sink);
-        const tunnel = await transfer("tunnel", sink);
+      for (const kind of kinds) {
+        const plain = await transfer("plain", kind);
+        const tunnel = await transfer("tunnel", kind);
         if (run === 0) continue;
-        figures[sink].plain.push(plain);
-        figures[sink].tunnel.push(tunnel);
-        figures[sink].ratio.push(tunnel / plain);
+        figures[kind].plain.push(plain);
+        figures[kind].tunnel.push(tunnel);
+        figures[kind].ratio.push(tunnel / plain);
       }
     }
-    for (const sink of ["lean", "node"] as const) {
-      sinks[sink].close();
-      const { plain, tunnel, ratio } = figures[sink];
+    sinks.lean.close();
+    sinks.node.close();
+    source.close();
+    for (const kind of kinds) {
+      const { plain, tunnel, ratio } = figures[kind];
+      const what =
+        kind === "download" ? "read by the client from a source in the sandbox" : `into a ${kind} sink`;
       console.log(
-        `tcp ${BYTES / 1e6} MB into a ${sink} sink: plain loopback median ${median(plain).toFixed(0)} MB/s, through the tunnel ${median(tunnel).toFixed(0)} MB/s; tunnel / loopback median ${(median(ratio) * 100).toFixed(1)}% (runs: ${ratio.map((r) => (r * 100).toFixed(0)).join(", ")}%)`,
+        `tcp ${BYTES / 1e6} MB ${what}: plain loopback median ${median(plain).toFixed(0)} MB/s, through the tunnel ${median(tunnel).toFixed(0)} MB/s; tunnel / loopback median ${(median(ratio) * 100).toFixed(1)}% (runs: ${ratio.map((r) => (r * 100).toFixed(0)).join(", ")}%)`,
       );
     }
   } finally {

@@ -46,9 +46,14 @@ export function runtimeWebSocket(
 }
 
 /** Resolves when the WebSocket is open; a refused upgrade rejects with the server's typed error. */
-export function opened(ws: WebSocket): Promise<WebSocket> {
+export function opened(ws: WebSocket, options: { paused?: boolean } = {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve(ws));
+    ws.once("open", () => {
+      // A message that came with the handshake is emitted before a caller awaiting this could listen: paused, it
+      // waits for the caller's resume().
+      if (options.paused) ws.pause();
+      resolve(ws);
+    });
     ws.once("unexpected-response", (_req, res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));

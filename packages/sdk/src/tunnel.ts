@@ -116,6 +116,7 @@ function relayLocalSocket(accepted: net.Socket, ws: WebSocket): void {
   });
   ws.on("error", () => socket.destroy());
   socket.resume();
+  ws.resume();
 }
 
 /**
@@ -146,10 +147,13 @@ export class Tunnel {
     return new TunnelStream(await this.#open());
   }
 
-  /** Opens the tunnel WebSocket (`ws` turns Nagle's algorithm off on its connection). */
+  /**
+   * Opens the tunnel WebSocket (`ws` turns Nagle's algorithm off on its connection), paused: the sandbox side may
+   * send at once, and its first bytes must wait for the caller's listeners.
+   */
   async #open(): Promise<WebSocket> {
     const url = this.#transport.url(runtimeRoutes.openTcpTunnel, { query: { port: this.port } });
-    return opened(runtimeWebSocket(this.#transport, url, {}, { unmasked: true }));
+    return opened(runtimeWebSocket(this.#transport, url, {}, { unmasked: true }), { paused: true });
   }
 
   /**

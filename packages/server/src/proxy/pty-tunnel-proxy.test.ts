@@ -146,6 +146,45 @@ describe("PTY and tunnels through the proxy", () => {
     }
   });
 
+  test("the sandbox side writing 64 MiB and closing at once: a slow local reader still gets every byte, the first included", {
+    timeout: 60_000,
+  }, async () => {
+    const payload = randomBytes(64 * 1024 * 1024);
+    const source = net.createServer((socket) => {
+      socket.on("error", () => {});
+      socket.end(payload);
+    });
+    source.listen(0, "127.0.0.1");
+    await once(source, "listening");
+    const listener = await sandbox.tunnel((source.address() as net.AddressInfo).port).listen(0);
+    try {
+      const socket = net.connect((listener.address() as net.AddressInfo).port, "127.0.0.1");
+      await once(socket, "connect");
+      // Not read until every hop has closed behind the data: what they still hold must reach the reader.
+      socket.pause();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const got = createHash("sha256");
+      let length = 0;
+      socket.on("data", (chunk: Buffer) => {
+        got.update(chunk);
+        length += chunk.length;
+      });
+      socket.resume();
+      await once(socket, "end");
+      assert.equal(length, payload.length);
+      assert.equal(got.digest("hex"), createHash("sha256").update(payload).digest("hex"));
+
+      // The same through a stream: its first bytes come with the handshake too.
+      const stream = await sandbox.tunnel((source.address() as net.AddressInfo).port).connect();
+      let streamed = 0;
+      for await (const chunk of stream) streamed += (chunk as Buffer).length;
+      assert.equal(streamed, payload.length);
+    } finally {
+      listener.close();
+      source.close();
+    }
+  });
+
   test("tunnel errors through the proxy: 400 bad port, 502 nothing listening, 401 without a key", async () => {
     await assert.rejects(sandbox.tunnel(0).connect(), (error: SvcError) => error.status === 400);
     const probe = net.createServer().listen(0, "127.0.0.1");
