@@ -31,6 +31,8 @@ export class TunnelStream extends Duplex {
       else this.destroy(new Error(`the tunnel closed with ${code} ${reason.toString("utf8")}`));
     });
     ws.on("error", (error) => this.destroy(error));
+    // Opened paused (see Tunnel.#open): the listeners are on, so what came with the handshake can flow.
+    ws.resume();
   }
 
   override _read(): void {
