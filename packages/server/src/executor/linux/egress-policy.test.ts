@@ -257,6 +257,7 @@ describe("egress policy in a real namespace", {
     const names: Record<string, string[]> = {
       "api.fake.test": [one, "2001:db8::1"],
       "blocked.fake.test": [two],
+      "v6only.fake.test": ["2001:db8::2"],
     };
     const lookup = async (hostname: string) => {
       const found = names[hostname];
@@ -282,6 +283,10 @@ describe("egress policy in a real namespace", {
       applyEgressPolicy(id, { allow_internet_access: false, allow_out: ["gone.fake.test"] }, { lookup }),
       (error: ServiceError) =>
         error.code === "INVALID_REQUEST" && /gone\.fake\.test does not resolve/.test(error.message),
+    );
+    await assert.rejects(
+      applyEgressPolicy(id, { deny_out: ["v6only.fake.test"] }, { lookup }),
+      (error: ServiceError) => error.code === "INVALID_REQUEST" && /no IPv4 address/.test(error.message),
     );
     assert.equal(await ruleset(), before, "the policy in force stays");
     await expectReach({ [one]: true, [two]: false });

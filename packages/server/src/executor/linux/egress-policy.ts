@@ -215,21 +215,22 @@ export async function resolveHostnames(rules: EgressRules, lookup: HostLookup): 
   const resolve = async (hostnames: string[], field: string): Promise<string[]> => {
     const exact = hostnames.filter((hostname) => !hostname.startsWith("*."));
     const answers = await Promise.all(
-      exact.map((hostname) =>
-        lookup(hostname).then(
-          (addresses) => {
-            const ipv4 = addresses.map(parseIpv4).filter((value): value is number => value !== null);
-            if (ipv4.length === 0) throw new Error("no IPv4 address");
-            return ipv4.map((address) => `${formatIpv4(address)}/32`);
-          },
-          (error: NodeJS.ErrnoException) => {
-            throw new ServiceError(
-              "INVALID_REQUEST",
-              `network.${field}: ${hostname} does not resolve (${error.code ?? error.message})`,
-            );
-          },
-        ),
-      ),
+      exact.map(async (hostname) => {
+        let ipv4: number[] = [];
+        let reason = "no IPv4 address";
+        try {
+          ipv4 = (await lookup(hostname)).map(parseIpv4).filter((value): value is number => value !== null);
+        } catch (error) {
+          reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        }
+        if (ipv4.length === 0) {
+          throw new ServiceError(
+            "INVALID_REQUEST",
+            `network.${field}: ${hostname} does not resolve (${reason})`,
+          );
+        }
+        return ipv4.map((address) => `${formatIpv4(address)}/32`);
+      }),
     );
     return answers.flat();
   };
