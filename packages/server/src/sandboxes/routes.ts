@@ -170,11 +170,15 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     }
     if (body.network !== undefined) {
       // Stored first, so a start under way now picks it up; then applied to the live firewall. A policy that
-      // cannot be applied (a hostname that does not resolve) is taken back: the one in force stays.
+      // cannot be applied (a hostname that does not resolve) fails the whole PATCH: every field is taken back,
+      // and the policy in force stays.
       try {
         await scheduler.applyNetwork(row.id);
       } catch (error) {
-        await repo.update(row.id, { network: row.network });
+        const previous = Object.fromEntries(
+          Object.keys(changes).map((key) => [key, row[key as keyof SandboxRow]]),
+        ) as Partial<SandboxRow>;
+        await repo.update(row.id, previous);
         throw error;
       }
     }

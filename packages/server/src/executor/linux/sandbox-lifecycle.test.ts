@@ -188,11 +188,11 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     skip: missingNetworkRequirement() ?? false,
   }, async () => {
     const [one, two] = FAKE_DESTINATIONS;
-    const patch = (network: unknown) =>
+    const patch = (network: unknown, other: Record<string, unknown> = {}) =>
       fetch(`${server.url}/sandboxes/${sandbox.id}`, {
         method: "PATCH",
         headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ network }),
+        body: JSON.stringify({ network, ...other }),
       });
     const { sandbox, inet, reach } = await egressSandbox({ deny_out: [two] });
     let client: ChildProcess | undefined;
@@ -218,17 +218,18 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
       client.kill("SIGKILL");
       assert.ok(lines.includes("echo still-here"), `the open connection survives: ${lines.join(" | ")}`);
 
-      const refused = await patch({ allow_internet_access: false, allow_out: [one, "gone.invalid"] });
+      const refused = await patch(
+        { allow_internet_access: false, allow_out: [one, "gone.invalid"] },
+        { exposed_ports: [4321] },
+      );
       assert.equal(refused.status, 400);
       const body = (await refused.json()) as { code: string; error: string };
       assert.equal(body.code, "INVALID_REQUEST");
       assert.match(body.error, /gone\.invalid does not resolve/);
       assert.deepEqual(await reach(), [false, true], "the policy in force stays");
-      assert.deepEqual(
-        (await sandbox.refresh()).network_policy?.allow_out,
-        [two],
-        "and so does the stored one",
-      );
+      const stored = await sandbox.refresh();
+      assert.deepEqual(stored.network_policy?.allow_out, [two], "and so does the stored one");
+      assert.equal(stored.exposed_ports, null, "a PATCH that fails changes no field");
 
       assert.equal((await patch(null)).status, 200);
       assert.deepEqual(await reach(), [true, true], "null lets everything out");
