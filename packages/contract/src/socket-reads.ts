@@ -99,14 +99,14 @@ class PooledReads {
     }
     return result !== false;
   };
+}
 
-  /** A chunk read before the takeover: it is the handler's alone, and freed once written. */
-  deliver(chunk: Buffer): boolean {
-    const holds = new Holds(() => releaseReadBuffer(chunk));
-    const result = this.#onChunk(chunk, holds.hold);
-    holds.release();
-    return result !== false;
-  }
+/** Hands the handler a chunk with an ArrayBuffer of its own (Node's own reads): it is freed once its holds are. */
+function handOwnChunk(onChunk: ChunkHandler, chunk: Buffer): boolean {
+  const holds = new Holds(() => releaseReadBuffer(chunk));
+  const result = onChunk(chunk, holds.hold);
+  holds.release();
+  return result !== false;
 }
 
 /** The internals of a net.Socket that a takeover moves: its libuv handle and the server counting it. */
@@ -120,9 +120,10 @@ interface SocketInternals {
 /**
  * Calls `onChunk` for every chunk read from `socket`, which starts flowing. A plain TCP socket is taken over: a new
  * net.Socket on the same connection reads into reused buffers, and is returned; `socket` is then finished (its
- * listeners removed) and must not be used again. Any other stream (TLS, a socket mid-connect, past its EOF or with
- * writes in flight) is read through its 'data' events, each chunk released once its holds are, and returned as it is. Attach
- * listeners to what is returned; chunks already buffered in `socket` come first, on the next tick.
+ * listeners removed) and must not be used again. Any other stream (TLS, a socket mid-connect, past its EOF or
+ * with writes in flight) is read through its 'data' events, each chunk released once its holds are, and returned
+ * as it is. Attach listeners to what is returned; chunks already buffered in `socket` come first, on the next
+ * tick.
  */
 export function readChunks<S extends Duplex>(socket: S, onChunk: ChunkHandler): S {
   const internals = socket as S & SocketInternals;
@@ -137,10 +138,7 @@ export function readChunks<S extends Duplex>(socket: S, onChunk: ChunkHandler): 
     socket.writableLength > 0
   ) {
     socket.on("data", (chunk: Buffer) => {
-      const holds = new Holds(() => releaseReadBuffer(chunk));
-      const result = onChunk(chunk, holds.hold);
-      holds.release();
-      if (result === false) socket.pause();
+      if (!handOwnChunk(onChunk, chunk)) socket.pause();
     });
     socket.resume();
     return socket;
@@ -165,7 +163,7 @@ export function readChunks<S extends Duplex>(socket: S, onChunk: ChunkHandler): 
   socket.destroy();
   if (pending.length > 0) {
     process.nextTick(() => {
-      for (const chunk of pending) if (!reads.deliver(chunk)) taken.pause();
+      for (const chunk of pending) if (!handOwnChunk(onChunk, chunk)) taken.pause();
     });
   }
   return taken as unknown as S;
