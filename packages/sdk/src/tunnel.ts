@@ -67,9 +67,9 @@ export class TunnelStream extends Duplex {
 }
 
 /**
- * Relays an accepted local connection and its tunnel WebSocket, with backpressure both ways: bytes read locally go
- * out as binary frames (read into reused buffers, see socket-reads.ts), FIN goes out as an empty frame, and the sandbox
- * side's close (1000) ends the local connection.
+ * Relays an accepted local connection and its tunnel WebSocket, with backpressure both ways: bytes read locally
+ * go out as binary frames (read into reused buffers, see socket-reads.ts), FIN goes out as an empty frame, and the
+ * sandbox side's close (1000) ends the local connection. The WebSocket comes paused and is resumed last.
  */
 function relayLocalSocket(accepted: net.Socket, ws: WebSocket): void {
   if (accepted.destroyed) {
@@ -117,7 +117,6 @@ function relayLocalSocket(accepted: net.Socket, ws: WebSocket): void {
     else socket.destroy();
   });
   ws.on("error", () => socket.destroy());
-  socket.resume();
   ws.resume();
 }
 
