@@ -14,6 +14,7 @@ export const errorCatalog = {
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is larger than the configured limit" },
   ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
   METHOD_NOT_ALLOWED: { status: 405, message: "The method is not allowed on this route" },
+  UPGRADE_REQUIRED: { status: 426, message: "This route is a WebSocket: send an Upgrade request" },
   NOT_IMPLEMENTED: { status: 501, message: "This operation is part of the contract but not served yet" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
 

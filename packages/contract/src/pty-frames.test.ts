@@ -11,6 +11,7 @@ import {
   encodePtyResize,
   PTY_CLOSE_EXIT,
   PTY_CLOSE_SESSION_DELETED,
+  PTY_CLOSE_SESSION_DELETED_REASON,
   type PtyFrameInput,
   parsePtyExitCloseReason,
   ptyExitCloseReason,
@@ -133,6 +134,8 @@ test("encoders reject values that do not fit the frame", () => {
 test("close codes and exit reasons", () => {
   assert.equal(PTY_CLOSE_EXIT, 1000);
   assert.equal(PTY_CLOSE_SESSION_DELETED, 1001);
+  // The official SDKs' Pty.wait() takes only this reason as a deliberate end of the session.
+  assert.equal(PTY_CLOSE_SESSION_DELETED_REASON, "session terminated");
   for (const code of [0, 1, 130, -1]) assert.equal(parsePtyExitCloseReason(ptyExitCloseReason(code)), code);
   assert.equal(ptyExitCloseReason(2), "exit:2");
   for (const reason of [
@@ -140,7 +143,7 @@ test("close codes and exit reasons", () => {
     "exit:",
     "exit:x",
     "exit:1 ",
-    "session deleted",
+    "session terminated",
     "exit:99999999999",
     "exit:2147483648",
   ]) {

@@ -22,9 +22,9 @@ export const PTY_PRE_READY_BUFFER_BYTES = 1024 * 1024;
 
 /** WebSocket close code when the PTY process exits; the reason is `exit:<code>`. */
 export const PTY_CLOSE_EXIT = 1000;
-/** WebSocket close code when the session is deleted. */
+/** WebSocket close code when the session is deleted; the public SDKs expect exactly this reason. */
 export const PTY_CLOSE_SESSION_DELETED = 1001;
-export const PTY_CLOSE_SESSION_DELETED_REASON = "session deleted";
+export const PTY_CLOSE_SESSION_DELETED_REASON = "session terminated";
 
 export function ptyExitCloseReason(exitCode: number): string {
   return `exit:${exitCode}`;

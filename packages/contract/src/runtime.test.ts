@@ -102,6 +102,7 @@ test("the table holds every runtime operation of the spec, once", () => {
     "POST /api/v1/ssh/disable json",
     "GET /api/v1/ssh/status json",
     "GET /api/v1/info json",
+    "GET /api/v1/logs json",
     "GET /api/v1/health json",
     "GET /api/v1/tunnels/tcp websocket",
   ];

@@ -412,6 +412,56 @@ export const PtyConnectQuery = Type.Object(
 /** A missing, non-numeric or 0 port answers 400 INVALID_PORT. */
 export const TunnelQuery = Type.Object({ port: Port }, closed);
 
+/** Most log records one logs request returns. */
+export const MAX_LOG_RECORDS = 10_000;
+
+export const LogsQuery = Type.Object(
+  {
+    /** The first N records (oldest first); with `skip`, a page of them. */
+    head: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LOG_RECORDS })),
+    /** The last N records; the default is the last MAX_LOG_RECORDS. */
+    tail: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LOG_RECORDS })),
+    /** Records to pass over before `head` starts. */
+    skip: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Only these processes: pids, comma-separated. */
+    pids: Type.Optional(Type.String({ pattern: "^\\d{1,10}(,\\d{1,10}){0,999}$" })),
+    stream: Type.Optional(OutputStream),
+    /** Only lines containing this text. */
+    contains: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  closed,
+);
+
+/** One output line of a process, as a log record. */
+export const LogRecord = Type.Object({
+  pid: Type.Integer(),
+  /** The line's number in its process's output, from 0. */
+  seq: Type.Integer({ minimum: 0 }),
+  command: Type.String(),
+  stream: OutputStream,
+  timestamp: EpochMs,
+  line: Type.String(),
+});
+
+/** What the logs hold of one process. */
+export const LogProcess = Type.Object({
+  pid: Type.Integer(),
+  command: Type.String(),
+  first_seen: EpochMs,
+  last_seen: EpochMs,
+  line_count: Type.Integer({ minimum: 0 }),
+});
+
+export const LogsResponse = Type.Object({
+  /** In time order. */
+  records: Type.Array(LogRecord),
+  /** How many records matched before head, tail and skip. */
+  matched: Type.Integer({ minimum: 0 }),
+  /** Every process with output, whatever the filters. */
+  processes: Type.Array(LogProcess),
+});
+export type LogsResponse = Static<typeof LogsResponse>;
+
 const forwarded = { surface: "runtime", auth: "forwarded" } as const;
 const processErrors = ["PROCESS_NOT_FOUND"] as const;
 const spawnErrors = ["INVALID_USER", "INVALID_WORKING_DIR", "SPAWN_FAILED"] as const;
@@ -744,6 +794,18 @@ export const runtimeRoutes = defineRoutes({
     tag: "info",
     status: 200,
     response: RuntimeInfo,
+    responseKind: "json",
+  },
+  getLogs: {
+    ...forwarded,
+    method: "GET",
+    path: "/api/v1/logs",
+    summary:
+      "Every process's output lines as time-ordered log records, filtered; and which processes have output",
+    tag: "info",
+    query: LogsQuery,
+    status: 200,
+    response: LogsResponse,
     responseKind: "json",
   },
   runtimeHealth: {

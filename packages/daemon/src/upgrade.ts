@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
 import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
-import type { RouteDef } from "@svc/contract/route";
+import { colonPath, type RouteDef } from "@svc/contract/route";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { DaemonAppOptions } from "./app.ts";
 
@@ -33,6 +34,7 @@ export interface UpgradeRequest {
 export type UpgradeHandler = (request: UpgradeRequest) => void | Promise<void>;
 
 interface UpgradeRoute {
+  path: string;
   pattern: RegExp;
   names: string[];
   handler: UpgradeHandler;
@@ -105,15 +107,59 @@ export class UpgradeRouter {
         return "([^/]+)";
       })
       .join("");
-    this.#routes.push({ pattern: new RegExp(`^${source}/?$`), names, handler, open: route.auth === "none" });
+    this.#routes.push({
+      path: route.path,
+      pattern: new RegExp(`^${source}/?$`),
+      names,
+      handler,
+      open: route.auth === "none",
+    });
   }
 
-  /** Takes over the `upgrade` event of the server. */
-  attach(server: Server): void {
-    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  /**
+   * Takes over the `upgrade` event of the app's server, and serves each route's path to plain requests too: they
+   * get the route's own answers to bad input (a 400 for a bad port, a 403 for a bad token), and 426
+   * UPGRADE_REQUIRED where a handshake would have been accepted.
+   */
+  attach(app: FastifyInstance): void {
+    app.server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", () => socket.destroy());
       this.#dispatch(req, socket, head).catch(() => rejectUpgrade(socket, "INTERNAL_ERROR"));
     });
+    for (const route of this.#routes) {
+      app.route({
+        method: "GET",
+        url: colonPath(route.path),
+        handler: (request, reply) => this.#plain(route, request, reply),
+      });
+    }
+  }
+
+  async #plain(route: UpgradeRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const answer = (code: ErrorCode, message?: string) => {
+      if (!reply.sent)
+        reply.code(errorCatalog[code].status).type("application/json").send(errorBody(code, message));
+    };
+    if (!route.open && !this.#forwarded(request.raw)) {
+      answer("UNAUTHORIZED", "The request does not carry the sandbox proxy's forwarded auth");
+      return reply;
+    }
+    const notUpgraded = (): never => {
+      answer("UPGRADE_REQUIRED");
+      throw new Error("not a WebSocket upgrade");
+    };
+    try {
+      await route.handler({
+        req: request.raw,
+        params: request.params as Record<string, string>,
+        query: new URL(request.url, "http://daemon").searchParams,
+        reject: answer,
+        accept: async () => notUpgraded(),
+        acceptRaw: async () => notUpgraded(),
+      });
+    } catch {}
+    answer("UPGRADE_REQUIRED");
+    return reply;
   }
 
   async #dispatch(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {

@@ -126,8 +126,18 @@ describe("TCP tunnels", () => {
     assert.ok(!refused.ok);
     assert.equal(refused.status, 502);
     assert.equal(refused.json?.code, "CONNECTION_FAILED");
-    // Plain HTTP GET without an upgrade is not a tunnel.
-    assert.notEqual((await client.request("GET", `/api/v1/tunnels/tcp?port=${echoPort}`)).status, 101);
+    // Plain HTTP GETs, no upgrade: the same answers to bad input, and 426 where a tunnel would have opened.
+    for (const query of ["", "?port=0", "?port=abc"]) {
+      const plain = await client.request("GET", `/api/v1/tunnels/tcp${query}`);
+      assert.equal(plain.status, 400, query);
+      assert.equal((plain.json as { code: string }).code, "INVALID_PORT", query);
+    }
+    const plainUnsigned = await client.request("GET", `/api/v1/tunnels/tcp?port=0`, { auth: false });
+    assert.equal(plainUnsigned.status, 401);
+    const plain = await client.request("GET", `/api/v1/tunnels/tcp?port=${echoPort}`);
+    assert.equal(plain.status, 426);
+    assert.equal((plain.json as { code: string }).code, "UPGRADE_REQUIRED");
+    assert.equal((await client.request("GET", `/api/v1/tunnels/tcp?port=${freePort}`)).status, 502);
   });
 
   test("a text frame closes the tunnel with 1003", async () => {
