@@ -1,7 +1,7 @@
 import type { TSchema } from "typebox";
 import { ErrorBodySchema, jsonSchema } from "./common.ts";
 import { errorCatalog, isErrorCode } from "./errors.ts";
-import type { RouteDef } from "./route.ts";
+import { NAMESPACE_PREFIX, namespaceParamSchema, type RouteDef } from "./route.ts";
 
 export const CONTRACT_VERSION = "0.1.0";
 
@@ -136,6 +136,18 @@ export function buildOpenApi(
     }
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operation;
+    if (route.namespaced) {
+      const path = NAMESPACE_PREFIX + route.path;
+      paths[path] ??= {};
+      paths[path][route.method.toLowerCase()] = {
+        ...operation,
+        operationId: `${operationId}InNamespace`,
+        parameters: [
+          { name: "namespace", in: "path", required: true, schema: { ...namespaceParamSchema } },
+          ...(operation.parameters as JsonObject[]),
+        ],
+      };
+    }
   }
   return {
     openapi: "3.1.0",

@@ -37,7 +37,23 @@ export interface RouteDef {
   responseKind: ResponseKind;
   /** Error codes this route documents beyond the ones every route shares. */
   errors?: readonly string[];
+  /**
+   * Also served under `/v1/namespaces/{namespace}` (NAMESPACE_PREFIX), the form the public platform's SDKs use;
+   * the namespace must name the key's project.
+   */
+  namespaced?: boolean;
 }
+
+/** The prefix of the namespaced form of a route: `/v1/namespaces/{namespace}/sandboxes/...`. */
+export const NAMESPACE_PREFIX = "/v1/namespaces/{namespace}";
+
+/** The namespace path parameter of NAMESPACE_PREFIX, as JSON Schema: a project's name or id. */
+export const namespaceParamSchema = {
+  type: "string",
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$",
+} as const;
 
 /** Keeps the literal types of a route table while checking every entry is a RouteDef. */
 export function defineRoutes<const T extends Record<string, RouteDef>>(routes: T): T {

@@ -33,6 +33,8 @@ export const ContainerResourcesInfo = Type.Object(
     cpus: Type.Number({ exclusiveMinimum: 0, maximum: 256 }),
     memory_mb: Type.Integer({ minimum: 16, maximum: 1048576 }),
     disk_mb: Type.Integer({ minimum: 16, maximum: 16777216 }),
+    /** Same as disk_mb: the name the public SDKs read. */
+    ephemeral_disk_mb: Type.Integer({ minimum: 16, maximum: 16777216 }),
   },
   { $id: "ContainerResourcesInfo" },
 );
@@ -91,9 +93,8 @@ export const MAX_MOUNTS = 8;
 
 export const Sandbox = Type.Object(
   {
+    /** The public SDKs read this as `sandbox_id` and refuse a record that carries both names. */
     id: Type.String(),
-    /** Same as id: what the public SDKs read. */
-    sandbox_id: Type.String(),
     namespace: Type.String(),
     image: Type.Optional(nullable(Type.String())),
     status: SandboxStatus,
@@ -102,14 +103,19 @@ export const Sandbox = Type.Object(
     termination_reason: Type.Optional(nullable(Type.String())),
     error_details: Type.Optional(nullable(Type.String())),
     created_at: EpochMs,
+    /** When the sandbox ended; null while it lives. */
+    terminated_at: Type.Optional(nullable(EpochMs)),
     container_id: Type.Optional(nullable(Type.String())),
     executor_id: Type.Optional(nullable(Type.String())),
     resources: ContainerResourcesInfo,
     timeout_secs: Type.Integer({ minimum: 0 }),
+    entrypoint: Type.Optional(nullable(Type.Array(Type.String()))),
     ingress_endpoint: Type.Optional(nullable(Type.String())),
     sandbox_url: Type.Optional(nullable(Type.String())),
     pool_id: Type.Optional(nullable(Type.String())),
     network_policy: Type.Optional(nullable(SandboxNetworkAccessControl)),
+    /** Same as network_policy: the name the public SDKs read. */
+    network: Type.Optional(nullable(SandboxNetworkAccessControl)),
     allow_unauthenticated_access: Type.Boolean(),
     exposed_ports: Type.Optional(nullable(Type.Array(Port))),
     template_id: Type.Optional(nullable(Type.String())),
@@ -192,10 +198,6 @@ export const ListSandboxesResponse = Type.Object(
 export const SandboxParams = Type.Object({
   sandbox_id: Type.String({ minLength: 1, maxLength: 100, description: "sandbox id or name" }),
 });
-const NamespaceParams = Type.Object({
-  namespace: Type.String({ minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" }),
-});
-const NamespacedSandboxParams = Type.Object({ ...NamespaceParams.properties, ...SandboxParams.properties });
 
 export const DetachMountRequest = Type.Object({ mount_path: MountPath }, closed);
 
@@ -301,6 +303,87 @@ export const FileSystemSnapshot = Type.Object(
   { $id: "FileSystemSnapshot" },
 );
 
+/** A terminated sandbox as the archive lists it: the record, and when it was archived (it ended). */
+export const ArchivedSandbox = Type.Object(
+  { ...Sandbox.properties, archived_at: EpochMs },
+  { $id: "ArchivedSandbox" },
+);
+
+export const ListArchivedSandboxesResponse = Type.Object(
+  {
+    sandboxes: Type.Array(ArchivedSandbox),
+    prev_cursor: Type.Optional(nullable(Type.String())),
+    next_cursor: Type.Optional(nullable(Type.String())),
+  },
+  { $id: "ListArchivedSandboxesResponse" },
+);
+
+/** Log levels as the public SDKs number them in `level`: trace 1, debug 2, info 3, warn 4, error 5, fatal 6. */
+export const LOG_LEVELS = { trace: 1, debug: 2, info: 3, warn: 4, error: 5, fatal: 6 } as const;
+
+/** The query of a sandbox's logs, in the public SDKs' names (repeated `level` and `processId`). */
+export const SandboxLogsQuery = Type.Object(
+  {
+    level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 6 }), { maxItems: 6 })),
+    processId: Type.Optional(Type.Array(Type.String({ pattern: "^\\d{1,10}$" }), { maxItems: 1000 })),
+    nextToken: Type.Optional(Type.String({ maxLength: 100 })),
+    head: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    /** Only records whose body contains this text. */
+    body: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  closed,
+);
+
+/** One log record of a sandbox: a line of a process's output. camelCase, as the public SDKs read it. */
+export const SandboxLogSignal = Type.Object({
+  /** Milliseconds since the epoch. */
+  timestamp: EpochMs,
+  uuid: Type.String({ format: "uuid" }),
+  namespace: Type.String(),
+  application: Type.String(),
+  sandboxId: Type.String(),
+  /** `[name, value]` pairs: process_id, process_pid, process_command, stream. */
+  resourceAttributes: Type.Array(Type.Tuple([Type.String(), Type.String()])),
+  body: Type.String(),
+  /** A JSON object as text: `{"stream":"stdout"}`. */
+  logAttributes: Type.String(),
+  /** LOG_LEVELS: info for stdout, error for stderr. */
+  level: Type.Integer({ minimum: 1, maximum: 6 }),
+});
+
+export const SandboxLogsResponse = Type.Object(
+  {
+    logs: Type.Array(SandboxLogSignal),
+    /** Pass back as `nextToken` (with the same `head`) for the next page; absent on the last page. */
+    nextToken: Type.Optional(Type.String()),
+  },
+  { $id: "SandboxLogsResponse" },
+);
+
+export const SandboxLogProcesses = Type.Object(
+  {
+    processes: Type.Array(
+      Type.Object({
+        processId: Type.String(),
+        processPid: Type.String(),
+        processCommand: Type.String(),
+        processManagedId: Type.String(),
+        processManagedName: Type.String(),
+        firstSeen: EpochMs,
+        lastSeen: EpochMs,
+        logCount: Type.Integer({ minimum: 0 }),
+      }),
+    ),
+  },
+  { $id: "SandboxLogProcesses" },
+);
+
+export const CopySandboxQuery = Type.Object(
+  { times: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1 })) },
+  closed,
+);
+
 const sandboxLifecycle = {
   createSandbox: {
     method: "POST",
@@ -350,22 +433,14 @@ const sandboxLifecycle = {
   },
 } as const;
 
-/** The lifecycle routes again under `/v1/namespaces/{namespace}`, the form the public SDKs use on localhost. */
-function namespaced<T extends Record<string, { path: string; params?: unknown }>>(routes: T) {
-  const out: Record<string, unknown> = {};
-  for (const [name, route] of Object.entries(routes)) {
-    out[`${name}InNamespace`] = {
-      ...route,
-      path: `/v1/namespaces/{namespace}${route.path}`,
-      params: route.params ? NamespacedSandboxParams : NamespaceParams,
-    };
-  }
-  return out as {
-    [K in keyof T as `${K & string}InNamespace`]: Omit<T[K], "params"> & { params: typeof NamespaceParams };
-  };
-}
-
-const common = { tag: "sandboxes", surface: "control", auth: "apiKey", responseKind: "json" } as const;
+/** Every sandbox, snapshot, pool and file-system route is served plain and under NAMESPACE_PREFIX too. */
+const common = {
+  tag: "sandboxes",
+  surface: "control",
+  auth: "apiKey",
+  responseKind: "json",
+  namespaced: true,
+} as const;
 
 function withCommon<const T extends Record<string, object>>(routes: T, tag: string) {
   const out: Record<string, unknown> = {};
@@ -375,9 +450,40 @@ function withCommon<const T extends Record<string, object>>(routes: T, tag: stri
 
 export const sandboxRoutes = defineRoutes({
   ...withCommon(sandboxLifecycle, "sandboxes"),
-  ...withCommon(namespaced(sandboxLifecycle), "sandboxes"),
   ...withCommon(
     {
+      getSandboxLogs: {
+        method: "GET",
+        path: "/sandboxes/{sandbox_id}/logs",
+        summary: "The sandbox's process output as log records (the live daemon's; none once it ended)",
+        params: SandboxParams,
+        query: SandboxLogsQuery,
+        status: 200,
+        response: SandboxLogsResponse,
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+      listSandboxLogProcesses: {
+        method: "GET",
+        path: "/sandboxes/{sandbox_id}/processes",
+        summary: "The processes that have output in the sandbox's logs",
+        params: SandboxParams,
+        status: 200,
+        response: SandboxLogProcesses,
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+      copySandbox: {
+        method: "POST",
+        path: "/sandboxes/{sandbox_id}/copy",
+        summary: "Start running copies of a sandbox, filesystem included",
+        params: SandboxParams,
+        query: CopySandboxQuery,
+        status: 200,
+        response: Type.Object({
+          source_sandbox_id: Type.String(),
+          sandboxes: Type.Array(CreateSandboxResponse),
+        }),
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
       attachFileSystem: {
         method: "POST",
         path: "/sandboxes/{sandbox_id}/file_systems",
@@ -424,6 +530,36 @@ export const sandboxRoutes = defineRoutes({
         body: SnapshotRequest,
         status: 202,
         response: Type.Object({ snapshot_id: Type.String(), status: SnapshotStatus }),
+        errors: ["SANDBOX_NOT_FOUND"],
+      },
+    },
+    "sandboxes",
+  ),
+  ...withCommon(
+    {
+      listArchivedSandboxes: {
+        method: "GET",
+        path: "/archived-sandboxes",
+        summary: "List the project's terminated sandboxes, most recently ended first",
+        query: Type.Object(
+          {
+            limit: ListSandboxesQuery.properties.limit,
+            cursor: ListSandboxesQuery.properties.cursor,
+            direction: ListSandboxesQuery.properties.direction,
+          },
+          closed,
+        ),
+        status: 200,
+        response: ListArchivedSandboxesResponse,
+        errors: ["INVALID_CURSOR"],
+      },
+      getArchivedSandbox: {
+        method: "GET",
+        path: "/archived-sandboxes/{sandbox_id}",
+        summary: "Get a terminated sandbox by id",
+        params: SandboxParams,
+        status: 200,
+        response: ArchivedSandbox,
         errors: ["SANDBOX_NOT_FOUND"],
       },
     },

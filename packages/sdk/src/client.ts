@@ -21,7 +21,7 @@ export interface ClientOptions {
   adminToken?: string;
   /**
    * The sandbox proxy to send runtime calls to, naming the sandbox in a header; default SVC_PROXY_URL, else
-   * each sandbox's own sandbox_url (a `*.localhost` one is reached on 127.0.0.1 with the header).
+   * each sandbox's own sandbox_url.
    */
   proxyUrl?: string;
 }
@@ -78,14 +78,15 @@ export class Client {
 /** The header naming the sandbox when the proxy's host name cannot. */
 const SANDBOX_ID_HEADER = "x-svc-sandbox-id";
 
-/** Where runtime calls of a sandbox go: the configured proxy, else its sandbox_url (`*.localhost` via 127.0.0.1). */
+/**
+ * Where runtime calls of a sandbox go: the configured proxy, else its sandbox_url as the server gives it (path form
+ * `http://127.0.0.1:9443/sandboxes/<id>` on a local install, `https://<id>.<domain>` on a real one).
+ */
 function runtimeBase(record: SandboxRecord, proxyUrl: string | undefined): string {
   if (proxyUrl) return proxyUrl.replace(/\/+$/, "");
   if (!record.sandbox_url)
     throw new SvcError(`sandbox ${record.id} has no URL (${record.status})`, "SANDBOX_NOT_RUNNING", 0);
-  const url = new URL(record.sandbox_url);
-  if (url.hostname.endsWith(".localhost") || url.hostname === "localhost") url.hostname = "127.0.0.1";
-  return url.origin;
+  return record.sandbox_url.replace(/\/+$/, "");
 }
 
 /** API key management: an admin operation of the server. */

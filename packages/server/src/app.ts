@@ -64,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const authenticator: Authenticator = {
     apiKey: (key) => authenticateKey(deps.store, key),
     adminTokenHash: () => deps.adminTokenHash,
+    ownsNamespace: async (auth, namespace) =>
+      namespace === auth.projectId || (await deps.store.projects.get(auth.projectId))?.name === namespace,
   };
   const openapi = buildOpenApi(allRoutes);
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);

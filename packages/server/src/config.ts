@@ -80,6 +80,14 @@ export const options = {
     default: "sandbox.localhost",
     description: "Domain of sandbox host names: <id-or-name>.<domain> and <port>-<id-or-name>.<domain>",
   },
+  proxyPublicUrl: {
+    env: "SVC_PROXY_PUBLIC_URL",
+    flag: "--proxy-public-url",
+    schema: Type.Union([Type.String({ minLength: 1, pattern: "^https?://[^/?#]+(/[^?#]*)?$" }), Type.Null()]),
+    default: null,
+    description:
+      "Base URL clients reach the proxy at, for path-form sandbox URLs <url>/sandboxes/<id>; unset: http://127.0.0.1:<proxyPort> when proxyDomain is *.localhost, else host names <id>.<proxyDomain>",
+  },
   proxyTlsCert: {
     env: "SVC_PROXY_TLS_CERT",
     flag: "--proxy-tls-cert",

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type http from "node:http";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
@@ -27,6 +28,8 @@ export interface RunningServer {
   sandboxes: SandboxDeps;
   config: Config;
   app: FastifyInstance;
+  /** The sandbox proxy's HTTP server. */
+  proxy: http.Server;
   store: Store;
   /** The API key created by this start (first start of a data directory), else null. */
   createdApiKey: string | null;
@@ -79,8 +82,10 @@ async function startSandboxes(
     executorId: executor?.id ?? null,
     ingress: {
       proxyDomain: config.proxyDomain,
+      proxyHost: config.proxyHost,
       proxyPort: config.proxyPort,
       scheme: config.proxyTlsCert ? "https" : "http",
+      publicUrl: config.proxyPublicUrl,
     },
   };
 }
@@ -181,6 +186,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       sandboxes,
       config,
       app,
+      proxy,
       store,
       createdApiKey: boot.createdApiKey,
       adminToken: boot.adminToken,

@@ -143,6 +143,15 @@ describe("sandbox proxy with a daemon on the host", () => {
       const response = await proxy("/api/v1/info", { ...key, host });
       assert.equal(response.status, 200, host);
     }
+    // The path form, the sandbox URL of a local install: any Host, no header; the prefix is not forwarded
+    // (the daemon checks the signature over the path it is given, so a wrong one would be a 401).
+    for (const path of [`/sandboxes/${sandbox.id}/api/v1/info`, "/sandboxes/proxied/api/v1/info"]) {
+      const response = await proxy(path, { ...key, host: `127.0.0.1:${server.proxyPort}` });
+      assert.equal(response.status, 200, path);
+      assert.equal(typeof (response.json() as { version: unknown }).version, "string");
+    }
+    assert.equal((await proxy("/sandboxes/sbx-nosuchsandbox/api/v1/info", key)).status, 404);
+    assert.equal((await proxy(`/sandboxes/${sandbox.id}/api/v1/nothing-here`, key)).status, 404);
   });
 
   test("the daemon itself refuses requests without the proxy's signature", async () => {
@@ -158,6 +167,12 @@ describe("sandbox proxy with a daemon on the host", () => {
     assert.equal(plain.status, 200);
     assert.equal(plain.text(), "hello from /hello");
     assert.equal(plain.headers["x-saw-authorization"], "");
+    // On a user port the path is the user's own, /sandboxes/... included.
+    const userPath = await proxy(`/sandboxes/${sandbox.id}/x`, {
+      authorization: `Bearer ${server.apiKey}`,
+      host,
+    });
+    assert.equal(userPath.text(), `hello from /sandboxes/${sandbox.id}/x`);
     const sse = await proxy("/sse", { authorization: `Bearer ${server.apiKey}`, host });
     assert.equal(sse.text(), "data: 0\n\ndata: 1\n\ndata: 2\n\n");
     // Without a key the user port is refused until the sandbox allows unauthenticated access.

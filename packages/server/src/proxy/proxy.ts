@@ -76,8 +76,8 @@ class ProxyError extends Error {
 }
 
 /**
- * The sandbox proxy: `<id-or-name>.<domain>` reaches the daemon on 9501 and `<port>-<id-or-name>.<domain>` an
- * exposed port. The API key decides the project (another project's sandbox is a 404); requests to the daemon
+ * The sandbox proxy: `<id-or-name>.<domain>` and the path form `/sandboxes/<id-or-name>/...` reach the daemon
+ * on 9501, `<port>-<id-or-name>.<domain>` an exposed port (target.ts). The API key decides the project (another project's sandbox is a 404); requests to the daemon
  * are signed with the sandbox's forwarded-auth secret; the key itself never enters the sandbox. Bodies,
  * SSE and WebSockets are piped, never buffered.
  */
@@ -89,7 +89,10 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     const header = SANDBOX_ID_HEADERS.map((h) => req.headers[h]).find((v) => typeof v === "string") as
       | string
       | undefined;
-    const target = proxyTarget(req.headers.host, header, options.domain);
+    const target = proxyTarget(
+      { host: req.headers.host, sandboxHeader: header, url: req.url },
+      options.domain,
+    );
     if (!target) throw new ProxyError("MISSING_SANDBOX_ID");
     const token = bearerToken(req.headers.authorization);
     const auth = token ? await options.authenticate(token) : null;
@@ -130,7 +133,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
         secret: options.secretOf(resolved.row.id),
         sandboxId: resolved.row.id,
         method: req.method ?? "GET",
-        pathAndQuery: req.url ?? "/",
+        pathAndQuery: resolved.target.path,
       });
       headers[FORWARDED_PROJECT_HEADER] = resolved.row.projectId;
     }
@@ -181,7 +184,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       host: resolved.upstream.host,
       port: resolved.upstream.port,
       method: req.method,
-      path: req.url,
+      path: resolved.target.path,
       headers: upstreamHeaders(req, resolved),
       agent,
     });
@@ -236,7 +239,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       connecting.setNoDelay(true);
       (socket as net.Socket).setNoDelay?.(true);
       const sides = relay(socket, connecting);
-      let head0 = `${req.method} ${req.url} HTTP/1.1\r\n`;
+      let head0 = `${req.method} ${resolved.target.path} HTTP/1.1\r\n`;
       for (const [name, value] of Object.entries(headers)) {
         for (const v of [value].flat()) head0 += `${name}: ${v}\r\n`;
       }

@@ -18,6 +18,7 @@ let server: TestServer;
 let daemon: RunningDaemon;
 let dir: string;
 let sandboxId: string;
+let sandboxUrl: string;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "svc-tls-"));
@@ -35,7 +36,7 @@ before(async () => {
         "-days",
         "1",
       ],
-      ...["-subj", "/CN=sandbox.localhost", "-addext", "subjectAltName=DNS:*.sandbox.localhost"],
+      ...["-subj", "/CN=sandbox.localhost", "-addext", "subjectAltName=DNS:*.sandbox.localhost,IP:127.0.0.1"],
       ...["-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")],
     ],
     { stdio: "ignore" },
@@ -52,7 +53,9 @@ before(async () => {
       headers: { authorization: `Bearer ${server.apiKey}` },
     })
   ).json()) as { sandbox_url: string };
-  assert.equal(record.sandbox_url, `https://${sandboxId}.sandbox.localhost:${server.proxyPort}`);
+  // A *.localhost domain: the path form on the proxy's address, https now.
+  assert.equal(record.sandbox_url, `https://127.0.0.1:${server.proxyPort}/sandboxes/${sandboxId}`);
+  sandboxUrl = record.sandbox_url;
 });
 
 after(async () => {
@@ -83,6 +86,19 @@ test("the proxy serves HTTPS with the configured certificate and refuses plain H
   });
   assert.equal(status, 200);
   await assert.rejects(fetch(`http://127.0.0.1:${server.proxyPort}/api/v1/info`, { headers: { host } }));
+  // The sandbox URL itself, its certificate checked against the address it names.
+  const viaUrl = await new Promise<number>((resolve, reject) => {
+    const req = https.get(
+      `${sandboxUrl}/api/v1/info`,
+      { ca: readFileSync(path.join(dir, "cert.pem")), headers: { authorization: `Bearer ${server.apiKey}` } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", reject);
+  });
+  assert.equal(viaUrl, 200);
 });
 
 test("a TCP tunnel through the HTTPS proxy (wss) carries 8 MiB both ways and half-closes", async () => {

@@ -115,7 +115,8 @@ export interface SandboxRepository {
    */
   list(options: {
     projectId: string;
-    running?: boolean;
+    /** Only sandboxes in this state. */
+    status?: "running" | "terminated";
     limit: number;
     after?: { createdAt: number; id: string };
     direction: "forward" | "backward";
@@ -168,10 +169,13 @@ export function createSandboxRepository(db: Db, now: () => number = Date.now): S
       );
     },
     get: (id) => one(`${SELECT} WHERE id = ?`, [id]),
-    async list({ projectId, running, limit, after, direction }) {
+    async list({ projectId, status, limit, after, direction }) {
       const where = ["project_id = ?"];
       const params: SqlParam[] = [projectId];
-      if (running) where.push("status = 'running'");
+      if (status) {
+        where.push("status = ?");
+        params.push(status);
+      }
       const older = direction === "forward";
       if (after) {
         where.push(

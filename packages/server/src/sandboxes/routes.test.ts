@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sandboxRoutes } from "@svc/contract";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 /** The sandbox lifecycle API on a server with no executor: everything but actually running sandboxes. */
@@ -38,15 +39,24 @@ describe("sandbox API without an executor", () => {
     const got = await call("GET", `/sandboxes/${created.body.sandbox_id}`);
     assert.equal(got.status, 200);
     assert.equal(got.body.id, created.body.sandbox_id);
-    assert.equal(got.body.sandbox_id, created.body.sandbox_id);
+    assert.equal("sandbox_id" in got.body, false, "the official SDKs refuse a record with both id names");
     assert.equal(got.body.namespace, "default");
-    assert.deepEqual(got.body.resources, { cpus: 0.5, memory_mb: 256, disk_mb: 10240 });
+    assert.deepEqual(got.body.resources, {
+      cpus: 0.5,
+      memory_mb: 256,
+      disk_mb: 10240,
+      ephemeral_disk_mb: 10240,
+    });
+    assert.equal(got.body.terminated_at, null);
     assert.ok(Math.abs(got.body.created_at - Date.now()) < 60_000, "created_at is in milliseconds");
     assert.equal(got.body.allow_unauthenticated_access, false);
+    // A *.localhost proxy domain does not resolve through glibc: the URL names the proxy's address instead.
     assert.equal(
       got.body.sandbox_url,
-      `http://${created.body.sandbox_id}.sandbox.localhost:${server.proxyPort}`,
+      `http://127.0.0.1:${server.proxyPort}/sandboxes/${created.body.sandbox_id}`,
     );
+    assert.equal(created.body.sandbox_url, got.body.sandbox_url);
+    assert.equal(got.body.ingress_endpoint, `http://sandbox.localhost:${server.proxyPort}`);
     // With no executor on this server it waits, saying why.
     await new Promise((r) => setTimeout(r, 400));
     const waiting = await call("GET", "/sandboxes/alpha");
@@ -72,6 +82,7 @@ describe("sandbox API without an executor", () => {
     assert.deepEqual(patched.body.exposed_ports, [8080, 3000]);
     assert.equal(patched.body.allow_unauthenticated_access, true);
     assert.equal(patched.body.network_policy.allow_internet_access, false);
+    assert.deepEqual(patched.body.network, patched.body.network_policy, "network: the name the SDKs read");
     const cleared = await call("PATCH", "/sandboxes/delta", { exposed_ports: [], network: null });
     assert.equal(cleared.body.exposed_ports, null);
     assert.equal(cleared.body.network_policy, null);
@@ -133,12 +144,46 @@ describe("sandbox API without an executor", () => {
     assert.equal((await call("GET", `/sandboxes/${id}`)).status, 200);
   });
 
-  test("namespaced paths serve the key's own namespace only", async () => {
+  test("every sandbox control route is served under /v1/namespaces/{ns} too, for the key's own namespace", async () => {
     const created = await call("POST", "/v1/namespaces/default/sandboxes", { name: "ns" });
     assert.equal(created.status, 200);
     const got = await call("GET", `/v1/namespaces/default/sandboxes/${created.body.sandbox_id}`);
     assert.equal(got.body.name, "ns");
-    assert.equal((await call("GET", "/v1/namespaces/other/sandboxes")).status, 404);
+    const other = await call("GET", "/v1/namespaces/other/sandboxes");
+    assert.equal(other.status, 404);
+    assert.equal(other.body.code, "PROJECT_NOT_FOUND");
+    // Sub-resources and the other collections: every route declared namespaced answers in both forms alike.
+    for (const route of Object.values(sandboxRoutes).filter((r) => r.namespaced)) {
+      const path = route.path
+        .replace("{sandbox_id}", created.body.sandbox_id)
+        .replace(/\{[a-z_]+\}/g, "none");
+      const plain = await call(
+        route.method,
+        path,
+        route.method === "GET" || route.method === "DELETE" ? undefined : {},
+      );
+      const namespaced = await call(
+        route.method,
+        `/v1/namespaces/default${path}`,
+        route.method === "GET" || route.method === "DELETE" ? undefined : {},
+      );
+      assert.notEqual(namespaced.body?.code, "ROUTE_NOT_FOUND", `${route.method} ${route.path}`);
+      assert.equal(namespaced.status, plain.status, `${route.method} ${route.path}`);
+    }
+  });
+
+  test("a POST whose body fields are all optional may come empty, with no Content-Type (the SDKs' snapshot and claim)", async () => {
+    const created = await call("POST", "/sandboxes", {});
+    for (const path of [`/sandboxes/${created.body.sandbox_id}/snapshot`, "/sandbox-pools/none/sandboxes"]) {
+      const empty = await call("POST", path);
+      assert.notEqual(empty.status, 400, `${path}: ${JSON.stringify(empty.body)}`);
+      assert.equal(empty.status, (await call("POST", path, {})).status, path);
+    }
+    // A body that is there is still validated.
+    assert.equal(
+      (await call("POST", `/sandboxes/${created.body.sandbox_id}/snapshot`, { bogus: 1 })).status,
+      400,
+    );
   });
 
   test("list pages newest first with cursors; status=running gives the live set", async () => {

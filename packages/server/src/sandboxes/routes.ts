@@ -4,6 +4,7 @@ import type { AuthContext } from "../auth/context.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
+import { sandboxLogHandlers } from "./logs.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
 import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -35,20 +36,12 @@ function userPorts(ports: number[] | undefined): number[] | null {
   return ports.filter((p) => p !== MANAGEMENT_PORT);
 }
 
-/** Handlers of the sandbox lifecycle, in both path forms (`/sandboxes` and `/v1/namespaces/{ns}/sandboxes`). */
+/** Handlers of the sandbox lifecycle (registered in both path forms, `/sandboxes` and `/v1/namespaces/{ns}/sandboxes`). */
 export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoutes> {
   const { repo, scheduler, ingress, store } = deps;
 
   async function namespaceOf(auth: AuthContext): Promise<string> {
     return (await store.projects.get(auth.projectId))?.name ?? auth.projectId;
-  }
-  /** The namespace of a namespaced path must be the key's project: another project's is not found. */
-  async function checkNamespace(auth: AuthContext, namespace: string | undefined): Promise<string> {
-    const own = await namespaceOf(auth);
-    if (namespace !== undefined && namespace !== own && namespace !== auth.projectId) {
-      throw new ServiceError("PROJECT_NOT_FOUND", `no namespace ${namespace} for this key`);
-    }
-    return own;
   }
   async function found(auth: AuthContext, idOrName: string): Promise<SandboxRow> {
     const row = await repo.find(auth.projectId, idOrName);
@@ -57,18 +50,6 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   }
   const view = async (auth: AuthContext, row: SandboxRow): Promise<Sandbox> =>
     toSandbox(row, await namespaceOf(auth), ingress);
-
-  /**
-   * The same handler under `/v1/namespaces/{namespace}`, after checking the namespace is the key's project.
-   * (Typed loosely: the namespaced route's input is the plain route's plus `params.namespace`.)
-   */
-  function inNamespace(handler: (input: never) => unknown): never {
-    const namespaced = async (input: { auth: AuthContext; params: { namespace: string } }) => {
-      await checkNamespace(input.auth, input.params.namespace);
-      return handler(input as never);
-    };
-    return namespaced as never;
-  }
 
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
     if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
@@ -114,26 +95,61 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     return toCreateResponse(row, ingress);
   };
 
-  const list: NonNullable<Handlers<typeof sandboxRoutes>["listSandboxes"]> = async ({ query, auth }) => {
-    const namespace = await namespaceOf(auth);
+  /** One page of the project's sandboxes (newest first), with cursors at the page's edges. */
+  async function page(
+    auth: AuthContext,
+    query: { limit?: number; cursor?: string; direction?: "forward" | "backward" },
+    status: "running" | "terminated" | undefined,
+  ) {
     const direction = query.direction ?? "forward";
-    const page = await repo.list({
+    const found = await repo.list({
       projectId: auth.projectId,
-      running: query.status === "running",
+      status,
       limit: query.limit ?? 100,
       after: query.cursor ? decodeCursor(query.cursor) : undefined,
       direction,
     });
-    const first = page.rows[0];
-    const last = page.rows[page.rows.length - 1];
+    const first = found.rows[0];
+    const last = found.rows[found.rows.length - 1];
     // Cursors point at the page's edges: next_cursor continues to older rows, prev_cursor back to newer ones.
-    const olderExist = direction === "forward" ? page.more : true;
-    const newerExist = direction === "backward" ? page.more : query.cursor !== undefined;
+    const olderExist = direction === "forward" ? found.more : true;
+    const newerExist = direction === "backward" ? found.more : query.cursor !== undefined;
     return {
-      sandboxes: page.rows.map((row) => toSandbox(row, namespace, ingress)),
+      rows: found.rows,
       next_cursor: last && olderExist ? encodeCursor(last) : null,
       prev_cursor: first && newerExist ? encodeCursor(first) : null,
     };
+  }
+
+  const list: NonNullable<Handlers<typeof sandboxRoutes>["listSandboxes"]> = async ({ query, auth }) => {
+    const namespace = await namespaceOf(auth);
+    const { rows, ...cursors } = await page(auth, query, query.status);
+    return { sandboxes: rows.map((row) => toSandbox(row, namespace, ingress)), ...cursors };
+  };
+
+  const archived = (row: SandboxRow, namespace: string) => ({
+    ...toSandbox(row, namespace, ingress),
+    archived_at: row.endedAt ?? row.createdAt,
+  });
+
+  const listArchived: NonNullable<Handlers<typeof sandboxRoutes>["listArchivedSandboxes"]> = async ({
+    query,
+    auth,
+  }) => {
+    const namespace = await namespaceOf(auth);
+    const { rows, ...cursors } = await page(auth, query, "terminated");
+    return { sandboxes: rows.map((row) => archived(row, namespace)), ...cursors };
+  };
+
+  const getArchived: NonNullable<Handlers<typeof sandboxRoutes>["getArchivedSandbox"]> = async ({
+    params,
+    auth,
+  }) => {
+    const row = await repo.get(params.sandbox_id);
+    if (!row || row.projectId !== auth.projectId || row.status !== "terminated") {
+      throw new ServiceError("SANDBOX_NOT_FOUND", `no archived sandbox ${params.sandbox_id}`);
+    }
+    return archived(row, await namespaceOf(auth));
   };
 
   const get: NonNullable<Handlers<typeof sandboxRoutes>["getSandbox"]> = async ({ params, auth }) =>
@@ -197,10 +213,8 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     getSandbox: get,
     updateSandbox: update,
     deleteSandbox: remove,
-    createSandboxInNamespace: inNamespace(create),
-    listSandboxesInNamespace: inNamespace(list),
-    getSandboxInNamespace: inNamespace(get),
-    updateSandboxInNamespace: inNamespace(update),
-    deleteSandboxInNamespace: inNamespace(remove),
+    listArchivedSandboxes: listArchived,
+    getArchivedSandbox: getArchived,
+    ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf }),
   };
 }

@@ -1,38 +1,10 @@
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import {
-  type errorBody,
-  FORWARDED_AUTH_HEADER,
-  FORWARDED_PROJECT_HEADER,
-  runtimeRoutes,
-  type SshStatus,
-  signForwardedAuth,
-} from "@svc/contract";
+import { type errorBody, runtimeRoutes, type SshStatus } from "@svc/contract";
 import { createWebSocketStream, WebSocket } from "ws";
-import type { SandboxRow } from "../sandboxes/repository.ts";
+import { daemonUrl, type SandboxLink, signedHeaders } from "../sandboxes/daemon-link.ts";
 
-/** How the gateway reaches one running sandbox's daemon: its recorded address and forwarded-auth secret. */
-export interface SandboxLink {
-  row: SandboxRow;
-  secret: string;
-}
-
-function daemonUrl(link: SandboxLink): URL {
-  if (!link.row.address) throw new Error(`the sandbox is ${link.row.status}`);
-  return new URL(link.row.address);
-}
-
-function signedHeaders(link: SandboxLink, method: string, pathAndQuery: string): Record<string, string> {
-  return {
-    [FORWARDED_AUTH_HEADER]: signForwardedAuth({
-      secret: link.secret,
-      sandboxId: link.row.id,
-      method,
-      pathAndQuery,
-    }),
-    [FORWARDED_PROJECT_HEADER]: link.row.projectId,
-  };
-}
+export type { SandboxLink };
 
 /** `POST /api/v1/ssh/enable` on the sandbox's daemon, signed as the sandbox proxy signs. */
 export async function enableSandboxSsh(

@@ -28,6 +28,7 @@ async function webhookApp(server: TestServer, options: WebhookHandlerOptions): P
         : null;
     },
     adminTokenHash: () => null,
+    ownsNamespace: async () => false,
   };
   const routes = {
     createWebhook: documentRoutes.createWebhook,

@@ -93,7 +93,7 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     const record = await sandbox.waitUntilRunning({ timeoutMs: FIRST_START_MS });
     assert.equal(record.status, "running");
     assert.equal(record.executor_id, `local-${os.hostname()}`);
-    assert.deepEqual(record.resources, { cpus: 1, memory_mb: 512, disk_mb: 1024 });
+    assert.deepEqual(record.resources, { cpus: 1, memory_mb: 512, disk_mb: 1024, ephemeral_disk_mb: 1024 });
     assert.ok(record.sandbox_url, "a running sandbox has a URL");
 
     // container_id is the pid of the sandbox's outer process (bwrap), a member of the sandbox's cgroup.
