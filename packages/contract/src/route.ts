@@ -42,6 +42,8 @@ export interface RouteDef {
    * the namespace must name the key's project.
    */
   namespaced?: boolean;
+  /** Errors answer `text/plain` (the message alone) instead of the JSON error body, as the spec says of attach. */
+  textErrors?: boolean;
 }
 
 /** The prefix of the namespaced form of a route: `/v1/namespaces/{namespace}/sandboxes/...`. */

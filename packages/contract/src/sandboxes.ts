@@ -493,6 +493,7 @@ export const sandboxRoutes = defineRoutes({
         status: 200,
         response: Sandbox,
         errors: ["SANDBOX_NOT_FOUND", "INVALID_MOUNT", "MOUNT_CONFLICT"],
+        textErrors: true,
       },
       detachFileSystem: {
         method: "DELETE",

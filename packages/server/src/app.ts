@@ -14,6 +14,7 @@ import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
 import { createDocuments, type DocumentsOptions } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
+import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -70,7 +71,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const openapi = buildOpenApi(allRoutes);
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
-  registerRoutes(app, sandboxRoutes, sandboxHandlers(deps.sandboxes), authenticator);
+  installFileSystemBodies(app);
+  registerRoutes(
+    app,
+    sandboxRoutes,
+    {
+      ...sandboxHandlers(deps.sandboxes),
+      ...fileSystemHandlers({
+        ...deps.sandboxes.fileSystems,
+        sandboxes: deps.sandboxes.repo,
+        maxBytes: deps.config.maxFileBytes,
+      }),
+    },
+    authenticator,
+  );
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
   const webhooks = new WebhookDispatcher({
     db: deps.store.db,

@@ -8,6 +8,9 @@ import { type Config, ConfigError } from "./config.ts";
 import type { DocumentsOptions } from "./documents/index.ts";
 import type { HostLookup } from "./executor/linux/egress-policy.ts";
 import { LocalExecutor } from "./executor/linux/local-executor.ts";
+import { resolveMount } from "./filesystems/mount-source.ts";
+import { createFileSystemRepository } from "./filesystems/repository.ts";
+import { LocalFileSystemStorage } from "./filesystems/storage.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
@@ -65,6 +68,10 @@ async function startSandboxes(
       notes.push(`this host runs no sandboxes (${reason}): they wait pending with no_executors_available`);
   }
   const secretOf = await sandboxSecretDeriver(store.settings);
+  const fileSystems = {
+    repo: createFileSystemRepository(store.db),
+    storage: new LocalFileSystemStorage(config.dataDir),
+  };
   const scheduler = new Scheduler({
     repo,
     executor,
@@ -72,6 +79,7 @@ async function startSandboxes(
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
     networkRefreshMs: config.egressRefreshSecs * 1000,
     log,
+    resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
   });
   await scheduler.start();
   return {
@@ -79,6 +87,8 @@ async function startSandboxes(
     repo,
     scheduler,
     secretOf,
+    fileSystems,
+    log,
     executorId: executor?.id ?? null,
     ingress: {
       proxyDomain: config.proxyDomain,

@@ -99,6 +99,7 @@ function registerRoute(
     method: route.method,
     url: colonPath(namespaced ? NAMESPACE_PREFIX + route.path : route.path),
     schema: schema as FastifySchema,
+    config: { textErrors: route.textErrors === true },
     onRequest: async (request, reply) => {
       if (route.auth === "none") return;
       const token = bearerToken(request.headers.authorization);

@@ -52,6 +52,13 @@ export interface Executor {
    * force then stays.
    */
   updateNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void>;
+  /**
+   * Mounts a host directory (a file system's tree) into a running sandbox at an absolute guest path, read-only
+   * when asked; a path already mounted is left as it is. Throws when the path cannot take it.
+   */
+  mount(id: string, mount: { source: string; path: string; readOnly: boolean }): Promise<void>;
+  /** Unmounts a guest path of a running sandbox; one not mounted is fine. */
+  unmount(id: string, path: string): Promise<void>;
   /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
   stop(id: string): Promise<void>;
   /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */

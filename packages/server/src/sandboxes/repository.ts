@@ -121,6 +121,16 @@ export interface SandboxRepository {
     after?: { createdAt: number; id: string };
     direction: "forward" | "backward";
   }): Promise<ListPage>;
+  /**
+   * Changes a sandbox's mount list as one compare-and-set: `change` sees the stored list and returns the new one
+   * (or throws, changing nothing); a concurrent change makes it run again on the fresh list. Null: no such row.
+   */
+  updateMounts(
+    id: string,
+    change: (current: FileSystemMount[], row: SandboxRow) => FileSystemMount[],
+  ): Promise<SandboxRow | null>;
+  /** The project's sandboxes that are not terminated, oldest first. */
+  live(projectId: string): Promise<SandboxRow[]>;
   /** Sandboxes in these states, oldest first, across projects (scheduler and reconciliation). */
   withStatus(statuses: SandboxStatus[]): Promise<SandboxRow[]>;
   /**
@@ -193,6 +203,27 @@ export function createSandboxRepository(db: Db, now: () => number = Date.now): S
       const page = rows.slice(0, limit).map(fromRow);
       if (!older) page.reverse();
       return { rows: page, more: rows.length > limit };
+    },
+    async updateMounts(id, change) {
+      for (;;) {
+        const rows = await db.query(`${SELECT} WHERE id = ?`, [id]);
+        if (!rows[0]) return null;
+        const stored = rows[0].file_systems as string;
+        const row = fromRow(rows[0]);
+        const next = change(row.fileSystems, row);
+        const result = await db.execute(
+          "UPDATE sandboxes SET file_systems = ?, updated_at = ? WHERE id = ? AND file_systems = ?",
+          [JSON.stringify(next), Date.now(), id, stored],
+        );
+        if (result.rowCount > 0) return { ...row, fileSystems: next };
+      }
+    },
+    async live(projectId) {
+      const rows = await db.query(
+        `${SELECT} WHERE project_id = ? AND status <> 'terminated' ORDER BY created_at, id`,
+        [projectId],
+      );
+      return rows.map(fromRow);
     },
     async withStatus(statuses) {
       const rows = await db.query(

@@ -2,9 +2,12 @@ import { MANAGEMENT_PORT, type Sandbox, ServiceError, type sandboxRoutes } from 
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
+import type { FileSystemRepository } from "../filesystems/repository.ts";
+import type { FileSystemStorage } from "../filesystems/storage.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { sandboxLogHandlers } from "./logs.ts";
+import { checkMounts, mountHandlers } from "./mounts.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
 import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -16,6 +19,9 @@ export interface SandboxDeps {
   secretOf: (sandboxId: string) => string;
   ingress: IngressConfig;
   executorId: string | null;
+  /** The project's named file systems, which sandboxes mount. */
+  fileSystems: { repo: FileSystemRepository; storage: FileSystemStorage };
+  log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 const DEFAULTS = { cpus: 1.0, memoryMb: 1024, diskMb: 10240 };
@@ -54,9 +60,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
     if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
     if (body.snapshot_id) throw new ServiceError("SNAPSHOT_NOT_FOUND", `no snapshot ${body.snapshot_id}`);
-    if (body.file_systems && body.file_systems.length > 0) {
-      throw new ServiceError("NOT_IMPLEMENTED", "file system mounts are not served yet");
-    }
+    const fileSystems = checkMounts(body.file_systems ?? []);
     checkNetworkPolicy(body.network);
     const resources = body.resources ?? {};
     const row = await repo.insert({
@@ -78,7 +82,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       network: body.network ?? null,
       exposedPorts: userPorts(body.exposed_ports),
       allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,
-      fileSystems: [],
+      fileSystems,
       poolId: null,
       templateId: body.template_id ?? null,
       snapshotId: null,
@@ -216,5 +220,6 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     listArchivedSandboxes: listArchived,
     getArchivedSandbox: getArchived,
     ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf }),
+    ...mountHandlers({ repo, scheduler, found, view, log: deps.log }),
   };
 }

@@ -1,5 +1,11 @@
+import type { FileSystemMount } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
+
+/** Where a mount's tree is on this host, or why the mount cannot converge (the sandbox then ends with it). */
+export type MountResolution =
+  | { source: string }
+  | { reason: "FileSystemNotFound" | "FileSystemSnapshotNotFound"; details: string };
 
 export interface SchedulerOptions {
   repo: SandboxRepository;
@@ -17,6 +23,8 @@ export interface SchedulerOptions {
   livenessIntervalMs?: number;
   /** How often a running sandbox's egress policy that names hosts is applied again, with fresh addresses. */
   networkRefreshMs?: number;
+  /** Finds the tree of a file-system mount in the sandbox's project; without it, mounts cannot converge. */
+  resolveMount?: (projectId: string, mount: FileSystemMount) => Promise<MountResolution>;
 }
 
 /** Whether a policy lists a hostname (anything but IPv4 addresses and CIDRs). */
@@ -32,7 +40,8 @@ function namesHosts(network: SandboxRow["network"]): boolean {
  * Every status change is a compare-and-set on the row, so a DELETE racing a start never leaves both half done.
  */
 export class Scheduler {
-  readonly #o: Required<Omit<SchedulerOptions, "executor">> & { executor: Executor | null };
+  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount">> &
+    Pick<SchedulerOptions, "executor" | "resolveMount"> & { executor: Executor | null };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #again = false;
@@ -45,6 +54,8 @@ export class Scheduler {
   #networkApplies = new Map<string, Promise<void>>();
   /** When each running sandbox's policy that names hosts was last applied, for the refresh. */
   #networkApplied = new Map<string, number>();
+  /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
+  #mountApplies = new Map<string, Promise<void>>();
 
   constructor(options: SchedulerOptions) {
     this.#o = {
@@ -178,6 +189,9 @@ export class Scheduler {
         network: row.network,
         authSecret: this.#o.secretOf(row.id),
       });
+      // Mounts given at create: in place before the sandbox is reported running; one that cannot converge
+      // ends the sandbox with its typed reason.
+      for (const mount of row.fileSystems) await this.#mountOne(executor, row, mount, true);
       const running = await repo.transition(row.id, ["pending"], {
         status: "running",
         pendingReason: null,
@@ -269,16 +283,93 @@ export class Scheduler {
     }
   }
 
+  /** Resolves one mount and applies it; `strict` makes any failure an ExecutorError (a start in progress). */
+  async #mountOne(
+    executor: Executor,
+    row: SandboxRow,
+    mount: FileSystemMount,
+    strict: boolean,
+  ): Promise<void> {
+    const resolved: MountResolution = this.#o.resolveMount
+      ? await this.#o.resolveMount(row.projectId, mount)
+      : { reason: "FileSystemNotFound", details: "this server serves no file systems" };
+    if ("reason" in resolved) throw new ExecutorError(resolved.reason, resolved.details);
+    try {
+      await executor.mount(row.id, {
+        source: resolved.source,
+        path: mount.mount_path,
+        readOnly: mount.read_only === true,
+      });
+    } catch (error) {
+      if (strict) throw new ExecutorError("MountFailed", `${mount.mount_path}: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  /**
+   * Brings a running sandbox's mounts to what its row lists, in the background after an attach: each listed
+   * mount is applied (one already in place is left). A file system or pinned snapshot that does not exist ends
+   * the sandbox terminated with FileSystemNotFound or FileSystemSnapshotNotFound; a mount the sandbox cannot
+   * take (its path is a file, say) is dropped from the row and logged. Applies of one sandbox run one at a time.
+   */
+  applyMounts(id: string): Promise<void> {
+    const previous = this.#mountApplies.get(id) ?? Promise.resolve();
+    const turn = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const { repo, executor } = this.#o;
+        await this.settled(id);
+        const row = await repo.get(id);
+        if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
+        for (const mount of row.fileSystems) {
+          // Ended meanwhile (deleted, timed out): nothing more to mount.
+          if ((await repo.get(id))?.status !== "running") return;
+          try {
+            await this.#mountOne(executor, row, mount, false);
+          } catch (error) {
+            if (error instanceof ExecutorError) {
+              await this.terminate(row, { outcome: "failed", reason: error.reason, details: error.message });
+              return;
+            }
+            this.#o.log("mount failed", { sandbox: id, path: mount.mount_path, error: String(error) });
+            await repo.updateMounts(id, (current) =>
+              current.filter((m) => m.mount_path !== mount.mount_path),
+            );
+          }
+        }
+      });
+    this.#mountApplies.set(id, turn);
+    const forget = () => {
+      if (this.#mountApplies.get(id) === turn) this.#mountApplies.delete(id);
+    };
+    turn.then(forget, forget);
+    return turn;
+  }
+
+  /** Unmounts a guest path of a running sandbox on this host (after the row stopped listing it). */
+  async detachMount(row: SandboxRow, path: string): Promise<void> {
+    const { executor } = this.#o;
+    await this.#mountApplies.get(row.id)?.catch(() => undefined);
+    if (!executor || row.status !== "running" || row.executorId !== executor.id) return;
+    await executor.unmount(row.id, path);
+  }
+
   /**
    * Ends a sandbox: the row becomes terminated first (so the proxy stops routing to it), then the executor
    * removes it. Idempotent; a pending sandbox ends `cancelled`.
    */
-  async terminate(row: SandboxRow, how: { outcome: string }): Promise<SandboxRow> {
+  async terminate(
+    row: SandboxRow,
+    how: { outcome: string; reason?: string; details?: string },
+  ): Promise<SandboxRow> {
     const { repo, executor, now } = this.#o;
     const fields =
       row.status === "pending"
         ? { terminationReason: "cancelled", errorDetails: "deleted while pending", outcome: "cancelled" }
-        : { outcome: how.outcome };
+        : {
+            outcome: how.outcome,
+            ...(how.reason ? { terminationReason: how.reason, errorDetails: how.details ?? null } : {}),
+          };
     const ended = await repo.transition(
       row.id,
       ["pending", "running", "suspended", "suspending", "snapshotting"],

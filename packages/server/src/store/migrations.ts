@@ -1,3 +1,4 @@
+import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import type { Db } from "./db.ts";
 
@@ -158,6 +159,7 @@ export const migrations: readonly Migration[] = [
     `,
   },
   sandboxesMigration,
+  fileSystemsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

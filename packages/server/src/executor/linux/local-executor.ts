@@ -18,6 +18,13 @@ import {
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
 import { createRootfs, destroyRootfs } from "./disk.ts";
 import { applyEgressPolicy, type HostLookup, parseEgressPolicy } from "./egress-policy.ts";
+import {
+  type GuestMount,
+  mountIntoSandbox,
+  prepareStaging,
+  STAGING_IN_SANDBOX,
+  unmountFromSandbox,
+} from "./fs-mounts.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
 import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
@@ -347,8 +354,10 @@ export class LocalExecutor implements Executor {
           },
         }),
       ]);
+      const staging = await prepareStaging(sandboxDir);
       const launched = await launchSandboxProcess({
         sandboxDir,
+        extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }],
         rootDir: root.rootDir,
         hostname,
         netns: network.netns,
@@ -431,6 +440,23 @@ export class LocalExecutor implements Executor {
     const namesHosts = rules !== null && rules.allow.hostnames.length + rules.deny.hostnames.length > 0;
     const resolvers = namesHosts ? nameServers().filter((server) => /^[\d.]+$/.test(server)) : [];
     await applyEgressPolicy(id, network, { lookup: this.#o.lookup ?? hostLookup, resolvers });
+  }
+
+  async #outerPid(id: string): Promise<number> {
+    const sandboxDir = join(this.#sandboxesDir(), id);
+    const state = JSON.parse(await readFile(join(sandboxDir, "state.json"), "utf8")) as SandboxState;
+    if (!state.pid) throw new Error(`sandbox ${id} has no running process`);
+    return state.pid;
+  }
+
+  async mount(id: string, mount: GuestMount): Promise<void> {
+    const sandboxDir = join(this.#sandboxesDir(), id);
+    await mountIntoSandbox({ sandboxDir, outerPid: await this.#outerPid(id), mount });
+  }
+
+  async unmount(id: string, path: string): Promise<void> {
+    const sandboxDir = join(this.#sandboxesDir(), id);
+    await unmountFromSandbox({ sandboxDir, outerPid: await this.#outerPid(id), path });
   }
 
   async isAlive(_id: string, started: StartedSandbox): Promise<boolean> {
