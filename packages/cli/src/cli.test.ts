@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -81,6 +81,44 @@ describe("svc CLI against a real server", () => {
     const run = await svc(["keys", "list"], { ...env, SVC_ADMIN_TOKEN: server.apiKey });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /UNAUTHORIZED/);
+  });
+
+  test("fs: create, put, cat, ls, push a directory with a message, snapshots, delete", async () => {
+    const keyed = { ...env, SERVICE_API_KEY: server.apiKey };
+    const dir = await mkdtemp(path.join(tmpdir(), "svc-cli-fs-"));
+    try {
+      assert.equal((await svc(["fs", "create", "cli-fs", "--description", "from the CLI"], keyed)).code, 0);
+      await writeFile(path.join(dir, "local.txt"), "put from the CLI\n");
+      const put = await svc(["fs", "put", "cli-fs", "docs/a.txt", path.join(dir, "local.txt")], keyed);
+      assert.equal(put.code, 0, put.stderr);
+      assert.equal((await svc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).stdout, "put from the CLI\n");
+      const ls = await svc(["fs", "ls", "cli-fs", "--json"], keyed);
+      assert.deepEqual(
+        JSON.parse(ls.stdout).map((e: { path: string }) => e.path),
+        ["docs", "docs/a.txt"],
+      );
+      const tree = path.join(dir, "tree");
+      await mkdir(path.join(tree, "sub"), { recursive: true });
+      await writeFile(path.join(tree, "sub", "b.txt"), "pushed\n");
+      const pushed = await svc(["fs", "push", "cli-fs", tree, "--message", "v1", "--json"], keyed);
+      assert.equal(pushed.code, 0, pushed.stderr);
+      const snapshotId = JSON.parse(pushed.stdout).snapshot_id;
+      assert.match(snapshotId, /^fsnap_/);
+      assert.equal((await svc(["fs", "cat", "cli-fs", "sub/b.txt"], keyed)).stdout, "pushed\n");
+      assert.equal(
+        (await svc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).code,
+        1,
+        "the push replaced the tree",
+      );
+      const snapshots = await svc(["fs", "snapshots", "cli-fs"], keyed);
+      assert.ok(snapshots.stdout.includes(snapshotId));
+      assert.match((await svc(["fs", "list"], keyed)).stdout, /cli-fs/);
+      assert.equal((await svc(["fs", "delete", "cli-fs"], keyed)).code, 0);
+      assert.doesNotMatch((await svc(["fs", "list"], keyed)).stdout, /cli-fs/);
+      assert.equal((await svc(["fs", "bogus"], keyed)).code, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("usage errors exit 2", async () => {

@@ -4,6 +4,7 @@ import { cpCommand } from "./commands/cp.ts";
 import { datasetsCommand } from "./commands/datasets.ts";
 import { execCommand } from "./commands/exec.ts";
 import { filesCommand } from "./commands/files.ts";
+import { fsCommand } from "./commands/fs.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { parseCommand } from "./commands/parse.ts";
 import { projectsCommand } from "./commands/projects.ts";
@@ -28,6 +29,7 @@ const commands: Record<string, (args: string[]) => Promise<number | undefined>> 
   ssh: sshCommand,
   parse: parseCommand,
   files: filesCommand,
+  fs: fsCommand,
   datasets: datasetsCommand,
 };
 
@@ -44,6 +46,10 @@ Commands:
   projects create <name> | projects list       manage projects
   sandbox create [--name N] [--image I] [--cpus C] [--memory MiB] [--disk MiB] [--timeout S] [--ports P,..] [--no-wait]
   sandbox list [--all] | get <sb> | update <sb> [--name N] [--ports P,..] [--public true|false] | delete <sb>
+  sandbox mount <sb> <fs> <path> [--read-only] [--snapshot ID] | unmount <sb> <path>   file-system mounts
+  fs create <name> [--description D] | list | delete <fs>     named file systems (mounted by sandboxes)
+  fs push <fs> <dir|archive.tar[.gz]> [--message M]    replace its tree (a message also takes a snapshot)
+  fs snapshot <fs> [--message M] | snapshots <fs> | ls <fs> | cat <fs> <path> | put <fs> <path> <local|->
   exec <sb> [--user U] [--cwd D] [--env K=V] [--timeout S] -- cmd args...   run a command; exits with its code
   cp <sb>:<path> <local|->  |  cp <local> <sb>:<path>                     copy a file out of or into a sandbox
   shell <sb> [--command C] [--cwd D] [--env K=V]   interactive terminal (default bash); exits with its code

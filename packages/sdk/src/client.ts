@@ -9,6 +9,7 @@ import {
 import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
 import { Documents } from "./documents.ts";
 import { SvcError } from "./errors.ts";
+import { FileSystems } from "./file-systems.ts";
 import { Sandboxes } from "./sandbox.ts";
 import { Transport } from "./transport.ts";
 
@@ -48,6 +49,8 @@ export class Client {
   readonly sandboxes: Sandboxes;
   /** The project's documents: files, parse jobs, datasets, webhooks. */
   readonly documents: Documents;
+  /** The project's named file systems, which sandboxes mount. */
+  readonly fileSystems: FileSystems;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = resolveBaseUrl(options.baseUrl);
@@ -57,6 +60,7 @@ export class Client {
     this.keys = new Keys(this.adminTransport);
     this.projects = new Projects(this.adminTransport);
     this.documents = new Documents(this.transport);
+    this.fileSystems = new FileSystems(this.transport);
     const proxyUrl = options.proxyUrl || process.env.SVC_PROXY_URL;
     this.sandboxes = new Sandboxes(this.transport, {
       transportFor: (record) =>

@@ -13,6 +13,7 @@ export {
   Webhooks,
 } from "./documents.ts";
 export * from "./errors.ts";
+export { type FileSystemEntry, FileSystems } from "./file-systems.ts";
 export { type PtyOptions, PtyTerminal } from "./pty.ts";
 export { Files, Processes, type RunOptions, type RunResult, Sandbox, Sandboxes } from "./sandbox.ts";
 export { type CallInput, Transport } from "./transport.ts";

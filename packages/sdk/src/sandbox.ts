@@ -1,5 +1,6 @@
 import {
   type CreateSandboxRequest,
+  type FileSystemMount,
   type FollowOutputEvent,
   type Process,
   type ProcessOutput,
@@ -136,6 +137,36 @@ export class Sandbox {
     this.record = await this.#control.call(sandboxRoutes.updateSandbox, {
       params: { sandbox_id: this.id },
       body: changes,
+    });
+    return this.record;
+  }
+
+  /**
+   * Mounts a named file system at an absolute path (read-only when asked; pinned to a permanent snapshot, which
+   * must be read-only). The record lists it at once; the mount is usable a moment later. A file system that does
+   * not exist ends the sandbox (`termination_reason` FileSystemNotFound).
+   *
+   * @example
+   * await sandbox.mount({ file_system_id: "datasets", mount_path: "/data", read_only: true });
+   */
+  async mount(mount: FileSystemMount): Promise<SandboxRecord> {
+    this.record = await this.#control.call(sandboxRoutes.attachFileSystem, {
+      params: { sandbox_id: this.id },
+      body: mount,
+    });
+    return this.record;
+  }
+
+  /**
+   * Unmounts the file system at a path.
+   *
+   * @example
+   * await sandbox.unmount("/data");
+   */
+  async unmount(mountPath: string): Promise<SandboxRecord> {
+    this.record = await this.#control.call(sandboxRoutes.detachFileSystem, {
+      params: { sandbox_id: this.id },
+      body: { mount_path: mountPath },
     });
     return this.record;
   }

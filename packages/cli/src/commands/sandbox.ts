@@ -20,6 +20,15 @@ function printRecord(record: SandboxRecord, json: boolean | undefined): void {
     ],
     ["url", record.sandbox_url],
     ["exposed_ports", record.exposed_ports?.join(", ")],
+    [
+      "file_systems",
+      record.file_systems
+        ?.map(
+          (m) =>
+            `${m.file_system_id}${m.snapshot_id ? `@${m.snapshot_id}` : ""} at ${m.mount_path}${m.read_only ? " (ro)" : ""}`,
+        )
+        .join(", ") || undefined,
+    ],
     ["created_at", new Date(record.created_at).toISOString()],
   ];
   for (const [key, value] of lines)
@@ -36,7 +45,7 @@ const numberOption = (value: string | undefined, name: string): number | undefin
 const portsOption = (value: string | undefined): number[] | undefined =>
   value === undefined ? undefined : value === "" ? [] : value.split(",").map((p) => Number(p.trim()));
 
-/** `svc sandbox create|list|get|update|delete`. */
+/** `svc sandbox create|list|get|update|delete|mount|unmount`. */
 export async function sandboxCommand(args: string[]): Promise<number | undefined> {
   const [sub, ...rest] = args;
   const client = new Client();
@@ -114,7 +123,34 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
       else console.log(`deleted ${record.id}`);
       return 0;
     }
+    case "mount": {
+      const { values, positionals } = parse(
+        rest,
+        { "read-only": { type: "boolean" }, snapshot: { type: "string" } },
+        3,
+      );
+      const [sandboxId, fileSystem, mountPath] = positionals;
+      if (!mountPath)
+        throw new UsageError(
+          "usage: svc sandbox mount <sb> <file-system> <path> [--read-only] [--snapshot ID]",
+        );
+      const sandbox = await client.sandboxes.get(sandboxId);
+      const record = await sandbox.mount({
+        file_system_id: fileSystem,
+        mount_path: mountPath,
+        read_only: values["read-only"] === true || values.snapshot !== undefined,
+        ...(values.snapshot ? { snapshot_id: values.snapshot } : {}),
+      });
+      printRecord(record, values.json);
+      return 0;
+    }
+    case "unmount": {
+      const { values, positionals } = parse(rest, {}, 2);
+      if (!positionals[1]) throw new UsageError("usage: svc sandbox unmount <sb> <path>");
+      printRecord(await (await client.sandboxes.get(positionals[0])).unmount(positionals[1]), values.json);
+      return 0;
+    }
     default:
-      throw new UsageError("usage: svc sandbox create|list|get|update|delete");
+      throw new UsageError("usage: svc sandbox create|list|get|update|delete|mount|unmount");
   }
 }

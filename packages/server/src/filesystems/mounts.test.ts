@@ -88,13 +88,9 @@ describe("file-system mounts in sandboxes", { skip }, () => {
     assert.equal((await sh(a, "echo from-a > /mnt/shared/from-a.txt")).exitCode, 0);
 
     const b = await running({});
-    const attached = await call("POST", `/sandboxes/${b.id}/file_systems`, {
-      file_system_id: "shared",
-      mount_path: "/data",
-    });
-    assert.equal(attached.status, 200);
+    const attached = await b.mount({ file_system_id: "shared", mount_path: "/data" });
     assert.deepEqual(
-      attached.json.file_systems.map((m: { mount_path: string }) => m.mount_path),
+      attached.file_systems?.map((m) => m.mount_path),
       ["/data"],
       "the record lists the mount at once",
     );
@@ -106,9 +102,8 @@ describe("file-system mounts in sandboxes", { skip }, () => {
     assert.equal((await call("DELETE", "/file-systems/shared")).status, 409);
 
     // Detach: gone from the record and from the sandbox.
-    const detached = await call("DELETE", `/sandboxes/${b.id}/file_systems`, { mount_path: "/data" });
-    assert.equal(detached.status, 200);
-    assert.deepEqual(detached.json.file_systems, []);
+    const detached = await b.unmount("/data");
+    assert.deepEqual(detached.file_systems, []);
     assert.notEqual((await sh(b, "test -f /data/from-a.txt")).exitCode, 0);
   });
 

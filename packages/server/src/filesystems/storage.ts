@@ -34,6 +34,17 @@ import { ServiceError } from "@svc/contract";
 /** The uid and gid that own file-system trees: the sandboxes' default user (`svc-user`). */
 export const TREE_OWNER = { uid: 1500, gid: 1500 } as const;
 
+/**
+ * Whether this server can give trees to TREE_OWNER: as root (which running sandboxes needs anyway). Otherwise
+ * the trees belong to the server's own user.
+ */
+const OWNS_TREES = process.getuid?.() === 0;
+
+/** Gives a path to TREE_OWNER, when this server can. */
+async function toTreeOwner(path: string): Promise<void> {
+  if (OWNS_TREES) await chown(path, TREE_OWNER.uid, TREE_OWNER.gid);
+}
+
 /** Most entries one tree listing returns. */
 export const MAX_TREE_ENTRIES = 100_000;
 
@@ -111,7 +122,7 @@ async function openParent(root: string, parts: string[], create: boolean): Promi
     for (const part of parts.slice(0, -1)) {
       if (create) {
         await mkdir(fdPath(dir.fd, part), { mode: 0o755 }).then(
-          () => chown(fdPath(dir.fd, part), TREE_OWNER.uid, TREE_OWNER.gid),
+          () => toTreeOwner(fdPath(dir.fd, part)),
           (error) => {
             if (errno(error) !== "EEXIST") throw error;
           },
@@ -172,7 +183,7 @@ export class LocalFileSystemStorage implements FileSystemStorage {
     const head = this.#head(fileSystemId);
     await mkdir(join(this.#dir(fileSystemId), "snapshots"), { recursive: true, mode: 0o700 });
     await mkdir(head, { mode: 0o755 });
-    await chown(head, TREE_OWNER.uid, TREE_OWNER.gid);
+    await toTreeOwner(head);
   }
 
   async remove(fileSystemId: string): Promise<void> {
@@ -216,7 +227,7 @@ export class LocalFileSystemStorage implements FileSystemStorage {
         0o644,
       );
       try {
-        await file.chown(TREE_OWNER.uid, TREE_OWNER.gid);
+        if (OWNS_TREES) await file.chown(TREE_OWNER.uid, TREE_OWNER.gid);
         for await (const chunk of body) await file.write(chunk as Buffer);
       } catch (error) {
         await file.close();
@@ -283,7 +294,7 @@ export class LocalFileSystemStorage implements FileSystemStorage {
     const incoming = join(dir, `incoming-${randomBytes(6).toString("hex")}`);
     const archive = `${incoming}.tar`;
     await mkdir(incoming, { mode: 0o755 });
-    await chown(incoming, TREE_OWNER.uid, TREE_OWNER.gid);
+    await toTreeOwner(incoming);
     try {
       // Kept whole first (a file tar reads its compression from, plain or gzip), readable by the tree's owner.
       await pipeline(tar, createWriteStream(archive, { mode: 0o644 }));
@@ -296,23 +307,18 @@ export class LocalFileSystemStorage implements FileSystemStorage {
         const magic = Buffer.alloc(2);
         await archiveFile.read(magic, 0, 2, 0);
         const gzip = magic[0] === 0x1f && magic[1] === 0x8b;
-        await run(
-          "setpriv",
-          [
-            `--reuid=${TREE_OWNER.uid}`,
-            `--regid=${TREE_OWNER.gid}`,
-            "--clear-groups",
-            "--",
-            "tar",
-            "-x",
-            ...(gzip ? ["-z"] : []),
-            "--no-same-owner",
-            "--no-same-permissions",
-            "-f",
-            "-",
-          ],
-          { cwd: incoming, stdin: archiveFile.fd },
-        );
+        const tar = [
+          "tar",
+          "-x",
+          ...(gzip ? ["-z"] : []),
+          "--no-same-owner",
+          "--no-same-permissions",
+          "-f",
+          "-",
+        ];
+        const asOwner = [`--reuid=${TREE_OWNER.uid}`, `--regid=${TREE_OWNER.gid}`, "--clear-groups", "--"];
+        const [command, ...args] = OWNS_TREES ? ["setpriv", ...asOwner, ...tar] : tar;
+        await run(command, args, { cwd: incoming, stdin: archiveFile.fd });
       } finally {
         await archiveFile.close();
       }

@@ -296,6 +296,39 @@ describe("the official SDK (npm tensorlake) against this server", { skip }, () =
     assert.equal(mine?.processCommand, "sh");
   });
 
+  test("file systems: attachFileSystem, listFileSystems, detachFileSystem", async () => {
+    const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" };
+    const created = (await (
+      await fetch(`${server.url}/file-systems`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "sdkfs" }),
+      })
+    ).json()) as { id: string };
+    await fetch(`${server.url}/file-systems/sdkfs/files?path=hello.txt`, {
+      method: "PUT",
+      headers: { ...headers, "content-type": "application/octet-stream" },
+      body: "mounted\n",
+    });
+    const attached = await sandbox.attachFileSystem(created.id, "/mnt/sdkfs");
+    assert.deepEqual(
+      attached.fileSystems?.map((m) => [m.fileSystemId, m.mountPath]),
+      [[created.id, "/mnt/sdkfs"]],
+    );
+    await until(
+      async () => (await sandbox.run("cat", { args: ["/mnt/sdkfs/hello.txt"] })).stdout === "mounted",
+      "the mount to be usable",
+    );
+    const listed = await sandbox.listFileSystems();
+    assert.deepEqual(
+      listed.map((m) => m.mountPath),
+      ["/mnt/sdkfs"],
+    );
+    const detached = await sandbox.detachFileSystem("/mnt/sdkfs");
+    assert.deepEqual(detached.fileSystems ?? [], []);
+    assert.notEqual((await sandbox.run("test", { args: ["-e", "/mnt/sdkfs/hello.txt"] })).exitCode, 0);
+  });
+
   test("terminate: the sandbox ends, and the archive lists it", async () => {
     const other = await Sandbox.create({ ...options, requestTimeout: FIRST_START_SECS });
     const id = other.sandboxId;
