@@ -29,6 +29,15 @@ export const errorCatalog = {
   POOL_NOT_FOUND: { status: 404, message: "Sandbox pool not found" },
   POOL_IN_USE: { status: 409, message: "The sandbox pool still has sandboxes" },
   SNAPSHOT_NOT_FOUND: { status: 404, message: "Snapshot not found" },
+  SNAPSHOT_IN_USE: {
+    status: 409,
+    message: "The snapshot is used by a pool or a sandbox being created from it",
+  },
+  SNAPSHOT_TYPE_UNSUPPORTED: {
+    status: 501,
+    message: "This host cannot take memory snapshots (no CRIU); take a filesystem snapshot",
+  },
+  SANDBOX_BUSY: { status: 409, message: "The sandbox's state does not allow this now" },
   FILE_SYSTEM_NOT_FOUND: { status: 404, message: "File system not found" },
   FILE_SYSTEM_EXISTS: { status: 409, message: "A file system with this name already exists in the project" },
   MOUNT_CONFLICT: { status: 409, message: "The mount cannot be applied in the sandbox's current state" },

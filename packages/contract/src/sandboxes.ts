@@ -202,19 +202,26 @@ export const SandboxParams = Type.Object({
 export const DetachMountRequest = Type.Object({ mount_path: MountPath }, closed);
 
 export const SnapshotType = Type.Enum(["filesystem", "memory"]);
-export const SnapshotStatus = Type.Enum(["in_progress", "completed", "failed"]);
+/** `local_ready` is a status the public SDKs know; a local snapshot is `completed` as soon as it is ready. */
+export const SnapshotStatus = Type.Enum(["in_progress", "local_ready", "completed", "failed"]);
 
 export const SnapshotRequest = Type.Object({ snapshot_type: Type.Optional(SnapshotType) }, closed);
 
 export const Snapshot = Type.Object(
   {
     snapshot_id: Type.String(),
-    sandbox_id: Type.String(),
     namespace: Type.String(),
+    sandbox_id: Type.String(),
+    /** The image the sandbox ran; a sandbox created from the snapshot runs it again. */
+    base_image: Type.String(),
     snapshot_type: SnapshotType,
     status: SnapshotStatus,
+    /** Why it failed; null otherwise. */
+    error: Type.Optional(nullable(Type.String())),
+    /** Bytes the snapshot takes on disk. */
     size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
-    error_details: Type.Optional(nullable(Type.String())),
+    /** Size of the root disk it restores, bytes. */
+    rootfs_disk_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
     created_at: EpochMs,
   },
   { $id: "Snapshot" },
@@ -248,7 +255,17 @@ export const SandboxPool = Type.Object(
     max_containers: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
     warm_containers: Type.Integer({ minimum: 0 }),
     network: Type.Optional(nullable(SandboxNetworkAccessControl)),
+    /** The pool's live sandboxes: `Idle` (warm, unclaimed) or `Running` (claimed, with its sandbox_id). */
+    containers: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        state: Type.Enum(["Idle", "Running"]),
+        sandbox_id: Type.Optional(nullable(Type.String())),
+        executor_id: Type.String(),
+      }),
+    ),
     created_at: EpochMs,
+    updated_at: EpochMs,
   },
   { $id: "SandboxPool" },
 );
@@ -508,30 +525,31 @@ export const sandboxRoutes = defineRoutes({
       suspendSandbox: {
         method: "POST",
         path: "/sandboxes/{sandbox_id}/suspend",
-        summary: "Suspend a named sandbox (processes frozen, memory kept)",
+        summary: "Suspend a named sandbox (processes frozen, memory kept); 200 when already suspended",
         params: SandboxParams,
         status: 202,
         response: Sandbox,
-        errors: ["SANDBOX_NOT_FOUND"],
+        errors: ["SANDBOX_NOT_FOUND", "SANDBOX_BUSY"],
       },
       resumeSandbox: {
         method: "POST",
         path: "/sandboxes/{sandbox_id}/resume",
-        summary: "Resume a suspended sandbox",
+        summary: "Resume a suspended sandbox; 200 when already running",
         params: SandboxParams,
         status: 202,
         response: Sandbox,
-        errors: ["SANDBOX_NOT_FOUND"],
+        errors: ["SANDBOX_NOT_FOUND", "SANDBOX_BUSY"],
       },
       snapshotSandbox: {
         method: "POST",
         path: "/sandboxes/{sandbox_id}/snapshot",
-        summary: "Snapshot a sandbox's filesystem",
+        summary:
+          "Snapshot a sandbox's filesystem, the sandbox frozen meanwhile (running → snapshotting → running)",
         params: SandboxParams,
         body: SnapshotRequest,
         status: 202,
         response: Type.Object({ snapshot_id: Type.String(), status: SnapshotStatus }),
-        errors: ["SANDBOX_NOT_FOUND"],
+        errors: ["SANDBOX_NOT_FOUND", "SANDBOX_BUSY", "SNAPSHOT_TYPE_UNSUPPORTED"],
       },
     },
     "sandboxes",
@@ -591,7 +609,7 @@ export const sandboxRoutes = defineRoutes({
         params: SnapshotParams,
         status: 204,
         responseKind: "empty",
-        errors: ["SNAPSHOT_NOT_FOUND"],
+        errors: ["SNAPSHOT_NOT_FOUND", "SNAPSHOT_IN_USE"],
       },
     },
     "snapshots",

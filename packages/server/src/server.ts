@@ -16,6 +16,7 @@ import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
 import { Scheduler } from "./sandboxes/scheduler.ts";
+import { createSnapshotRepository } from "./sandboxes/snapshots.ts";
 import { createSshGateway, type SshGatewayOptions } from "./ssh/gateway.ts";
 import { loadGatewayKeys } from "./ssh/gateway-keys.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -72,9 +73,11 @@ async function startSandboxes(
     repo: createFileSystemRepository(store.db),
     storage: new LocalFileSystemStorage(config.dataDir),
   };
+  const snapshots = createSnapshotRepository(store.db);
   const scheduler = new Scheduler({
     repo,
     executor,
+    snapshots,
     secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
     networkRefreshMs: config.egressRefreshSecs * 1000,
@@ -88,6 +91,7 @@ async function startSandboxes(
     scheduler,
     secretOf,
     fileSystems,
+    snapshots,
     log,
     executorId: executor?.id ?? null,
     ingress: {

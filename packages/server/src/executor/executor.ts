@@ -12,6 +12,8 @@ export interface SandboxSpec {
   network: SandboxNetworkAccessControl | null;
   /** The forwarded-auth secret the daemon inside will require. */
   authSecret: string;
+  /** Start from this snapshot's root disk (taken by `snapshot`) instead of an empty one. */
+  snapshotId?: string | null;
 }
 
 export interface StartedSandbox {
@@ -59,6 +61,17 @@ export interface Executor {
   mount(id: string, mount: { source: string; path: string; readOnly: boolean }): Promise<void>;
   /** Unmounts a guest path of a running sandbox; one not mounted is fine. */
   unmount(id: string, path: string): Promise<void>;
+  /** Freezes every process of a sandbox (no CPU; memory kept); resolves once all are frozen. */
+  freeze(id: string): Promise<void>;
+  /** Lets a frozen sandbox run again. */
+  thaw(id: string): Promise<void>;
+  /**
+   * Copies a running sandbox's root disk into a snapshot, the sandbox frozen meanwhile (a consistent copy), and
+   * lets it run again.
+   */
+  snapshot(id: string, snapshotId: string): Promise<{ sizeBytes: number; diskBytes: number }>;
+  /** Removes a snapshot's disk; one that is not there is fine. */
+  removeSnapshot(snapshotId: string): Promise<void>;
   /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
   stop(id: string): Promise<void>;
   /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */

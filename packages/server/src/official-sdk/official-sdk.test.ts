@@ -329,6 +329,43 @@ describe("the official SDK (npm tensorlake) against this server", { skip }, () =
     assert.notEqual((await sandbox.run("test", { args: ["-e", "/mnt/sdkfs/hello.txt"] })).exitCode, 0);
   });
 
+  test("suspend and resume; snapshot, snapshotAndWait, getSnapshot, listSnapshots, create from one, deleteSnapshot", async () => {
+    await sandbox.writeFile("/tmp/before.txt", new TextEncoder().encode("before\n"));
+    await sandbox.suspend({ pollInterval: 0.05 });
+    assert.equal(await sandbox.status(), "suspended");
+    await sandbox.resume({ pollInterval: 0.05 });
+    assert.equal(await sandbox.status(), "running");
+    assert.equal(decode(await sandbox.readFile("/tmp/before.txt")), "before\n");
+
+    const started = await client.snapshot(sandbox.sandboxId);
+    assert.match(started.snapshotId, /^snap_/);
+    const done = await client.snapshotAndWait(sandbox.sandboxId, {
+      pollInterval: 0.05,
+      waitUntil: "completed",
+    });
+    assert.equal(done.status, "completed");
+    assert.equal(done.sandboxId, sandbox.sandboxId);
+    assert.equal(done.snapshotType, "filesystem");
+    const got = await client.getSnapshot(done.snapshotId);
+    assert.equal(got.snapshotId, done.snapshotId);
+    const listed = await client.listSnapshots();
+    assert.ok(listed.some((s) => s.snapshotId === done.snapshotId));
+    await sandbox.writeFile("/tmp/before.txt", new TextEncoder().encode("after\n"));
+    const restored = await Sandbox.create({
+      ...options,
+      snapshotId: done.snapshotId,
+      requestTimeout: FIRST_START_SECS,
+    });
+    try {
+      assert.equal(decode(await restored.readFile("/tmp/before.txt")), "before\n");
+    } finally {
+      await restored.terminate();
+    }
+    await client.deleteSnapshot(started.snapshotId);
+    await client.deleteSnapshot(done.snapshotId);
+    assert.ok(!(await client.listSnapshots()).some((s) => s.snapshotId === done.snapshotId));
+  });
+
   test("terminate: the sandbox ends, and the archive lists it", async () => {
     const other = await Sandbox.create({ ...options, requestTimeout: FIRST_START_SECS });
     const id = other.sandboxId;

@@ -24,6 +24,8 @@ export interface SandboxRow {
   allowUnauthenticatedAccess: boolean;
   fileSystems: FileSystemMount[];
   poolId: string | null;
+  /** A pool's warm sandbox, not yet claimed: hidden from the project's listings. */
+  warm: boolean;
   templateId: string | null;
   snapshotId: string | null;
   executorId: string | null;
@@ -58,6 +60,7 @@ const columns: Record<keyof SandboxRow, string> = {
   allowUnauthenticatedAccess: "allow_unauthenticated_access",
   fileSystems: "file_systems",
   poolId: "pool_id",
+  warm: "warm",
   templateId: "template_id",
   snapshotId: "snapshot_id",
   executorId: "executor_id",
@@ -77,7 +80,7 @@ function fromRow(row: Record<string, unknown>): SandboxRow {
   for (const [field, column] of Object.entries(columns) as [keyof SandboxRow, string][]) {
     const value = row[column];
     if (jsonFields.has(field)) out[field] = typeof value === "string" ? JSON.parse(value) : null;
-    else if (field === "allowUnauthenticatedAccess") out[field] = Number(value) === 1;
+    else if (field === "allowUnauthenticatedAccess" || field === "warm") out[field] = Number(value) === 1;
     else out[field] = value ?? null;
   }
   return out as unknown as SandboxRow;
@@ -182,6 +185,7 @@ export function createSandboxRepository(db: Db, now: () => number = Date.now): S
     async list({ projectId, status, limit, after, direction }) {
       const where = ["project_id = ?"];
       const params: SqlParam[] = [projectId];
+      where.push("warm = 0");
       if (status) {
         where.push("status = ?");
         params.push(status);

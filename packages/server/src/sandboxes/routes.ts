@@ -11,6 +11,8 @@ import { checkMounts, mountHandlers } from "./mounts.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
 import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
+import type { SnapshotRepository } from "./snapshots.ts";
+import { suspendSnapshotHandlers } from "./suspend-snapshot.ts";
 
 export interface SandboxDeps {
   store: Store;
@@ -21,6 +23,8 @@ export interface SandboxDeps {
   executorId: string | null;
   /** The project's named file systems, which sandboxes mount. */
   fileSystems: { repo: FileSystemRepository; storage: FileSystemStorage };
+  /** Filesystem snapshots of sandboxes. */
+  snapshots: SnapshotRepository;
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -59,7 +63,11 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
 
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
     if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
-    if (body.snapshot_id) throw new ServiceError("SNAPSHOT_NOT_FOUND", `no snapshot ${body.snapshot_id}`);
+    // A sandbox from a snapshot runs the snapshot's image on a copy of its disk (never smaller than it was).
+    const snapshot = body.snapshot_id ? await deps.snapshots.get(auth.projectId, body.snapshot_id) : null;
+    if (body.snapshot_id && snapshot?.status !== "completed") {
+      throw new ServiceError("SNAPSHOT_NOT_FOUND", `no completed snapshot ${body.snapshot_id}`);
+    }
     const fileSystems = checkMounts(body.file_systems ?? []);
     checkNetworkPolicy(body.network);
     const resources = body.resources ?? {};
@@ -72,10 +80,13 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       outcome: null,
       terminationReason: null,
       errorDetails: null,
-      image: body.image ?? null,
+      image: snapshot ? snapshot.baseImage : (body.image ?? null),
       cpus: resources.cpus ?? DEFAULTS.cpus,
       memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
-      diskMb: resources.disk_mb ?? resources.ephemeral_disk_mb ?? DEFAULTS.diskMb,
+      diskMb: Math.max(
+        resources.disk_mb ?? resources.ephemeral_disk_mb ?? DEFAULTS.diskMb,
+        Math.ceil((snapshot?.rootfsDiskBytes ?? 0) / 1048576),
+      ),
       timeoutSecs: body.timeout_secs ?? 0,
       maxPendingSecs: body.max_pending_secs ?? null,
       entrypoint: body.entrypoint ?? null,
@@ -84,8 +95,9 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,
       fileSystems,
       poolId: null,
+      warm: false,
       templateId: body.template_id ?? null,
-      snapshotId: null,
+      snapshotId: snapshot?.id ?? null,
       executorId: null,
       containerId: null,
       address: null,
@@ -221,5 +233,14 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     getArchivedSandbox: getArchived,
     ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf }),
     ...mountHandlers({ repo, scheduler, found, view, log: deps.log }),
+    ...suspendSnapshotHandlers({
+      repo,
+      snapshots: deps.snapshots,
+      scheduler,
+      found,
+      view,
+      namespaceOf,
+      removeSnapshotDisk: (id) => scheduler.removeSnapshot(id),
+    }),
   };
 }

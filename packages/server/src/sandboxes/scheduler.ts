@@ -1,6 +1,7 @@
-import type { FileSystemMount } from "@svc/contract";
+import { type FileSystemMount, ServiceError } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
+import type { SnapshotRepository } from "./snapshots.ts";
 
 /** Where a mount's tree is on this host, or why the mount cannot converge (the sandbox then ends with it). */
 export type MountResolution =
@@ -25,6 +26,8 @@ export interface SchedulerOptions {
   networkRefreshMs?: number;
   /** Finds the tree of a file-system mount in the sandbox's project; without it, mounts cannot converge. */
   resolveMount?: (projectId: string, mount: FileSystemMount) => Promise<MountResolution>;
+  /** Sandbox snapshots: the ones a restart interrupted end failed. */
+  snapshots?: SnapshotRepository;
 }
 
 /** Whether a policy lists a hostname (anything but IPv4 addresses and CIDRs). */
@@ -40,8 +43,8 @@ function namesHosts(network: SandboxRow["network"]): boolean {
  * Every status change is a compare-and-set on the row, so a DELETE racing a start never leaves both half done.
  */
 export class Scheduler {
-  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount">> &
-    Pick<SchedulerOptions, "executor" | "resolveMount"> & { executor: Executor | null };
+  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount" | "snapshots">> &
+    Pick<SchedulerOptions, "executor" | "resolveMount" | "snapshots"> & { executor: Executor | null };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #again = false;
@@ -54,6 +57,8 @@ export class Scheduler {
   #networkApplies = new Map<string, Promise<void>>();
   /** When each running sandbox's policy that names hosts was last applied, for the refresh. */
   #networkApplied = new Map<string, number>();
+  /** Snapshots being taken, by sandbox. */
+  #snapshotting = new Map<string, Promise<void>>();
   /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
   #mountApplies = new Map<string, Promise<void>>();
 
@@ -86,7 +91,7 @@ export class Scheduler {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#ticking;
-    await Promise.allSettled(this.#starting.values());
+    await Promise.allSettled([...this.#starting.values(), ...this.#snapshotting.values()]);
   }
 
   /** Waits for a sandbox's start under way, if any (DELETE waits for it before cleaning up). */
@@ -115,7 +120,7 @@ export class Scheduler {
 
   async #pass(): Promise<void> {
     const { repo, executor, now } = this.#o;
-    const live = await repo.withStatus(["pending", "running"]);
+    const live = await repo.withStatus(["pending", "running", "suspending", "suspended", "snapshotting"]);
     const t = now();
     const used = { cpus: 0, memoryMb: 0 };
     for (const row of live) {
@@ -131,9 +136,11 @@ export class Scheduler {
       this.#refreshNetworks(running, t);
     }
     for (const row of live) {
-      if (row.status === "running") {
+      if (row.status !== "pending") {
+        // Wall-clock time since the start, time suspended included (a snapshot under way finishes first).
         const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
-        if (limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000) {
+        const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
+        if (due && (row.status === "running" || row.status === "suspended")) {
           await this.terminate(row, { outcome: "timeout" });
         }
         continue;
@@ -188,6 +195,7 @@ export class Scheduler {
         entrypoint: row.entrypoint,
         network: row.network,
         authSecret: this.#o.secretOf(row.id),
+        snapshotId: row.snapshotId,
       });
       // Mounts given at create: in place before the sandbox is reported running; one that cannot converge
       // ends the sandbox with its typed reason.
@@ -354,6 +362,81 @@ export class Scheduler {
     await executor.unmount(row.id, path);
   }
 
+  /** The executor of a sandbox that runs here, or SANDBOX_BUSY for one that is not running here. */
+  #localExecutor(row: SandboxRow): Executor {
+    const { executor } = this.#o;
+    if (!executor || row.executorId !== executor.id) {
+      throw new ServiceError(
+        "SANDBOX_BUSY",
+        `the sandbox is ${row.status} and not on this server's executor`,
+      );
+    }
+    return executor;
+  }
+
+  /**
+   * Suspends a running sandbox: running → suspending → suspended, its processes frozen (no CPU; memory, files,
+   * processes, PTY sessions and the network as they were). Already suspended: unchanged.
+   */
+  async suspend(row: SandboxRow): Promise<SandboxRow> {
+    if (row.status === "suspended") return row;
+    const executor = this.#localExecutor(row);
+    const suspending = await this.#o.repo.transition(row.id, ["running"], { status: "suspending" });
+    if (!suspending) throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
+    try {
+      await executor.freeze(row.id);
+    } catch (error) {
+      await executor.thaw(row.id).catch(() => undefined);
+      await this.#o.repo.transition(row.id, ["suspending"], { status: "running" });
+      throw error;
+    }
+    return (await this.#o.repo.transition(row.id, ["suspending"], { status: "suspended" })) ?? suspending;
+  }
+
+  /** Resumes a suspended sandbox where it stopped: suspended → running. Already running: unchanged. */
+  async resume(row: SandboxRow): Promise<SandboxRow> {
+    if (row.status === "running") return row;
+    const executor = this.#localExecutor(row);
+    if (row.status !== "suspended") throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}`);
+    await executor.thaw(row.id);
+    const running = await this.#o.repo.transition(row.id, ["suspended"], { status: "running" });
+    if (!running) throw new ServiceError("SANDBOX_BUSY", "the sandbox changed state while resuming");
+    return running;
+  }
+
+  /**
+   * Takes a filesystem snapshot of a running sandbox in the background: running → snapshotting (frozen while its
+   * disk is copied) → running; the snapshot row ends completed or failed.
+   */
+  async snapshot(row: SandboxRow, snapshotId: string): Promise<void> {
+    const executor = this.#localExecutor(row);
+    const { repo, snapshots } = this.#o;
+    const taking = await repo.transition(row.id, ["running"], { status: "snapshotting" });
+    if (!taking) throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
+    const work = (async () => {
+      try {
+        await snapshots?.finish(snapshotId, await executor.snapshot(row.id, snapshotId));
+      } catch (error) {
+        this.#o.log("snapshot failed", { sandbox: row.id, snapshot: snapshotId, error: String(error) });
+        await snapshots?.finish(snapshotId, { error: (error as Error).message });
+      } finally {
+        await repo.transition(row.id, ["snapshotting"], { status: "running" });
+      }
+    })();
+    this.#snapshotting.set(row.id, work);
+    work.finally(() => this.#snapshotting.delete(row.id));
+  }
+
+  /** Removes a snapshot's disk from this host's executor. */
+  async removeSnapshot(snapshotId: string): Promise<void> {
+    await this.#o.executor?.removeSnapshot(snapshotId);
+  }
+
+  /** Resolves when the snapshot under way of a sandbox (if any) is done. */
+  async snapshotSettled(id: string): Promise<void> {
+    await this.#snapshotting.get(id);
+  }
+
   /**
    * Ends a sandbox: the row becomes terminated first (so the proxy stops routing to it), then the executor
    * removes it. Idempotent; a pending sandbox ends `cancelled`.
@@ -383,6 +466,9 @@ export class Scheduler {
     if (!ended) return (await repo.get(row.id)) ?? row;
     await this.settled(row.id);
     if (executor && row.executorId === executor.id) {
+      // Frozen processes take a kill only once thawed (on hosts without cgroup.kill).
+      if (row.status !== "pending" && row.status !== "running")
+        await executor.thaw(row.id).catch(() => undefined);
       await executor
         .stop(row.id)
         .catch((error) => this.#o.log("sandbox stop failed", { sandbox: row.id, error: String(error) }));
@@ -462,6 +548,9 @@ export class Scheduler {
         log("requeued a sandbox whose start was interrupted", { sandbox: row.id });
         continue;
       }
+      // A frozen daemon answers nothing: thawed to be checked, and frozen again when it was suspended(ing).
+      const frozen = row.status !== "running";
+      if (frozen) await executor.thaw(row.id).catch(() => undefined);
       const alive =
         row.containerId !== null &&
         row.address !== null &&
@@ -472,7 +561,15 @@ export class Scheduler {
         }));
       if (alive) {
         keep.add(row.id);
-        log("adopted a running sandbox", { sandbox: row.id });
+        if (row.status === "suspended" || row.status === "suspending") {
+          await executor.freeze(row.id);
+          if (row.status === "suspending")
+            await repo.transition(row.id, ["suspending"], { status: "suspended" });
+        } else if (row.status === "snapshotting") {
+          // The copy was interrupted with the server: the sandbox goes on, the snapshot failed (below).
+          await repo.transition(row.id, ["snapshotting"], { status: "running" });
+        }
+        log("adopted a sandbox", { sandbox: row.id, status: row.status });
         continue;
       }
       await this.#cleanup(executor, row.id);
@@ -483,6 +580,12 @@ export class Scheduler {
         outcome: "failed",
         endedAt: now(),
       });
+    }
+    for (const snapshot of (await this.#o.snapshots?.inProgress()) ?? []) {
+      await this.#o.snapshots?.finish(snapshot.id, {
+        error: "the server restarted while the snapshot was taken",
+      });
+      await executor.removeSnapshot(snapshot.id).catch(() => undefined);
     }
     for (const id of await executor.leftovers()) {
       if (!keep.has(id)) {

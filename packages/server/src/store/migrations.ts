@@ -1,5 +1,6 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
+import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import type { Db } from "./db.ts";
 
 /** One step of the schema. SQL that both SQLite and PostgreSQL accept; applied once, in its own transaction. */
@@ -160,6 +161,7 @@ export const migrations: readonly Migration[] = [
   },
   sandboxesMigration,
   fileSystemsMigration,
+  snapshotsAndPoolsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -19,7 +19,7 @@
  * crash: it finds the mounts under the dir in /proc/self/mountinfo, unmounts them deepest first (lazily as a last
  * resort), detaches the loop devices backed by files under it, and removes the dir.
  */
-import { lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { dirname, join, normalize, resolve } from "node:path";
 import { runHostCommand } from "./host-command.ts";
 import {
@@ -46,6 +46,11 @@ export interface CreateRootfsOptions {
   diskMb: number;
   /** Files to write, by absolute path inside the sandbox. */
   files?: Readonly<Record<string, SandboxFile>>;
+  /**
+   * A disk image to start from (a snapshot's): copied (sparse) instead of a new file system being made; grown to
+   * diskMb when that is larger, never shrunk.
+   */
+  fromDisk?: string;
 }
 
 export interface RootfsPaths {
@@ -57,6 +62,11 @@ export interface RootfsPaths {
   workDir: string;
   /** The sandbox's root: the overlay mount. */
   rootDir: string;
+}
+
+/** A directory a snapshot's disk already has is used as it is. */
+function ignoreExisting(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EEXIST") throw error;
 }
 
 export function rootfsPaths(sandboxDir: string): RootfsPaths {
@@ -82,21 +92,35 @@ export async function createRootfs(options: CreateRootfsOptions): Promise<Rootfs
     throw new Error(`image rootfs path not usable as an overlay lower dir: ${lower}`);
   await mkdir(paths.sandboxDir, { recursive: true, mode: 0o700 });
   try {
-    const disk = await open(paths.diskImage, "wx", 0o600);
-    try {
-      await disk.truncate(options.diskMb * 1024 * 1024);
-    } finally {
-      await disk.close();
+    const wanted = options.diskMb * 1024 * 1024;
+    if (options.fromDisk) {
+      await runHostCommand("cp", ["--sparse=always", "--reflink=auto", options.fromDisk, paths.diskImage]);
+      if ((await stat(paths.diskImage)).size < wanted) {
+        // A snapshot is taken from a live (frozen) file system: checked before it is grown.
+        await runHostCommand("e2fsck", ["-f", "-p", paths.diskImage]).catch((error) => {
+          // Exit 1: errors corrected; anything else is a damaged snapshot.
+          if ((error as { exitCode?: number }).exitCode !== 1) throw error;
+        });
+        await truncate(paths.diskImage, wanted);
+        await runHostCommand("resize2fs", ["-f", paths.diskImage]);
+      }
+    } else {
+      const disk = await open(paths.diskImage, "wx", 0o600);
+      try {
+        await disk.truncate(wanted);
+      } finally {
+        await disk.close();
+      }
+      await runHostCommand("mkfs.ext4", [
+        ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
+        paths.diskImage,
+      ]);
     }
-    await runHostCommand("mkfs.ext4", [
-      ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
-      paths.diskImage,
-    ]);
     await mkdir(paths.fsDir, { mode: 0o700 });
     await mkdir(paths.rootDir, { mode: 0o755 });
     await runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]);
-    await mkdir(paths.upperDir, { mode: 0o755 });
-    await mkdir(paths.workDir, { mode: 0o700 });
+    await mkdir(paths.upperDir, { mode: 0o755 }).catch(ignoreExisting);
+    await mkdir(paths.workDir, { mode: 0o700 }).catch(ignoreExisting);
     await runHostCommand("mount", [
       ...["-t", "overlay", "overlay", "-o"],
       `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,

@@ -1,22 +1,24 @@
 import { execFileSync } from "node:child_process";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { SandboxNetworkAccessControl } from "@svc/contract";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
   cgroupLayout,
   createCgroups,
   DEFAULT_CGROUP_PARENT,
+  freeze as freezeCgroup,
   killAll,
   listCgroups,
   memoryCgroupDir,
   removeCgroups,
+  thaw as thawCgroup,
 } from "./cgroup.ts";
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
-import { createRootfs, destroyRootfs } from "./disk.ts";
+import { createRootfs, destroyRootfs, rootfsPaths } from "./disk.ts";
 import { applyEgressPolicy, type HostLookup, parseEgressPolicy } from "./egress-policy.ts";
 import {
   type GuestMount,
@@ -25,6 +27,7 @@ import {
   STAGING_IN_SANDBOX,
   unmountFromSandbox,
 } from "./fs-mounts.ts";
+import { runHostCommand } from "./host-command.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
 import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
@@ -347,6 +350,7 @@ export class LocalExecutor implements Executor {
           sandboxDir,
           imageRootfs,
           diskMb: spec.diskMb,
+          fromDisk: spec.snapshotId ? this.#snapshotDisk(spec.snapshotId) : undefined,
           files: {
             "/etc/hostname": `${hostname}\n`,
             "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
@@ -457,6 +461,49 @@ export class LocalExecutor implements Executor {
   async unmount(id: string, path: string): Promise<void> {
     const sandboxDir = join(this.#sandboxesDir(), id);
     await unmountFromSandbox({ sandboxDir, outerPid: await this.#outerPid(id), path });
+  }
+
+  async freeze(id: string): Promise<void> {
+    await freezeCgroup(id);
+  }
+
+  async thaw(id: string): Promise<void> {
+    await thawCgroup(id);
+  }
+
+  #snapshotDisk(snapshotId: string): string {
+    if (!/^snap_[a-z2-7]{26}$/.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
+    return join(this.#o.dataDir, "snapshots", snapshotId, "disk.img");
+  }
+
+  /**
+   * Freezes the sandbox's processes, then its file system (fsfreeze flushes it and holds writes), copies the
+   * disk image sparsely, and lets both go again.
+   */
+  async snapshot(id: string, snapshotId: string): Promise<{ sizeBytes: number; diskBytes: number }> {
+    const paths = rootfsPaths(join(this.#sandboxesDir(), id));
+    const target = this.#snapshotDisk(snapshotId);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await freezeCgroup(id);
+    try {
+      await runHostCommand("fsfreeze", ["--freeze", paths.fsDir]);
+      try {
+        await runHostCommand("cp", ["--sparse=always", "--reflink=auto", paths.diskImage, target]);
+      } finally {
+        await runHostCommand("fsfreeze", ["--unfreeze", paths.fsDir]);
+      }
+    } catch (error) {
+      await rm(dirname(target), { recursive: true, force: true });
+      throw error;
+    } finally {
+      await thawCgroup(id);
+    }
+    const copied = await stat(target);
+    return { sizeBytes: copied.blocks * 512, diskBytes: copied.size };
+  }
+
+  async removeSnapshot(snapshotId: string): Promise<void> {
+    await rm(dirname(this.#snapshotDisk(snapshotId)), { recursive: true, force: true });
   }
 
   async isAlive(_id: string, started: StartedSandbox): Promise<boolean> {

@@ -1,0 +1,41 @@
+import type { Migration } from "../store/migrations.ts";
+
+/**
+ * Sandbox snapshots (a root disk copied while the sandbox was frozen), warm pools, and which sandboxes are a
+ * pool's warm, unclaimed ones.
+ */
+export const snapshotsAndPoolsMigration: Migration = {
+  version: 5,
+  name: "sandbox snapshots and pools",
+  sql: `
+    CREATE TABLE sandbox_snapshots (
+      id TEXT NOT NULL PRIMARY KEY,
+      project_id TEXT NOT NULL REFERENCES projects (id),
+      sandbox_id TEXT NOT NULL,
+      base_image TEXT NOT NULL,
+      snapshot_type TEXT NOT NULL,
+      status TEXT NOT NULL,
+      error TEXT,
+      size_bytes BIGINT,
+      rootfs_disk_bytes BIGINT,
+      created_at BIGINT NOT NULL
+    );
+    CREATE INDEX sandbox_snapshots_project ON sandbox_snapshots (project_id, created_at);
+    CREATE TABLE sandbox_pools (
+      id TEXT NOT NULL PRIMARY KEY,
+      project_id TEXT NOT NULL REFERENCES projects (id),
+      image TEXT,
+      cpus DOUBLE PRECISION NOT NULL,
+      memory_mb BIGINT NOT NULL,
+      disk_mb BIGINT NOT NULL,
+      timeout_secs BIGINT NOT NULL,
+      entrypoint TEXT,
+      network TEXT,
+      max_containers BIGINT,
+      warm_containers BIGINT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    );
+    ALTER TABLE sandboxes ADD COLUMN warm INTEGER NOT NULL DEFAULT 0;
+  `,
+};

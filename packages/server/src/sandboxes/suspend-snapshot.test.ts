@@ -1,0 +1,159 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client, type Sandbox } from "@svc/sdk";
+import { rootfsPaths } from "../executor/linux/disk.ts";
+import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { startTestServer, type TestServer } from "../testing.ts";
+
+const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+
+/** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
+const FIRST_START_MS = 300_000;
+
+/** Suspend and resume, and filesystem snapshots, on real sandboxes. */
+describe("suspend, resume and snapshots", { skip }, () => {
+  let server: TestServer;
+  let client: Client;
+  const sandboxes: Sandbox[] = [];
+
+  before(async () => {
+    server = await startTestServer({ executor: "local" });
+    client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  });
+  after(async () => {
+    for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
+    await server?.stop();
+  });
+
+  async function call(method: string, url: string, body?: unknown) {
+    const response = await fetch(server.url + url, {
+      method,
+      headers: {
+        authorization: `Bearer ${server.apiKey}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
+    return { status: response.status, json: (text ? JSON.parse(text) : null) as any };
+  }
+
+  async function running(request: Parameters<Client["sandboxes"]["create"]>[0]): Promise<Sandbox> {
+    const sandbox = await client.sandboxes.create({
+      resources: { cpus: 0.5, memory_mb: 512, disk_mb: 1024 },
+      ...request,
+    });
+    sandboxes.push(sandbox);
+    await sandbox.waitUntilRunning({ timeoutMs: FIRST_START_MS });
+    return sandbox;
+  }
+
+  /** The sandbox's CPU time so far, in nanoseconds (cpuacct). */
+  function cpuNanos(id: string): number {
+    return Number(readFileSync(`/sys/fs/cgroup/cpuacct/svc/${id}/cpuacct.usage`, "utf8"));
+  }
+
+  test("suspend freezes a named sandbox (no CPU, 503 through the proxy); resume goes on where it stopped", async () => {
+    const sandbox = await running({ name: "sleeper" });
+    const before = sandbox.record ?? (await sandbox.refresh());
+    const counter = await sandbox.processes.start({
+      command: "sh",
+      args: ["-c", "i=0; while true; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done"],
+    });
+    await sandbox.files.write("/tmp/kept.txt", "kept\n");
+    await new Promise((r) => setTimeout(r, 300));
+    const suspended = await call("POST", `/sandboxes/${sandbox.id}/suspend`);
+    assert.equal(suspended.status, 202);
+    assert.equal(suspended.json.status, "suspended");
+    assert.equal((await call("POST", `/sandboxes/${sandbox.id}/suspend`)).status, 200, "already suspended");
+    // The count stands still and no CPU is used while suspended.
+    const countFile = join(
+      rootfsPaths(join(server.dataDir, "sandboxes", sandbox.id)).upperDir,
+      "tmp",
+      "count",
+    );
+    const frozenAt = Number(readFileSync(countFile, "utf8"));
+    const cpu = cpuNanos(sandbox.id);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(Number(readFileSync(countFile, "utf8")), frozenAt);
+    assert.equal(cpuNanos(sandbox.id), cpu, "no CPU while suspended");
+    const proxied = await fetch(`${(await sandbox.refresh()).sandbox_url}/api/v1/info`, {
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    });
+    assert.equal(proxied.status, 503);
+
+    const resumed = await call("POST", `/sandboxes/${sandbox.id}/resume`);
+    assert.equal(resumed.status, 202);
+    assert.equal(resumed.json.status, "running");
+    assert.equal(resumed.json.id, before.id);
+    assert.equal(resumed.json.sandbox_url, before.sandbox_url);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = Number(readFileSync(countFile, "utf8"));
+    assert.ok(after > frozenAt && after < frozenAt + 40, `the count goes on from ${frozenAt}: ${after}`);
+    const process = await sandbox.processes.get(counter.pid);
+    assert.equal(process.status, "running", "the same process, not a new one");
+    assert.equal((await sandbox.run("cat", { args: ["/tmp/kept.txt"] })).stdout, "kept\n");
+    assert.equal((await call("POST", `/sandboxes/${sandbox.id}/resume`)).status, 200, "already running");
+  });
+
+  test("suspend needs a named, running sandbox", async () => {
+    const unnamed = await running({});
+    const refused = await call("POST", `/sandboxes/${unnamed.id}/suspend`);
+    assert.equal(refused.status, 400);
+    assert.match(refused.json.message, /named/);
+    assert.equal(
+      (await call("POST", `/sandboxes/${unnamed.id}/resume`)).status,
+      200,
+      "running: nothing to do",
+    );
+    await unnamed.delete();
+    assert.equal((await call("POST", `/sandboxes/${unnamed.id}/resume`)).json.code, "SANDBOX_BUSY");
+  });
+
+  test("a snapshot keeps the files as they were; a sandbox created from it starts with them", async () => {
+    const source = await running({});
+    await source.files.write("/home/svc-user/state.txt", "v1\n");
+    const taken = await call("POST", `/sandboxes/${source.id}/snapshot`, {});
+    assert.equal(taken.status, 202);
+    assert.equal(taken.json.status, "in_progress");
+    const id = taken.json.snapshot_id;
+    let snapshot = (await call("GET", `/snapshots/${id}`)).json;
+    for (let i = 0; i < 200 && snapshot.status === "in_progress"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      snapshot = (await call("GET", `/snapshots/${id}`)).json;
+    }
+    assert.equal(snapshot.status, "completed", JSON.stringify(snapshot));
+    assert.equal(snapshot.sandbox_id, source.id);
+    assert.equal(snapshot.snapshot_type, "filesystem");
+    assert.ok(snapshot.size_bytes > 0 && snapshot.rootfs_disk_bytes === 1024 * 1048576);
+    assert.equal((await source.refresh()).status, "running", "back to running");
+    // Later writes change the source, not the snapshot.
+    await source.files.write("/home/svc-user/state.txt", "v2\n");
+    const copy = await running({ snapshot_id: id });
+    assert.equal((await copy.run("cat", { args: ["/home/svc-user/state.txt"] })).stdout, "v1\n");
+    await copy.files.write("/home/svc-user/state.txt", "copy\n");
+    const second = await running({
+      snapshot_id: id,
+      resources: { cpus: 0.5, memory_mb: 512, disk_mb: 2048 },
+    });
+    assert.equal((await second.run("cat", { args: ["/home/svc-user/state.txt"] })).stdout, "v1\n");
+    const df = await second.run("sh", { args: ["-c", "df -m / | tail -1 | awk '{print $2}'"] });
+    assert.ok(Number(df.stdout) > 1500, `the copy's disk grew to the size asked: ${df.stdout}`);
+    assert.ok(
+      (await call("GET", "/snapshots")).json.snapshots.some(
+        (s: { snapshot_id: string }) => s.snapshot_id === id,
+      ),
+    );
+
+    assert.equal(
+      (await call("POST", `/sandboxes/${source.id}/snapshot`, { snapshot_type: "memory" })).status,
+      501,
+    );
+    assert.equal((await call("DELETE", `/snapshots/${id}`)).status, 204);
+    assert.equal((await call("GET", `/snapshots/${id}`)).status, 404);
+    assert.equal((await call("POST", "/sandboxes", { snapshot_id: id })).status, 404);
+  });
+});
