@@ -28,6 +28,7 @@ export const errorCatalog = {
   SANDBOX_NOT_RUNNING: { status: 503, message: "The sandbox is not running" },
   POOL_NOT_FOUND: { status: 404, message: "Sandbox pool not found" },
   POOL_IN_USE: { status: 409, message: "The sandbox pool still has sandboxes" },
+  POOL_AT_CAPACITY: { status: 409, message: "The pool has no warm sandbox and is at max_containers" },
   SNAPSHOT_NOT_FOUND: { status: 404, message: "Snapshot not found" },
   SNAPSHOT_IN_USE: {
     status: 409,

@@ -13,6 +13,8 @@ import { createFileSystemRepository } from "./filesystems/repository.ts";
 import { LocalFileSystemStorage } from "./filesystems/storage.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
+import { PoolKeeper } from "./sandboxes/pool-keeper.ts";
+import { createPoolRepository } from "./sandboxes/pools.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
 import { Scheduler } from "./sandboxes/scheduler.ts";
@@ -74,7 +76,13 @@ async function startSandboxes(
     storage: new LocalFileSystemStorage(config.dataDir),
   };
   const snapshots = createSnapshotRepository(store.db);
-  const scheduler = new Scheduler({
+  const pools = createPoolRepository(store.db);
+  const keeper = new PoolKeeper({
+    repo,
+    pools,
+    terminate: (row) => scheduler.terminate(row, { outcome: "deleted" }),
+  });
+  const scheduler: Scheduler = new Scheduler({
     repo,
     executor,
     snapshots,
@@ -83,6 +91,7 @@ async function startSandboxes(
     networkRefreshMs: config.egressRefreshSecs * 1000,
     log,
     resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
+    keepPools: (now) => keeper.pass(now),
   });
   await scheduler.start();
   return {
@@ -92,6 +101,8 @@ async function startSandboxes(
     secretOf,
     fileSystems,
     snapshots,
+    pools,
+    poolKeeper: keeper,
     log,
     executorId: executor?.id ?? null,
     ingress: {

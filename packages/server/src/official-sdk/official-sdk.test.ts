@@ -366,6 +366,47 @@ describe("the official SDK (npm tensorlake) against this server", { skip }, () =
     assert.ok(!(await client.listSnapshots()).some((s) => s.snapshotId === done.snapshotId));
   });
 
+  test("pools: createPool, getPool, listPools, updatePool, claim, deletePool", async () => {
+    const created = await client.createPool({
+      image: "default",
+      cpus: 0.5,
+      memoryMb: 256,
+      ephemeralDiskMb: 1024,
+      warmContainers: 1,
+      maxContainers: 2,
+    });
+    assert.match(created.poolId, /^pool_/);
+    const deadline = Date.now() + FIRST_START_SECS * 1000;
+    let pool = await client.getPool(created.poolId);
+    while (!pool.containers?.some((c) => c.state === "Idle") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      pool = await client.getPool(created.poolId);
+    }
+    assert.equal(pool.warmContainers, 1);
+    assert.equal(pool.maxContainers, 2);
+    assert.deepEqual(pool.resources, { cpus: 0.5, memoryMb: 256, ephemeralDiskMb: 1024 });
+    assert.ok((await client.listPools()).some((p) => p.poolId === created.poolId));
+    const updated = await client.updatePool(created.poolId, {
+      image: "default",
+      cpus: 0.5,
+      memoryMb: 256,
+      ephemeralDiskMb: 1024,
+      warmContainers: 1,
+      maxContainers: 3,
+    });
+    assert.equal(updated.maxContainers, 3);
+    const claimed = await client.claim(created.poolId);
+    assert.match(claimed.sandboxId, /^sbx-/);
+    for (let i = 0; i < 600 && (await client.get(claimed.sandboxId)).status !== "running"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const handle = await Sandbox.connect({ ...options, sandboxId: claimed.sandboxId });
+    assert.equal((await handle.run("echo", { args: ["claimed"] })).stdout, "claimed");
+    await client.delete(claimed.sandboxId);
+    await client.deletePool(created.poolId);
+    assert.ok(!(await client.listPools()).some((p) => p.poolId === created.poolId));
+  });
+
   test("terminate: the sandbox ends, and the archive lists it", async () => {
     const other = await Sandbox.create({ ...options, requestTimeout: FIRST_START_SECS });
     const id = other.sandboxId;

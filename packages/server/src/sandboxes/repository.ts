@@ -132,6 +132,10 @@ export interface SandboxRepository {
     id: string,
     change: (current: FileSystemMount[], row: SandboxRow) => FileSystemMount[],
   ): Promise<SandboxRow | null>;
+  /** A pool's sandboxes that are not terminated, and those that ended in the last `recentMs`, oldest first. */
+  ofPool(poolId: string, recentMs: number): Promise<SandboxRow[]>;
+  /** Takes a pool's warm, running sandbox for a claim (compare-and-set on `warm`); null when another took it. */
+  takeWarm(id: string, changes: Partial<SandboxRow>): Promise<SandboxRow | null>;
   /** The project's sandboxes that are not terminated, oldest first. */
   live(projectId: string): Promise<SandboxRow[]>;
   /** Sandboxes in these states, oldest first, across projects (scheduler and reconciliation). */
@@ -221,6 +225,21 @@ export function createSandboxRepository(db: Db, now: () => number = Date.now): S
         );
         if (result.rowCount > 0) return { ...row, fileSystems: next };
       }
+    },
+    async ofPool(poolId, recentMs) {
+      const rows = await db.query(
+        `${SELECT} WHERE pool_id = ? AND (status <> 'terminated' OR ended_at > ?) ORDER BY created_at, id`,
+        [poolId, now() - recentMs],
+      );
+      return rows.map(fromRow);
+    },
+    async takeWarm(id, changes) {
+      const set = setClause({ ...changes, warm: false });
+      const result = await db.execute(
+        `UPDATE sandboxes SET ${set.sql} WHERE id = ? AND warm = 1 AND status = 'running'`,
+        [...set.params, id],
+      );
+      return result.rowCount > 0 ? one(`${SELECT} WHERE id = ?`, [id]) : null;
     },
     async live(projectId) {
       const rows = await db.query(

@@ -8,6 +8,9 @@ import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { sandboxLogHandlers } from "./logs.ts";
 import { checkMounts, mountHandlers } from "./mounts.ts";
+import type { PoolKeeper } from "./pool-keeper.ts";
+import { poolHandlers } from "./pool-routes.ts";
+import type { PoolRepository } from "./pools.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
 import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -25,6 +28,9 @@ export interface SandboxDeps {
   fileSystems: { repo: FileSystemRepository; storage: FileSystemStorage };
   /** Filesystem snapshots of sandboxes. */
   snapshots: SnapshotRepository;
+  /** Warm pools, and the keeper that tops them up. */
+  pools: PoolRepository;
+  poolKeeper: PoolKeeper;
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -61,8 +67,23 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   const view = async (auth: AuthContext, row: SandboxRow): Promise<Sandbox> =>
     toSandbox(row, await namespaceOf(auth), ingress);
 
+  const pools = poolHandlers({
+    repo,
+    pools: deps.pools,
+    keeper: deps.poolKeeper,
+    scheduler,
+    ingress,
+    namespaceOf,
+  });
+
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
-    if (body.pool_id) throw new ServiceError("POOL_NOT_FOUND", `no pool ${body.pool_id}`);
+    // A pool's sandbox: a warm one claimed (or started) with the pool's settings; the request adds its mounts and name.
+    if (body.pool_id) {
+      return pools.claimFromPool(auth, body.pool_id, {
+        mounts: checkMounts(body.file_systems ?? []),
+        name: body.name,
+      });
+    }
     // A sandbox from a snapshot runs the snapshot's image on a copy of its disk (never smaller than it was).
     const snapshot = body.snapshot_id ? await deps.snapshots.get(auth.projectId, body.snapshot_id) : null;
     if (body.snapshot_id && snapshot?.status !== "completed") {
@@ -233,6 +254,12 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     getArchivedSandbox: getArchived,
     ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf }),
     ...mountHandlers({ repo, scheduler, found, view, log: deps.log }),
+    createPool: pools.createPool,
+    listPools: pools.listPools,
+    getPool: pools.getPool,
+    updatePool: pools.updatePool,
+    deletePool: pools.deletePool,
+    claimPoolSandbox: pools.claimPoolSandbox,
     ...suspendSnapshotHandlers({
       repo,
       snapshots: deps.snapshots,

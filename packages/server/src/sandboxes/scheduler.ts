@@ -28,6 +28,8 @@ export interface SchedulerOptions {
   resolveMount?: (projectId: string, mount: FileSystemMount) => Promise<MountResolution>;
   /** Sandbox snapshots: the ones a restart interrupted end failed. */
   snapshots?: SnapshotRepository;
+  /** Tops up warm pools (PoolKeeper.pass) at the start of each pass, so new warm sandboxes are placed in it. */
+  keepPools?: (now: number) => Promise<unknown>;
 }
 
 /** Whether a policy lists a hostname (anything but IPv4 addresses and CIDRs). */
@@ -43,8 +45,10 @@ function namesHosts(network: SandboxRow["network"]): boolean {
  * Every status change is a compare-and-set on the row, so a DELETE racing a start never leaves both half done.
  */
 export class Scheduler {
-  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount" | "snapshots">> &
-    Pick<SchedulerOptions, "executor" | "resolveMount" | "snapshots"> & { executor: Executor | null };
+  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools">> &
+    Pick<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools"> & {
+      executor: Executor | null;
+    };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #again = false;
@@ -120,6 +124,9 @@ export class Scheduler {
 
   async #pass(): Promise<void> {
     const { repo, executor, now } = this.#o;
+    await this.#o
+      .keepPools?.(now())
+      .catch((error) => this.#o.log("pool refill failed", { error: String(error) }));
     const live = await repo.withStatus(["pending", "running", "suspending", "suspended", "snapshotting"]);
     const t = now();
     const used = { cpus: 0, memoryMb: 0 };
@@ -137,7 +144,9 @@ export class Scheduler {
     }
     for (const row of live) {
       if (row.status !== "pending") {
-        // Wall-clock time since the start, time suspended included (a snapshot under way finishes first).
+        // Wall-clock time since the start (a claimed pool sandbox: since the claim), time suspended included;
+        // a snapshot under way finishes first; a pool's warm sandboxes wait unclaimed without a clock.
+        if (row.warm) continue;
         const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
         const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
         if (due && (row.status === "running" || row.status === "suspended")) {
