@@ -7,11 +7,14 @@ import { filesCommand } from "./commands/files.ts";
 import { fsCommand } from "./commands/fs.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { parseCommand } from "./commands/parse.ts";
+import { poolCommand } from "./commands/pool.ts";
 import { projectsCommand } from "./commands/projects.ts";
 import { sandboxCommand } from "./commands/sandbox.ts";
 import { serverCommand } from "./commands/server.ts";
 import { shellCommand } from "./commands/shell.ts";
+import { snapshotCommand } from "./commands/snapshot.ts";
 import { sshCommand } from "./commands/ssh.ts";
+import { templateCommand } from "./commands/template.ts";
 import { tunnelCommand } from "./commands/tunnel.ts";
 import { whoamiCommand } from "./commands/whoami.ts";
 import { UsageError } from "./usage.ts";
@@ -30,6 +33,9 @@ const commands: Record<string, (args: string[]) => Promise<number | undefined>> 
   parse: parseCommand,
   files: filesCommand,
   fs: fsCommand,
+  snapshot: snapshotCommand,
+  template: templateCommand,
+  pool: poolCommand,
   datasets: datasetsCommand,
 };
 
@@ -47,6 +53,11 @@ Commands:
   sandbox create [--name N] [--image I] [--cpus C] [--memory MiB] [--disk MiB] [--timeout S] [--ports P,..] [--no-wait]
   sandbox list [--all] | get <sb> | update <sb> [--name N] [--ports P,..] [--public true|false] | delete <sb>
   sandbox mount <sb> <fs> <path> [--read-only] [--snapshot ID] | unmount <sb> <path>   file-system mounts
+  sandbox suspend <sb> | resume <sb> | snapshot <sb> [--no-wait]   freeze and thaw; a filesystem snapshot
+  snapshot list | get <id> | delete <id>              sandbox snapshots
+  template create <name> (--snapshot ID | --dir D | --tar F) | list | get <t> | delete <t>   templates
+  pool create [--warm N] [--max N] [--image I] [--cpus C] [--memory MiB] [--disk MiB] [--timeout S]
+  pool list | get <id> | delete <id> | claim <id>     warm pools
   fs create <name> [--description D] | list | delete <fs>     named file systems (mounted by sandboxes)
   fs push <fs> <dir|archive.tar[.gz]> [--message M]    replace its tree (a message also takes a snapshot)
   fs snapshot <fs> [--message M] | snapshots <fs> | ls <fs> | cat <fs> <path> | put <fs> <path> <local|->

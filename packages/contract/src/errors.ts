@@ -30,6 +30,9 @@ export const errorCatalog = {
   POOL_IN_USE: { status: 409, message: "The sandbox pool still has sandboxes" },
   POOL_AT_CAPACITY: { status: 409, message: "The pool has no warm sandbox and is at max_containers" },
   SNAPSHOT_NOT_FOUND: { status: 404, message: "Snapshot not found" },
+  TEMPLATE_NOT_FOUND: { status: 404, message: "Template not found" },
+  TEMPLATE_EXISTS: { status: 409, message: "A template with this name already exists in the project" },
+  TEMPLATE_IN_USE: { status: 409, message: "A sandbox is being created from the template" },
   SNAPSHOT_IN_USE: {
     status: 409,
     message: "The snapshot is used by a pool or a sandbox being created from it",

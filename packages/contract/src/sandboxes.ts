@@ -401,6 +401,28 @@ export const CopySandboxQuery = Type.Object(
   closed,
 );
 
+/** A named starting point for sandboxes: a root disk made from a snapshot or from a directory tree. */
+export const Template = Type.Object(
+  {
+    template_id: Type.String(),
+    name: Type.String(),
+    namespace: Type.String(),
+    /** The image its sandboxes run; the template's files lie over it. */
+    base_image: Type.String(),
+    /** `snapshot`: the snapshot's disk (which cannot be deleted while the template uses it); `tree`: a tar's. */
+    source: Type.Enum(["snapshot", "tree"]),
+    snapshot_id: Type.Optional(nullable(Type.String())),
+    size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    created_at: EpochMs,
+  },
+  { $id: "Template" },
+);
+export type Template = Static<typeof Template>;
+
+export const TemplateParams = Type.Object({
+  template: Type.String({ minLength: 1, maxLength: 100, description: "template name or id" }),
+});
+
 const sandboxLifecycle = {
   createSandbox: {
     method: "POST",
@@ -409,7 +431,13 @@ const sandboxLifecycle = {
     body: CreateSandboxRequest,
     status: 200,
     response: CreateSandboxResponse,
-    errors: ["SANDBOX_NAME_TAKEN", "POOL_NOT_FOUND", "SNAPSHOT_NOT_FOUND"],
+    errors: [
+      "SANDBOX_NAME_TAKEN",
+      "POOL_NOT_FOUND",
+      "SNAPSHOT_NOT_FOUND",
+      "TEMPLATE_NOT_FOUND",
+      "POOL_AT_CAPACITY",
+    ],
   },
   listSandboxes: {
     method: "GET",
@@ -613,6 +641,59 @@ export const sandboxRoutes = defineRoutes({
       },
     },
     "snapshots",
+  ),
+  ...withCommon(
+    {
+      createTemplate: {
+        method: "POST",
+        path: "/templates",
+        summary: "Make a template from a completed snapshot",
+        body: Type.Object(
+          { name: EntityName, snapshot_id: Type.String({ minLength: 1, maxLength: 100 }) },
+          closed,
+        ),
+        status: 200,
+        response: Template,
+        errors: ["TEMPLATE_EXISTS", "SNAPSHOT_NOT_FOUND"],
+      },
+      createTemplateFromTree: {
+        method: "POST",
+        path: "/templates/{template}/tree",
+        summary:
+          "Make a template named {template} from a tar of a directory tree, laid over the default image",
+        params: Type.Object({ template: EntityName }),
+        bodyKind: "raw",
+        status: 200,
+        response: Template,
+        errors: ["TEMPLATE_EXISTS", "INVALID_FILE"],
+      },
+      listTemplates: {
+        method: "GET",
+        path: "/templates",
+        summary: "List the project's templates",
+        status: 200,
+        response: Type.Object({ templates: Type.Array(Template) }),
+      },
+      getTemplate: {
+        method: "GET",
+        path: "/templates/{template}",
+        summary: "Get a template by name or id",
+        params: TemplateParams,
+        status: 200,
+        response: Template,
+        errors: ["TEMPLATE_NOT_FOUND"],
+      },
+      deleteTemplate: {
+        method: "DELETE",
+        path: "/templates/{template}",
+        summary: "Delete a template",
+        params: TemplateParams,
+        status: 204,
+        responseKind: "empty",
+        errors: ["TEMPLATE_NOT_FOUND", "TEMPLATE_IN_USE"],
+      },
+    },
+    "templates",
   ),
   ...withCommon(
     {

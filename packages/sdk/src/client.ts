@@ -10,7 +10,10 @@ import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.
 import { Documents } from "./documents.ts";
 import { SvcError } from "./errors.ts";
 import { FileSystems } from "./file-systems.ts";
+import { Pools } from "./pools.ts";
 import { Sandboxes } from "./sandbox.ts";
+import { Snapshots } from "./snapshots.ts";
+import { Templates } from "./templates.ts";
 import { Transport } from "./transport.ts";
 
 export interface ClientOptions {
@@ -51,6 +54,10 @@ export class Client {
   readonly documents: Documents;
   /** The project's named file systems, which sandboxes mount. */
   readonly fileSystems: FileSystems;
+  /** Sandbox snapshots, templates made from them or from trees, and warm pools. */
+  readonly snapshots: Snapshots;
+  readonly templates: Templates;
+  readonly pools: Pools;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = resolveBaseUrl(options.baseUrl);
@@ -61,6 +68,9 @@ export class Client {
     this.projects = new Projects(this.adminTransport);
     this.documents = new Documents(this.transport);
     this.fileSystems = new FileSystems(this.transport);
+    this.snapshots = new Snapshots(this.transport);
+    this.templates = new Templates(this.transport);
+    this.pools = new Pools(this.transport);
     const proxyUrl = options.proxyUrl || process.env.SVC_PROXY_URL;
     this.sandboxes = new Sandboxes(this.transport, {
       transportFor: (record) =>

@@ -14,7 +14,10 @@ export {
 } from "./documents.ts";
 export * from "./errors.ts";
 export { type FileSystemEntry, FileSystems } from "./file-systems.ts";
+export { Pools } from "./pools.ts";
 export { type PtyOptions, PtyTerminal } from "./pty.ts";
 export { Files, Processes, type RunOptions, type RunResult, Sandbox, Sandboxes } from "./sandbox.ts";
+export { Snapshots } from "./snapshots.ts";
+export { Templates } from "./templates.ts";
 export { type CallInput, Transport } from "./transport.ts";
 export { Tunnel, TunnelStream } from "./tunnel.ts";

@@ -172,6 +172,39 @@ export class Sandbox {
   }
 
   /**
+   * Suspends the sandbox (named sandboxes only): every process frozen, no CPU used, memory and files kept.
+   *
+   * @example
+   * await sandbox.suspend();
+   */
+  async suspend(): Promise<SandboxRecord> {
+    this.record = await this.#control.call(sandboxRoutes.suspendSandbox, { params: { sandbox_id: this.id } });
+    return this.record;
+  }
+
+  /**
+   * Resumes a suspended sandbox where it stopped.
+   *
+   * @example
+   * await sandbox.resume();
+   */
+  async resume(): Promise<SandboxRecord> {
+    this.record = await this.#control.call(sandboxRoutes.resumeSandbox, { params: { sandbox_id: this.id } });
+    return this.record;
+  }
+
+  /**
+   * Takes a filesystem snapshot (the sandbox frozen while its disk is copied); wait for it with
+   * `client.snapshots.wait(id)`, then create sandboxes with `snapshot_id`.
+   *
+   * @example
+   * const { snapshot_id } = await sandbox.snapshot();
+   */
+  snapshot(): Promise<{ snapshot_id: string; status: string }> {
+    return this.#control.call(sandboxRoutes.snapshotSandbox, { params: { sandbox_id: this.id }, body: {} });
+  }
+
+  /**
    * Terminates the sandbox (idempotent).
    *
    * @example

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type http from "node:http";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
@@ -19,6 +20,7 @@ import { createSandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
 import { Scheduler } from "./sandboxes/scheduler.ts";
 import { createSnapshotRepository } from "./sandboxes/snapshots.ts";
+import { createTemplateRepository } from "./sandboxes/templates.ts";
 import { createSshGateway, type SshGatewayOptions } from "./ssh/gateway.ts";
 import { loadGatewayKeys } from "./ssh/gateway-keys.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -101,6 +103,9 @@ async function startSandboxes(
     secretOf,
     fileSystems,
     snapshots,
+    templates: createTemplateRepository(store.db),
+    tmpDir: join(config.dataDir, "tmp"),
+    maxUploadBytes: config.maxFileBytes,
     pools,
     poolKeeper: keeper,
     log,

@@ -45,7 +45,7 @@ const numberOption = (value: string | undefined, name: string): number | undefin
 const portsOption = (value: string | undefined): number[] | undefined =>
   value === undefined ? undefined : value === "" ? [] : value.split(",").map((p) => Number(p.trim()));
 
-/** `svc sandbox create|list|get|update|delete|mount|unmount`. */
+/** `svc sandbox create|list|get|update|delete|mount|unmount|suspend|resume|snapshot`. */
 export async function sandboxCommand(args: string[]): Promise<number | undefined> {
   const [sub, ...rest] = args;
   const client = new Client();
@@ -144,6 +144,25 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
       printRecord(record, values.json);
       return 0;
     }
+    case "suspend":
+    case "resume": {
+      const { values, positionals } = parse(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError(`usage: svc sandbox ${sub} <sb>`);
+      const sandbox = await client.sandboxes.get(positionals[0]);
+      printRecord(sub === "suspend" ? await sandbox.suspend() : await sandbox.resume(), values.json);
+      return 0;
+    }
+    case "snapshot": {
+      const { values, positionals } = parse(rest, { "no-wait": { type: "boolean" } }, 1);
+      if (!positionals[0]) throw new UsageError("usage: svc sandbox snapshot <sb> [--no-wait]");
+      const { snapshot_id } = await (await client.sandboxes.get(positionals[0])).snapshot();
+      const snapshot = values["no-wait"]
+        ? await client.snapshots.get(snapshot_id)
+        : await client.snapshots.wait(snapshot_id);
+      if (values.json) console.log(JSON.stringify(snapshot, null, 2));
+      else console.log(`${snapshot.snapshot_id} ${snapshot.status}`);
+      return 0;
+    }
     case "unmount": {
       const { values, positionals } = parse(rest, {}, 2);
       if (!positionals[1]) throw new UsageError("usage: svc sandbox unmount <sb> <path>");
@@ -151,6 +170,8 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
       return 0;
     }
     default:
-      throw new UsageError("usage: svc sandbox create|list|get|update|delete|mount|unmount");
+      throw new UsageError(
+        "usage: svc sandbox create|list|get|update|delete|mount|unmount|suspend|resume|snapshot",
+      );
   }
 }

@@ -12,7 +12,7 @@ export interface SandboxSpec {
   network: SandboxNetworkAccessControl | null;
   /** The forwarded-auth secret the daemon inside will require. */
   authSecret: string;
-  /** Start from this snapshot's root disk (taken by `snapshot`) instead of an empty one. */
+  /** Start from this root disk (a snapshot's, taken by `snapshot`, or a template's) instead of an empty one. */
   snapshotId?: string | null;
 }
 
@@ -70,8 +70,10 @@ export interface Executor {
    * lets it run again.
    */
   snapshot(id: string, snapshotId: string): Promise<{ sizeBytes: number; diskBytes: number }>;
-  /** Removes a snapshot's disk; one that is not there is fine. */
+  /** Removes a snapshot's (or a template's) disk; one that is not there is fine. */
   removeSnapshot(snapshotId: string): Promise<void>;
+  /** Makes a template's root disk from a tar of a tree (laid over the image); resolves with its size on disk. */
+  buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }>;
   /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
   stop(id: string): Promise<void>;
   /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */

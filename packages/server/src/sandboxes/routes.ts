@@ -16,6 +16,8 @@ import { newSandboxId, type SandboxRepository, type SandboxRow } from "./reposit
 import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 import { suspendSnapshotHandlers } from "./suspend-snapshot.ts";
+import { templateHandlers } from "./template-routes.ts";
+import type { TemplateRepository } from "./templates.ts";
 
 export interface SandboxDeps {
   store: Store;
@@ -28,6 +30,12 @@ export interface SandboxDeps {
   fileSystems: { repo: FileSystemRepository; storage: FileSystemStorage };
   /** Filesystem snapshots of sandboxes. */
   snapshots: SnapshotRepository;
+  /** Named root disks that sandboxes start from. */
+  templates: TemplateRepository;
+  /** Where uploads wait (a template's tar). */
+  tmpDir: string;
+  /** Largest tar of a template accepted. */
+  maxUploadBytes: number;
   /** Warm pools, and the keeper that tops them up. */
   pools: PoolRepository;
   poolKeeper: PoolKeeper;
@@ -84,10 +92,14 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
         name: body.name,
       });
     }
-    // A sandbox from a snapshot runs the snapshot's image on a copy of its disk (never smaller than it was).
-    const snapshot = body.snapshot_id ? await deps.snapshots.get(auth.projectId, body.snapshot_id) : null;
-    if (body.snapshot_id && snapshot?.status !== "completed") {
-      throw new ServiceError("SNAPSHOT_NOT_FOUND", `no completed snapshot ${body.snapshot_id}`);
+    // A sandbox from a snapshot (or a template) runs its image on a copy of its disk (never smaller than it was).
+    const template = body.template_id ? await deps.templates.find(auth.projectId, body.template_id) : null;
+    if (body.template_id && !template)
+      throw new ServiceError("TEMPLATE_NOT_FOUND", `no template ${body.template_id}`);
+    const snapshotId = body.snapshot_id ?? template?.snapshotId;
+    const snapshot = snapshotId ? await deps.snapshots.get(auth.projectId, snapshotId) : null;
+    if (snapshotId && snapshot?.status !== "completed") {
+      throw new ServiceError("SNAPSHOT_NOT_FOUND", `no completed snapshot ${snapshotId}`);
     }
     const fileSystems = checkMounts(body.file_systems ?? []);
     checkNetworkPolicy(body.network);
@@ -101,7 +113,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       outcome: null,
       terminationReason: null,
       errorDetails: null,
-      image: snapshot ? snapshot.baseImage : (body.image ?? null),
+      image: snapshot?.baseImage ?? template?.baseImage ?? body.image ?? null,
       cpus: resources.cpus ?? DEFAULTS.cpus,
       memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
       diskMb: Math.max(
@@ -117,7 +129,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       fileSystems,
       poolId: null,
       warm: false,
-      templateId: body.template_id ?? null,
+      templateId: template?.id ?? null,
       snapshotId: snapshot?.id ?? null,
       executorId: null,
       containerId: null,
@@ -260,6 +272,15 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     updatePool: pools.updatePool,
     deletePool: pools.deletePool,
     claimPoolSandbox: pools.claimPoolSandbox,
+    ...templateHandlers({
+      repo,
+      templates: deps.templates,
+      snapshots: deps.snapshots,
+      scheduler,
+      namespaceOf,
+      tmpDir: deps.tmpDir,
+      maxBytes: deps.maxUploadBytes,
+    }),
     ...suspendSnapshotHandlers({
       repo,
       snapshots: deps.snapshots,
@@ -268,6 +289,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       view,
       namespaceOf,
       removeSnapshotDisk: (id) => scheduler.removeSnapshot(id),
+      templates: deps.templates,
     }),
   };
 }

@@ -204,7 +204,7 @@ export class Scheduler {
         entrypoint: row.entrypoint,
         network: row.network,
         authSecret: this.#o.secretOf(row.id),
-        snapshotId: row.snapshotId,
+        snapshotId: row.snapshotId ?? row.templateId,
       });
       // Mounts given at create: in place before the sandbox is reported running; one that cannot converge
       // ends the sandbox with its typed reason.
@@ -434,6 +434,18 @@ export class Scheduler {
     })();
     this.#snapshotting.set(row.id, work);
     work.finally(() => this.#snapshotting.delete(row.id));
+  }
+
+  /** Makes a template's disk on this host's executor (a server without one cannot). */
+  async buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }> {
+    const { executor } = this.#o;
+    if (!executor || executor.unavailableReason()) {
+      throw new ServiceError(
+        "NOT_IMPLEMENTED",
+        "this server runs no sandboxes, so it cannot make template disks",
+      );
+    }
+    return executor.buildTemplateDisk(templateId, tarFile);
   }
 
   /** Removes a snapshot's disk from this host's executor. */

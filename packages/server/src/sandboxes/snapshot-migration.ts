@@ -1,12 +1,12 @@
 import type { Migration } from "../store/migrations.ts";
 
 /**
- * Sandbox snapshots (a root disk copied while the sandbox was frozen), warm pools, and which sandboxes are a
- * pool's warm, unclaimed ones.
+ * Sandbox snapshots (a root disk copied while the sandbox was frozen), templates (named root disks, from a
+ * snapshot or a tree), warm pools, and which sandboxes are a pool's warm, unclaimed ones.
  */
 export const snapshotsAndPoolsMigration: Migration = {
   version: 5,
-  name: "sandbox snapshots and pools",
+  name: "sandbox snapshots, templates and pools",
   sql: `
     CREATE TABLE sandbox_snapshots (
       id TEXT NOT NULL PRIMARY KEY,
@@ -21,6 +21,17 @@ export const snapshotsAndPoolsMigration: Migration = {
       created_at BIGINT NOT NULL
     );
     CREATE INDEX sandbox_snapshots_project ON sandbox_snapshots (project_id, created_at);
+    CREATE TABLE sandbox_templates (
+      id TEXT NOT NULL PRIMARY KEY,
+      project_id TEXT NOT NULL REFERENCES projects (id),
+      name TEXT NOT NULL,
+      base_image TEXT NOT NULL,
+      source TEXT NOT NULL,
+      snapshot_id TEXT,
+      size_bytes BIGINT,
+      created_at BIGINT NOT NULL,
+      UNIQUE (project_id, name)
+    );
     CREATE TABLE sandbox_pools (
       id TEXT NOT NULL PRIMARY KEY,
       project_id TEXT NOT NULL REFERENCES projects (id),

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import { Client, type Sandbox } from "@svc/sdk";
 import { rootfsPaths } from "../executor/linux/disk.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
 const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
@@ -155,5 +158,103 @@ describe("suspend, resume and snapshots", { skip }, () => {
     assert.equal((await call("DELETE", `/snapshots/${id}`)).status, 204);
     assert.equal((await call("GET", `/snapshots/${id}`)).status, 404);
     assert.equal((await call("POST", "/sandboxes", { snapshot_id: id })).status, 404);
+  });
+
+  test("templates: from a snapshot and from a tree; sandboxes start from them; what they use cannot go", async () => {
+    const source = await running({});
+    await source.files.write("/home/svc-user/from-snapshot.txt", "snap\n");
+    const snapshotId = (await call("POST", `/sandboxes/${source.id}/snapshot`, {})).json.snapshot_id;
+    for (
+      let i = 0;
+      i < 200 && (await call("GET", `/snapshots/${snapshotId}`)).json.status !== "completed";
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const fromSnapshot = await call("POST", "/templates", { name: "snapped", snapshot_id: snapshotId });
+    assert.equal(fromSnapshot.status, 200);
+    assert.equal(fromSnapshot.json.source, "snapshot");
+    assert.equal(
+      (await call("POST", "/templates", { name: "snapped", snapshot_id: snapshotId })).status,
+      409,
+    );
+    assert.equal((await call("DELETE", `/snapshots/${snapshotId}`)).json.code, "SNAPSHOT_IN_USE");
+    const a = await running({ template_id: "snapped" });
+    assert.equal((await a.run("cat", { args: ["/home/svc-user/from-snapshot.txt"] })).stdout, "snap\n");
+    assert.equal((await a.refresh()).template_id, fromSnapshot.json.template_id);
+
+    // A tree laid over the default image; a device node in the tar does not survive.
+    const dir = mkdtempSync(join(tmpdir(), "svc-template-"));
+    try {
+      mkdirSync(join(dir, "opt", "app"), { recursive: true });
+      writeFileSync(join(dir, "opt", "app", "hello.txt"), "from the tree\n");
+      execFileSync("mknod", [join(dir, "opt", "app", "disk"), "b", "8", "0"]);
+      const tar = execFileSync("tar", ["-cz", "-C", dir, "."]);
+      const response = await fetch(`${server.url}/templates/tree-tmpl/tree`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/octet-stream" },
+        body: new Uint8Array(tar),
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      assert.equal(((await response.json()) as { source: string }).source, "tree");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const b = await running({ template_id: "tree-tmpl" });
+    assert.equal((await b.run("cat", { args: ["/opt/app/hello.txt"] })).stdout, "from the tree\n");
+    assert.equal((await b.run("stat", { args: ["-c", "%U", "/opt/app/hello.txt"] })).stdout, "root\n");
+    assert.notEqual((await b.run("test", { args: ["-e", "/opt/app/disk"] })).exitCode, 0, "no device node");
+    assert.equal(
+      (await b.run("python3", { args: ["-c", "print(2+2)"] })).stdout,
+      "4\n",
+      "the image is still there",
+    );
+
+    const names = (await call("GET", "/templates")).json.templates.map((t: { name: string }) => t.name);
+    assert.deepEqual(names.sort(), ["snapped", "tree-tmpl"]);
+    assert.equal((await call("GET", "/templates/tree-tmpl")).json.base_image, "default");
+    assert.equal((await call("POST", "/sandboxes", { template_id: "nope" })).status, 404);
+    const bad = await fetch(`${server.url}/templates/broken/tree`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/octet-stream" },
+      body: "not a tar",
+    });
+    assert.equal(bad.status, 400);
+    assert.equal((await call("DELETE", "/templates/snapped")).status, 204);
+    assert.equal(
+      (await call("DELETE", `/snapshots/${snapshotId}`)).status,
+      204,
+      "free once its template is gone",
+    );
+    assert.equal((await call("DELETE", "/templates/tree-tmpl")).status, 204);
+    assert.equal((await call("GET", "/templates/tree-tmpl")).status, 404);
+  });
+
+  test("the CLI: sandbox suspend, resume, snapshot; snapshot list; template create, list, delete; pool create, list, delete", async () => {
+    // Asynchronous: the server answering the CLI runs in this process.
+    const cli = async (args: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(REPO_ROOT, "packages", "cli", "src", "main.ts"), ...args],
+        { env: { PATH: process.env.PATH ?? "", SVC_API_URL: server.url, SERVICE_API_KEY: server.apiKey } },
+      );
+      return stdout;
+    };
+    await running({ name: "by-cli" });
+    assert.match(await cli(["sandbox", "suspend", "by-cli"]), /status\s+suspended/);
+    assert.match(await cli(["sandbox", "resume", "by-cli"]), /status\s+running/);
+    const [snapshotId, status] = (await cli(["sandbox", "snapshot", "by-cli"])).trim().split(" ");
+    assert.equal(status, "completed");
+    assert.match(await cli(["snapshot", "list"]), new RegExp(snapshotId));
+    assert.match(
+      await cli(["template", "create", "cli-tmpl", "--snapshot", snapshotId]),
+      /created template cli-tmpl/,
+    );
+    assert.match(await cli(["template", "list"]), /cli-tmpl/);
+    await cli(["template", "delete", "cli-tmpl"]);
+    await cli(["snapshot", "delete", snapshotId]);
+    const poolId = (await cli(["pool", "create", "--warm", "0", "--max", "1", "--memory", "256"])).trim();
+    assert.match(await cli(["pool", "list"]), new RegExp(poolId));
+    await cli(["pool", "delete", poolId]);
   });
 });

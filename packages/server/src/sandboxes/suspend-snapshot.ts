@@ -4,6 +4,7 @@ import type { AuthContext } from "../auth/context.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { type SnapshotRepository, toSnapshot } from "./snapshots.ts";
+import type { TemplateRepository } from "./templates.ts";
 
 interface Deps {
   repo: SandboxRepository;
@@ -14,6 +15,7 @@ interface Deps {
   namespaceOf(auth: AuthContext): Promise<string>;
   /** Removes a snapshot's disk from the executor that holds it. */
   removeSnapshotDisk(snapshotId: string): Promise<void>;
+  templates: TemplateRepository;
 }
 
 type SuspendSnapshotHandlers = Pick<
@@ -96,6 +98,8 @@ export function suspendSnapshotHandlers(deps: Deps): SuspendSnapshotHandlers {
       );
       if (starting)
         throw new ServiceError("SNAPSHOT_IN_USE", `sandbox ${starting.id} is being created from it`);
+      const template = (await deps.templates.ofSnapshot(snapshot.id))[0];
+      if (template) throw new ServiceError("SNAPSHOT_IN_USE", `template ${template.name} is made from it`);
       await snapshots.remove(snapshot.id);
       await deps.removeSnapshotDisk(snapshot.id);
     },

@@ -19,7 +19,7 @@
  * crash: it finds the mounts under the dir in /proc/self/mountinfo, unmounts them deepest first (lazily as a last
  * resort), detaches the loop devices backed by files under it, and removes the dir.
  */
-import { lstat, mkdir, open, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { dirname, join, normalize, resolve } from "node:path";
 import { runHostCommand } from "./host-command.ts";
 import {
@@ -62,6 +62,78 @@ export interface RootfsPaths {
   workDir: string;
   /** The sandbox's root: the overlay mount. */
   rootDir: string;
+}
+
+/**
+ * Makes a root disk whose overlay upper layer holds a tar's tree (plain or gzip): a template's, laid over the
+ * image. tar runs as root on a fresh file system of its own (owners become root, GNU tar keeps members inside
+ * and makes symlinks last); device nodes, FIFOs and sockets are then removed.
+ */
+export async function buildTreeDisk(options: {
+  diskImage: string;
+  tarFile: string;
+  sizeMb: number;
+}): Promise<void> {
+  const mountPoint = `${options.diskImage}.mnt`;
+  const disk = await open(options.diskImage, "wx", 0o600);
+  try {
+    await disk.truncate(options.sizeMb * 1024 * 1024);
+  } finally {
+    await disk.close();
+  }
+  let mounted = false;
+  try {
+    await runHostCommand("mkfs.ext4", [
+      ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
+      options.diskImage,
+    ]);
+    await mkdir(mountPoint, { mode: 0o700 });
+    await runHostCommand("mount", ["-o", "loop,noatime", options.diskImage, mountPoint]);
+    mounted = true;
+    const upper = join(mountPoint, "upper");
+    await mkdir(upper, { mode: 0o755 });
+    await mkdir(join(mountPoint, "work"), { mode: 0o700 });
+    const head = await open(options.tarFile, "r");
+    const magic = Buffer.alloc(2);
+    await head.read(magic, 0, 2, 0);
+    await head.close();
+    const gzip = magic[0] === 0x1f && magic[1] === 0x8b;
+    await runHostCommand("tar", [
+      "-x",
+      ...(gzip ? ["-z"] : []),
+      "--no-same-owner",
+      "-f",
+      options.tarFile,
+      "-C",
+      upper,
+    ]);
+    // A tar of `.` carries its top directory's mode (a temporary directory's 0700, say): the root stays 0755.
+    await chmod(upper, 0o755);
+    await runHostCommand("find", [
+      upper,
+      "(",
+      "-type",
+      "b",
+      "-o",
+      "-type",
+      "c",
+      "-o",
+      "-type",
+      "p",
+      "-o",
+      "-type",
+      "s",
+      ")",
+      "-delete",
+    ]);
+  } catch (error) {
+    if (mounted) await runHostCommand("umount", [mountPoint]).catch(() => undefined);
+    await rm(mountPoint, { recursive: true, force: true });
+    await rm(options.diskImage, { force: true });
+    throw error;
+  }
+  await runHostCommand("umount", [mountPoint]);
+  await rm(mountPoint, { recursive: true, force: true });
 }
 
 /** A directory a snapshot's disk already has is used as it is. */

@@ -18,7 +18,7 @@ import {
   thaw as thawCgroup,
 } from "./cgroup.ts";
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
-import { createRootfs, destroyRootfs, rootfsPaths } from "./disk.ts";
+import { buildTreeDisk, createRootfs, destroyRootfs, rootfsPaths } from "./disk.ts";
 import { applyEgressPolicy, type HostLookup, parseEgressPolicy } from "./egress-policy.ts";
 import {
   type GuestMount,
@@ -472,7 +472,7 @@ export class LocalExecutor implements Executor {
   }
 
   #snapshotDisk(snapshotId: string): string {
-    if (!/^snap_[a-z2-7]{26}$/.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
+    if (!/^(snap|tmpl)_[a-z2-7]{26}$/.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
     return join(this.#o.dataDir, "snapshots", snapshotId, "disk.img");
   }
 
@@ -500,6 +500,20 @@ export class LocalExecutor implements Executor {
     }
     const copied = await stat(target);
     return { sizeBytes: copied.blocks * 512, diskBytes: copied.size };
+  }
+
+  async buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }> {
+    const diskImage = this.#snapshotDisk(templateId);
+    await mkdir(dirname(diskImage), { recursive: true, mode: 0o700 });
+    // Room for the tree twice over and some to spare; a sandbox with a larger disk_mb grows it at start.
+    const sizeMb = Math.max(256, Math.ceil(((await stat(tarFile)).size * 2) / 1048576) + 128);
+    try {
+      await buildTreeDisk({ diskImage, tarFile, sizeMb });
+    } catch (error) {
+      await rm(dirname(diskImage), { recursive: true, force: true });
+      throw error;
+    }
+    return { sizeBytes: (await stat(diskImage)).blocks * 512 };
   }
 
   async removeSnapshot(snapshotId: string): Promise<void> {

@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ServiceError, type sandboxRoutes } from "@svc/contract";
+import type { Handlers } from "../api/routes.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { SandboxRepository } from "./repository.ts";
+import type { Scheduler } from "./scheduler.ts";
+import type { SnapshotRepository } from "./snapshots.ts";
+import { newTemplateId, type TemplateRepository, toTemplate } from "./templates.ts";
+
+interface Deps {
+  repo: SandboxRepository;
+  templates: TemplateRepository;
+  snapshots: SnapshotRepository;
+  scheduler: Scheduler;
+  namespaceOf(auth: AuthContext): Promise<string>;
+  /** Where an uploaded tree waits while its disk is made. */
+  tmpDir: string;
+  /** Largest tar accepted (413 FILE_TOO_LARGE beyond). */
+  maxBytes: number;
+}
+
+type TemplateHandlers = Pick<
+  Handlers<typeof sandboxRoutes>,
+  "createTemplate" | "createTemplateFromTree" | "listTemplates" | "getTemplate" | "deleteTemplate"
+>;
+
+/** Templates: named root disks made from a snapshot, or from a tar of a tree laid over the default image. */
+export function templateHandlers(deps: Deps): TemplateHandlers {
+  const { templates } = deps;
+
+  async function found(auth: AuthContext, idOrName: string) {
+    const row = await templates.find(auth.projectId, idOrName);
+    if (!row) throw new ServiceError("TEMPLATE_NOT_FOUND", `no template ${idOrName}`);
+    return row;
+  }
+
+  return {
+    createTemplate: async ({ body, auth }) => {
+      const snapshot = await deps.snapshots.get(auth.projectId, body.snapshot_id);
+      if (snapshot?.status !== "completed") {
+        throw new ServiceError("SNAPSHOT_NOT_FOUND", `no completed snapshot ${body.snapshot_id}`);
+      }
+      const row = await templates.create({
+        projectId: auth.projectId,
+        name: body.name,
+        baseImage: snapshot.baseImage,
+        source: "snapshot",
+        snapshotId: snapshot.id,
+        sizeBytes: snapshot.sizeBytes,
+      });
+      if (!row) throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${body.name}`);
+      return toTemplate(row, await deps.namespaceOf(auth));
+    },
+
+    createTemplateFromTree: async ({ params, auth, request }) => {
+      if (await templates.find(auth.projectId, params.template)) {
+        throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${params.template}`);
+      }
+      await mkdir(deps.tmpDir, { recursive: true, mode: 0o700 });
+      const tarFile = join(deps.tmpDir, `template-${randomBytes(8).toString("hex")}.tar`);
+      const id = newTemplateId();
+      try {
+        let seen = 0;
+        const limit = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            seen += chunk.length;
+            if (seen > deps.maxBytes)
+              done(new ServiceError("FILE_TOO_LARGE", `the tar is over ${deps.maxBytes} bytes`));
+            else done(null, chunk);
+          },
+        });
+        await pipeline(request.raw, limit, createWriteStream(tarFile, { mode: 0o600 }));
+        let size: { sizeBytes: number };
+        try {
+          size = await deps.scheduler.buildTemplateDisk(id, tarFile);
+        } catch (error) {
+          if (error instanceof ServiceError) throw error;
+          throw new ServiceError(
+            "INVALID_FILE",
+            `the body is not a tar archive that can be laid out: ${(error as Error).message}`,
+          );
+        }
+        const row = await templates.create(
+          {
+            projectId: auth.projectId,
+            name: params.template,
+            baseImage: "default",
+            source: "tree",
+            snapshotId: null,
+            sizeBytes: size.sizeBytes,
+          },
+          id,
+        );
+        if (!row) {
+          await deps.scheduler.removeSnapshot(id);
+          throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${params.template}`);
+        }
+        return toTemplate(row, await deps.namespaceOf(auth));
+      } finally {
+        await rm(tarFile, { force: true });
+      }
+    },
+
+    listTemplates: async ({ auth }) => {
+      const namespace = await deps.namespaceOf(auth);
+      return { templates: (await templates.list(auth.projectId)).map((row) => toTemplate(row, namespace)) };
+    },
+
+    getTemplate: async ({ params, auth }) =>
+      toTemplate(await found(auth, params.template), await deps.namespaceOf(auth)),
+
+    deleteTemplate: async ({ params, auth }) => {
+      const row = await found(auth, params.template);
+      const starting = (await deps.repo.withStatus(["pending"])).find(
+        (sandbox) => sandbox.templateId === row.id,
+      );
+      if (starting)
+        throw new ServiceError("TEMPLATE_IN_USE", `sandbox ${starting.id} is being created from it`);
+      await templates.remove(row.id);
+      if (row.source === "tree") await deps.scheduler.removeSnapshot(row.id);
+    },
+  };
+}
