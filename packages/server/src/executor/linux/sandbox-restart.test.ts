@@ -270,6 +270,55 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     neighbour = undefined;
   });
 
+  test("a suspended sandbox stays suspended across a restart and resumes; a pool keeps its warm sandbox", {
+    timeout: 180_000,
+  }, async () => {
+    assert.ok(server, "the server of the previous test runs");
+    let client = await clientOf(server);
+    const sandbox = await client.sandboxes.create({
+      name: "frozen-across",
+      resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 },
+    });
+    made.set(sandbox.id, new Set());
+    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
+    remember(sandbox.id);
+    const sleeper = await sandbox.processes.start({ command: "sleep", args: ["600"] });
+    assert.equal((await sandbox.suspend()).status, "suspended");
+    const daemon = daemonPidOf(sandbox.id);
+    const { pool_id } = await client.pools.create({
+      resources: { memory_mb: 256, disk_mb: 256 },
+      warm_containers: 1,
+    });
+    const warm = await until("the pool's warm sandbox", 60_000, async () => {
+      const idle = (await client.pools.get(pool_id)).containers.find((c) => c.state === "Idle");
+      if (!idle) return undefined;
+      return (await client.sandboxes.get(idle.id)).record?.status === "running" ? idle.id : undefined;
+    });
+    made.set(warm, new Set());
+    remember(warm);
+
+    await sigkill(server);
+    server = await startServerProcess(dataDir);
+    client = await clientOf(server);
+    const again = await client.sandboxes.get(sandbox.id);
+    assert.equal(again.record?.status, "suspended", server.output());
+    assert.equal(daemonPidOf(sandbox.id), daemon, "the same processes, still frozen");
+    assert.equal((await again.resume()).status, "running");
+    assert.equal((await again.processes.get(sleeper.pid)).status, "running");
+    const pool = await client.pools.get(pool_id);
+    assert.deepEqual(
+      pool.containers.map((c) => [c.id, c.state]),
+      [[warm, "Idle"]],
+      "the warm sandbox was adopted, not replaced",
+    );
+    const claimed = await client.pools.claim(pool_id);
+    assert.equal(claimed.sandbox_id, warm);
+    assert.equal(claimed.status, "running");
+    for (const id of [sandbox.id, warm]) await (await client.sandboxes.get(id)).delete();
+    await client.pools.delete(pool_id);
+    for (const id of [sandbox.id, warm]) assert.deepEqual(await leftoversOf(id), [], `${id} left something`);
+  });
+
   test("a sandbox whose daemon died while the server was down ends executor_lost, its resources removed", {
     timeout: 120_000,
   }, async () => {
