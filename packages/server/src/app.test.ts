@@ -87,15 +87,19 @@ describe("control server", () => {
     assert.equal(withKey.status, 401);
   });
 
-  test("routes of domains not served yet answer 501 after auth and validation", async () => {
-    const response = await fetch(`${server.url}/sandbox-pools`, {
+  test("routes of the contract not served yet answer 501 after auth and validation", async () => {
+    const response = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy?times=1`, {
       method: "POST",
-      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-      body: "{}",
+      headers: { authorization: `Bearer ${server.apiKey}` },
     });
     assert.equal(response.status, 501);
     assert.equal(((await response.json()) as { code: string }).code, "NOT_IMPLEMENTED");
-    const unauthenticated = await fetch(`${server.url}/sandbox-pools`, { method: "POST" });
+    const invalid = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy?times=0`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    });
+    assert.equal(invalid.status, 400, "validated before the 501");
+    const unauthenticated = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy`, { method: "POST" });
     assert.equal(unauthenticated.status, 401);
   });
 
