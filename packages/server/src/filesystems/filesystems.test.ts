@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { controlApi } from "../api.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 import { LocalFileSystemStorage } from "./storage.ts";
 
@@ -33,30 +34,8 @@ describe("file systems API", () => {
   });
   after(() => server?.stop());
 
-  async function call(
-    method: string,
-    url: string,
-    body?: unknown,
-    options: { key?: string; raw?: Buffer } = {},
-  ) {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? server.apiKey}` };
-    let payload: Uint8Array | string | undefined;
-    if (options.raw) {
-      headers["content-type"] = "application/octet-stream";
-      payload = new Uint8Array(options.raw);
-    } else if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      payload = JSON.stringify(body);
-    }
-    const response = await fetch(server.url + url, { method, headers, body: payload });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    let json: unknown;
-    try {
-      json = JSON.parse(bytes.toString("utf8"));
-    } catch {}
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
-    return { status: response.status, json: json as any, bytes };
-  }
+  const call = (method: string, path: string, body?: unknown, options: { key?: string; raw?: Buffer } = {}) =>
+    controlApi(server)(method, path, body, options);
 
   test("create, list, delete; names are letters, digits, _ and -, unique per project", async () => {
     const created = await call("POST", "/file-systems", { name: "data_1", description: "d" });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
+import { controlApi } from "../api.testing.ts";
 import { hostResourcesOf } from "../executor/linux/local-executor.ts";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
@@ -28,30 +29,8 @@ describe("file-system mounts in sandboxes", { skip }, () => {
     await server?.stop();
   });
 
-  async function call(method: string, url: string, body?: unknown, raw?: Buffer, key = server.apiKey) {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    let payload: Uint8Array | string | undefined;
-    if (raw) {
-      headers["content-type"] = "application/octet-stream";
-      payload = new Uint8Array(raw);
-    } else if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      payload = JSON.stringify(body);
-    }
-    const response = await fetch(server.url + url, { method, headers, body: payload });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
-    return {
-      status: response.status,
-      type: response.headers.get("content-type") ?? "",
-      text,
-      json: json as any,
-    };
-  }
+  const call = (method: string, path: string, body?: unknown, raw?: Uint8Array, key?: string) =>
+    controlApi(server)(method, path, body, { raw, key });
 
   async function running(request: Parameters<Client["sandboxes"]["create"]>[0]): Promise<Sandbox> {
     const sandbox = await client.sandboxes.create(request);

@@ -1,6 +1,6 @@
-import { Transform } from "node:stream";
 import { type FileSystemMount, ServiceError, type sandboxRoutes } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
+import { limitBytes } from "../api/body-limit.ts";
 import type { Handlers } from "../api/routes.ts";
 import type { SandboxRepository } from "../sandboxes/repository.ts";
 import { toRfc3339 } from "../store/ids.ts";
@@ -40,19 +40,6 @@ export const RAW_BODY_TYPES = [
 /** Lets the content API read its raw bodies as they arrive (never buffered whole). */
 export function installFileSystemBodies(app: FastifyInstance): void {
   app.addContentTypeParser(RAW_BODY_TYPES, (_request, _payload, done) => done(null));
-}
-
-/** Passes at most `max` bytes, then fails with 413 FILE_TOO_LARGE. */
-function limited(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length;
-      if (seen > max)
-        done(new ServiceError("FILE_TOO_LARGE", `the body is larger than the limit of ${max} bytes`));
-      else done(null, chunk);
-    },
-  });
 }
 
 function fileSystemView(row: FileSystemRow) {
@@ -139,7 +126,7 @@ export function fileSystemHandlers(deps: FileSystemDeps): FileSystemHandlers {
 
     writeFileSystemFile: async ({ params, query, auth, request }) => {
       const row = await found(auth.projectId, params.file_system);
-      await storage.write(row.id, query.path, request.raw.pipe(limited(deps.maxBytes)));
+      await storage.write(row.id, query.path, request.raw.pipe(limitBytes(deps.maxBytes)));
       await repo.touch(row.id);
     },
 
@@ -156,7 +143,7 @@ export function fileSystemHandlers(deps: FileSystemDeps): FileSystemHandlers {
 
     pushFileSystem: async ({ params, query, auth, request }) => {
       const row = await found(auth.projectId, params.file_system);
-      await storage.replaceHead(row.id, request.raw.pipe(limited(deps.maxBytes)));
+      await storage.replaceHead(row.id, request.raw.pipe(limitBytes(deps.maxBytes)));
       await repo.touch(row.id);
       const snapshot = query.message ? await takeSnapshot(row, query.message) : null;
       return { snapshot_id: snapshot?.id ?? null };

@@ -1,5 +1,5 @@
 import type { PoolRepository, PoolRow } from "./pools.ts";
-import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
+import { type NewSandbox, pendingSandbox, type SandboxRepository, type SandboxRow } from "./repository.ts";
 
 /** A pool whose warm sandboxes failed to start within this long waits this long before it tries again. */
 const FAILURE_BACKOFF_MS = 30_000;
@@ -7,42 +7,19 @@ const FAILURE_BACKOFF_MS = 30_000;
 const PASS_INTERVAL_MS = 1000;
 
 /** A pool's sandbox as a new row: the pool's settings; warm (unclaimed) unless a claim starts it. */
-export function poolSandbox(
-  pool: PoolRow,
-  fields: Partial<SandboxRow> & { warm: boolean },
-): Omit<SandboxRow, "updatedAt"> {
-  return {
-    id: newSandboxId(),
+export function poolSandbox(pool: PoolRow, fields: Partial<SandboxRow> & { warm: boolean }): NewSandbox {
+  return pendingSandbox({
     projectId: pool.projectId,
-    name: null,
-    status: "pending",
-    pendingReason: "scheduling",
-    outcome: null,
-    terminationReason: null,
-    errorDetails: null,
     image: pool.image,
     cpus: pool.cpus,
     memoryMb: pool.memoryMb,
     diskMb: pool.diskMb,
     timeoutSecs: pool.timeoutSecs,
-    maxPendingSecs: null,
     entrypoint: pool.entrypoint,
     network: pool.network,
-    exposedPorts: null,
-    allowUnauthenticatedAccess: false,
-    fileSystems: [],
     poolId: pool.id,
-    templateId: null,
-    snapshotId: null,
-    executorId: null,
-    containerId: null,
-    address: null,
-    netIndex: null,
-    createdAt: Date.now(),
-    startedAt: null,
-    endedAt: null,
     ...fields,
-  };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { controlApi } from "../api.testing.ts";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
@@ -13,19 +14,7 @@ describe("warm pools", { skip }, () => {
   });
   after(() => server?.stop());
 
-  async function call(method: string, url: string, body?: unknown) {
-    const response = await fetch(server.url + url, {
-      method,
-      headers: {
-        authorization: `Bearer ${server.apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
-    return { status: response.status, json: (text ? JSON.parse(text) : null) as any };
-  }
+  const call = (method: string, path: string, body?: unknown) => controlApi(server)(method, path, body);
 
   /** Polls the pool until `done` holds (first starts may wait for the image build). */
   async function poolUntil(
@@ -56,11 +45,7 @@ describe("warm pools", { skip }, () => {
 
   test("warm sandboxes are kept started; a claim answers running at once, mounts applied; max_containers holds", async () => {
     await call("POST", "/file-systems", { name: "pooled" });
-    await fetch(`${server.url}/file-systems/pooled/files?path=hi.txt`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/octet-stream" },
-      body: "pooled\n",
-    });
+    await controlApi(server)("PUT", "/file-systems/pooled/files?path=hi.txt", undefined, { raw: "pooled\n" });
     assert.equal(
       (await call("POST", "/sandbox-pools", { warm_containers: 3, max_containers: 2 })).status,
       400,

@@ -101,6 +101,41 @@ export function newSandboxId(): string {
 
 export type NewSandbox = Omit<SandboxRow, "updatedAt">;
 
+/** A new sandbox, pending until the scheduler places it: these fields over the defaults of every new row. */
+export function pendingSandbox(
+  fields: Pick<SandboxRow, "projectId" | "cpus" | "memoryMb" | "diskMb"> & Partial<NewSandbox>,
+): NewSandbox {
+  return {
+    id: newSandboxId(),
+    name: null,
+    status: "pending",
+    pendingReason: "scheduling",
+    outcome: null,
+    terminationReason: null,
+    errorDetails: null,
+    image: null,
+    timeoutSecs: 0,
+    maxPendingSecs: null,
+    entrypoint: null,
+    network: null,
+    exposedPorts: null,
+    allowUnauthenticatedAccess: false,
+    fileSystems: [],
+    poolId: null,
+    warm: false,
+    templateId: null,
+    snapshotId: null,
+    executorId: null,
+    containerId: null,
+    address: null,
+    netIndex: null,
+    createdAt: Date.now(),
+    startedAt: null,
+    endedAt: null,
+    ...fields,
+  };
+}
+
 export interface ListPage {
   rows: SandboxRow[];
   /** Whether rows exist beyond this page in the direction of the listing. */

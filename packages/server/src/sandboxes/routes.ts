@@ -12,7 +12,7 @@ import type { PoolKeeper } from "./pool-keeper.ts";
 import { poolHandlers } from "./pool-routes.ts";
 import type { PoolRepository } from "./pools.ts";
 import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
-import { newSandboxId, type SandboxRepository, type SandboxRow } from "./repository.ts";
+import { pendingSandbox, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 import { suspendSnapshotHandlers } from "./suspend-snapshot.ts";
@@ -104,41 +104,28 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     const fileSystems = checkMounts(body.file_systems ?? []);
     checkNetworkPolicy(body.network);
     const resources = body.resources ?? {};
-    const row = await repo.insert({
-      id: newSandboxId(),
-      projectId: auth.projectId,
-      name: body.name ?? null,
-      status: "pending",
-      pendingReason: "scheduling",
-      outcome: null,
-      terminationReason: null,
-      errorDetails: null,
-      image: snapshot?.baseImage ?? template?.baseImage ?? body.image ?? null,
-      cpus: resources.cpus ?? DEFAULTS.cpus,
-      memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
-      diskMb: Math.max(
-        resources.disk_mb ?? resources.ephemeral_disk_mb ?? DEFAULTS.diskMb,
-        Math.ceil((snapshot?.rootfsDiskBytes ?? 0) / 1048576),
-      ),
-      timeoutSecs: body.timeout_secs ?? 0,
-      maxPendingSecs: body.max_pending_secs ?? null,
-      entrypoint: body.entrypoint ?? null,
-      network: body.network ?? null,
-      exposedPorts: userPorts(body.exposed_ports),
-      allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,
-      fileSystems,
-      poolId: null,
-      warm: false,
-      templateId: template?.id ?? null,
-      snapshotId: snapshot?.id ?? null,
-      executorId: null,
-      containerId: null,
-      address: null,
-      netIndex: null,
-      createdAt: Date.now(),
-      startedAt: null,
-      endedAt: null,
-    });
+    const row = await repo.insert(
+      pendingSandbox({
+        projectId: auth.projectId,
+        name: body.name ?? null,
+        image: snapshot?.baseImage ?? template?.baseImage ?? body.image ?? null,
+        cpus: resources.cpus ?? DEFAULTS.cpus,
+        memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
+        diskMb: Math.max(
+          resources.disk_mb ?? resources.ephemeral_disk_mb ?? DEFAULTS.diskMb,
+          Math.ceil((snapshot?.rootfsDiskBytes ?? 0) / 1048576),
+        ),
+        timeoutSecs: body.timeout_secs ?? 0,
+        maxPendingSecs: body.max_pending_secs ?? null,
+        entrypoint: body.entrypoint ?? null,
+        network: body.network ?? null,
+        exposedPorts: userPorts(body.exposed_ports),
+        allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,
+        fileSystems,
+        templateId: template?.id ?? null,
+        snapshotId: snapshot?.id ?? null,
+      }),
+    );
     if (!row) throw new ServiceError("SANDBOX_NAME_TAKEN", `a live sandbox is already named ${body.name}`);
     scheduler.wake();
     return toCreateResponse(row, ingress);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { Client, type Sandbox } from "@svc/sdk";
+import { controlApi } from "../api.testing.ts";
 import { rootfsPaths } from "../executor/linux/disk.ts";
 import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
@@ -30,19 +31,7 @@ describe("suspend, resume and snapshots", { skip }, () => {
     await server?.stop();
   });
 
-  async function call(method: string, url: string, body?: unknown) {
-    const response = await fetch(server.url + url, {
-      method,
-      headers: {
-        authorization: `Bearer ${server.apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
-    return { status: response.status, json: (text ? JSON.parse(text) : null) as any };
-  }
+  const call = (method: string, path: string, body?: unknown) => controlApi(server)(method, path, body);
 
   async function running(request: Parameters<Client["sandboxes"]["create"]>[0]): Promise<Sandbox> {
     const sandbox = await client.sandboxes.create({

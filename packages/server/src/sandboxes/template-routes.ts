@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ServiceError, type sandboxRoutes } from "@svc/contract";
+import { limitBytes } from "../api/body-limit.ts";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxRepository } from "./repository.ts";
@@ -65,16 +65,7 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
       const tarFile = join(deps.tmpDir, `template-${randomBytes(8).toString("hex")}.tar`);
       const id = newTemplateId();
       try {
-        let seen = 0;
-        const limit = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            seen += chunk.length;
-            if (seen > deps.maxBytes)
-              done(new ServiceError("FILE_TOO_LARGE", `the tar is over ${deps.maxBytes} bytes`));
-            else done(null, chunk);
-          },
-        });
-        await pipeline(request.raw, limit, createWriteStream(tarFile, { mode: 0o600 }));
+        await pipeline(request.raw, limitBytes(deps.maxBytes), createWriteStream(tarFile, { mode: 0o600 }));
         let size: { sizeBytes: number };
         try {
           size = await deps.scheduler.buildTemplateDisk(id, tarFile);
