@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { colonPath, controlRoutes } from "@svc/contract";
+import { colonPath, controlRoutes, defineRoutes, validatorCompiler } from "@svc/contract";
+import Fastify from "fastify";
+import Type from "typebox";
+import { installErrorHandling } from "./api/errors.ts";
+import { registerRoutes } from "./api/routes.ts";
 import { startTestServer, type TestServer } from "./testing.ts";
 
 describe("control server", () => {
@@ -87,20 +91,46 @@ describe("control server", () => {
     assert.equal(withKey.status, 401);
   });
 
-  test("routes of the contract not served yet answer 501 after auth and validation", async () => {
-    const response = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy?times=1`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.apiKey}` },
+  test("a route of the contract with no handler answers 501 after auth and validation", async () => {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    installErrorHandling(app);
+    const route = defineRoutes({
+      pending: {
+        method: "POST",
+        path: "/not-yet",
+        summary: "a route declared before it is served",
+        tag: "test",
+        surface: "control",
+        auth: "apiKey",
+        body: Type.Object({ n: Type.Integer() }),
+        status: 200,
+        responseKind: "empty",
+      },
     });
-    assert.equal(response.status, 501);
-    assert.equal(((await response.json()) as { code: string }).code, "NOT_IMPLEMENTED");
-    const invalid = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy?times=0`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.apiKey}` },
-    });
-    assert.equal(invalid.status, 400, "validated before the 501");
-    const unauthenticated = await fetch(`${server.url}/sandboxes/sbx-nosuchsandbox/copy`, { method: "POST" });
-    assert.equal(unauthenticated.status, 401);
+    registerRoutes(
+      app,
+      route,
+      {},
+      {
+        apiKey: async (key) => (key === "good" ? { keyId: "k", projectId: "p", organizationId: "o" } : null),
+        adminTokenHash: () => null,
+        ownsNamespace: async () => true,
+      },
+    );
+    const send = (authorization: string | undefined, body: string) =>
+      app.inject({
+        method: "POST",
+        url: "/not-yet",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        payload: body,
+      });
+    assert.equal((await send(undefined, "{}")).statusCode, 401);
+    assert.equal((await send("Bearer good", '{"n":"x"}')).statusCode, 400, "validated first");
+    const pending = await send("Bearer good", '{"n":1}');
+    assert.equal(pending.statusCode, 501);
+    assert.equal(pending.json().code, "NOT_IMPLEMENTED");
+    await app.close();
   });
 
   test("unknown routes are a JSON 404", async () => {

@@ -407,6 +407,26 @@ describe("the official SDK (npm tensorlake) against this server", { skip }, () =
     assert.ok(!(await client.listPools()).some((p) => p.poolId === created.poolId));
   });
 
+  test("copy: running copies with the sandbox's files", async () => {
+    await sandbox.writeFile("/tmp/copied.txt", new TextEncoder().encode("copied\n"));
+    const result = await sandbox.copy({ times: 2 });
+    assert.equal(result.sourceSandboxId, sandbox.sandboxId);
+    assert.equal(result.sandboxes.length, 2);
+    for (const copy of result.sandboxes) {
+      assert.equal(copy.status, "running");
+      assert.notEqual(copy.sandboxId, sandbox.sandboxId);
+      const handle = await Sandbox.connect({ ...options, sandboxId: copy.sandboxId });
+      assert.equal(decode(await handle.readFile("/tmp/copied.txt")), "copied\n");
+      await client.delete(copy.sandboxId);
+    }
+    assert.ok(
+      !(await client.listSnapshots()).some(
+        (s) => s.sandboxId === sandbox.sandboxId && s.status === "completed",
+      ),
+      "the copy's snapshot is gone",
+    );
+  });
+
   test("terminate: the sandbox ends, and the archive lists it", async () => {
     const other = await Sandbox.create({ ...options, requestTimeout: FIRST_START_SECS });
     const id = other.sandboxId;

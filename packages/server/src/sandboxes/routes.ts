@@ -277,6 +277,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       namespaceOf,
       removeSnapshotDisk: (id) => scheduler.removeSnapshot(id),
       templates: deps.templates,
+      createResponse: (row) => toCreateResponse(row, ingress),
     }),
   };
 }

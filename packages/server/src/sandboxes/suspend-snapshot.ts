@@ -1,7 +1,7 @@
-import { type Sandbox, ServiceError, type sandboxRoutes } from "@svc/contract";
+import { type CreateSandboxResponse, type Sandbox, ServiceError, type sandboxRoutes } from "@svc/contract";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { SandboxRepository, SandboxRow } from "./repository.ts";
+import { pendingSandbox, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { type SnapshotRepository, toSnapshot } from "./snapshots.ts";
 import type { TemplateRepository } from "./templates.ts";
@@ -16,11 +16,22 @@ interface Deps {
   /** Removes a snapshot's disk from the executor that holds it. */
   removeSnapshotDisk(snapshotId: string): Promise<void>;
   templates: TemplateRepository;
+  /** The create answer of a new sandbox row. */
+  createResponse(row: SandboxRow): CreateSandboxResponse;
 }
+
+/** How long a copy waits for its sandboxes to start before it answers with them as they are. */
+const COPY_START_TIMEOUT_MS = 120_000;
 
 type SuspendSnapshotHandlers = Pick<
   Handlers<typeof sandboxRoutes>,
-  "suspendSandbox" | "resumeSandbox" | "snapshotSandbox" | "listSnapshots" | "getSnapshot" | "deleteSnapshot"
+  | "suspendSandbox"
+  | "resumeSandbox"
+  | "snapshotSandbox"
+  | "copySandbox"
+  | "listSnapshots"
+  | "getSnapshot"
+  | "deleteSnapshot"
 >;
 
 /** Suspend and resume (named sandboxes), and filesystem snapshots of running sandboxes. */
@@ -78,6 +89,65 @@ export function suspendSnapshotHandlers(deps: Deps): SuspendSnapshotHandlers {
         throw error;
       }
       return { snapshot_id: snapshot.id, status: "in_progress" as const };
+    },
+
+    copySandbox: async ({ params, query, auth }) => {
+      // A copy is a snapshot of the running sandbox and new sandboxes started from it with the same settings:
+      // its files, not its processes. The snapshot goes once they have their own disks.
+      const source = await deps.found(auth, params.sandbox_id);
+      if (source.status === "snapshotting") await scheduler.snapshotSettled(source.id);
+      const row = await deps.found(auth, source.id);
+      if (row.status !== "running")
+        throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
+      const snapshot = await snapshots.create({
+        projectId: auth.projectId,
+        sandboxId: row.id,
+        baseImage: row.image ?? "default",
+        snapshotType: "filesystem",
+        status: "in_progress",
+      });
+      await scheduler.snapshot(row, snapshot.id);
+      await scheduler.snapshotSettled(row.id);
+      const taken = await snapshots.get(auth.projectId, snapshot.id);
+      if (taken?.status !== "completed") {
+        await snapshots.remove(snapshot.id);
+        throw new Error(`the copy's snapshot failed: ${taken?.error ?? "unknown"}`);
+      }
+      const copies: SandboxRow[] = [];
+      for (let i = 0; i < (query.times ?? 1); i++) {
+        const copy = await deps.repo.insert(
+          pendingSandbox({
+            projectId: row.projectId,
+            image: row.image,
+            cpus: row.cpus,
+            memoryMb: row.memoryMb,
+            diskMb: row.diskMb,
+            timeoutSecs: row.timeoutSecs,
+            entrypoint: row.entrypoint,
+            network: row.network,
+            exposedPorts: row.exposedPorts,
+            allowUnauthenticatedAccess: row.allowUnauthenticatedAccess,
+            snapshotId: snapshot.id,
+          }),
+        );
+        if (copy) copies.push(copy);
+      }
+      scheduler.wake();
+      const deadline = Date.now() + COPY_START_TIMEOUT_MS;
+      const settled: SandboxRow[] = [];
+      for (const copy of copies) {
+        let current = copy;
+        while (current.status === "pending" && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 20));
+          current = (await deps.repo.get(copy.id)) ?? current;
+        }
+        settled.push(current);
+      }
+      if (settled.every((copy) => copy.status !== "pending")) {
+        await snapshots.remove(snapshot.id);
+        await deps.removeSnapshotDisk(snapshot.id);
+      }
+      return { source_sandbox_id: row.id, sandboxes: settled.map(deps.createResponse) };
     },
 
     listSnapshots: async ({ auth }) => {
