@@ -147,14 +147,7 @@ export const options = {
     default: 0,
     description: "Longest sandbox lifetime; timeout_secs 0 means this value; 0 here means no limit",
   },
-  egressRefreshSecs: {
-    env: "SVC_EGRESS_REFRESH_SECS",
-    flag: "--egress-refresh-secs",
-    schema: Type.Integer({ minimum: 1, maximum: 86400 }),
-    default: 300,
-    description:
-      "How often the hostnames in running sandboxes' egress policies are resolved again, to follow address changes",
-  },
+
   maxFileBytes: {
     env: "SVC_MAX_FILE_BYTES",
     flag: "--max-file-bytes",

@@ -53,6 +53,7 @@ async function startSandboxes(
   config: Config,
   notes: string[],
   lookup?: HostLookup,
+  dnsUpstreams?: string[],
 ): Promise<SandboxDeps> {
   const repo = createSandboxRepository(store.db);
   const log = (message: string, fields?: Record<string, unknown>) => {
@@ -66,6 +67,7 @@ async function startSandboxes(
       memoryOvercommit: config.memoryOvercommit,
       log,
       lookup,
+      dnsUpstreams,
     });
     await executor.init();
     const reason = executor.unavailableReason();
@@ -90,7 +92,6 @@ async function startSandboxes(
     snapshots,
     secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
-    networkRefreshMs: config.egressRefreshSecs * 1000,
     log,
     resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
     keepPools: (now) => keeper.pass(now),
@@ -137,13 +138,15 @@ export interface StartOptions {
   ssh?: Pick<SshGatewayOptions, "backendUser" | "sandboxSshdPort">;
   /** How the local executor resolves egress hostnames (tests: names of a fake internet); default the host's. */
   lookup?: HostLookup;
+  /** The name servers the sandboxes' resolver asks (tests: a fake one); default the host's. */
+  dnsUpstreams?: string[];
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
-    const sandboxes = await startSandboxes(store, config, boot.notes, options.lookup);
+    const sandboxes = await startSandboxes(store, config, boot.notes, options.lookup, options.dnsUpstreams);
     let app: FastifyInstance;
     try {
       app = await buildApp({

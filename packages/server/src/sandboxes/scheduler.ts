@@ -22,21 +22,12 @@ export interface SchedulerOptions {
   startConcurrency?: number;
   /** How often the daemons of running sandboxes are checked; one that fails twice ends `daemon_unreachable`. */
   livenessIntervalMs?: number;
-  /** How often a running sandbox's egress policy that names hosts is applied again, with fresh addresses. */
-  networkRefreshMs?: number;
   /** Finds the tree of a file-system mount in the sandbox's project; without it, mounts cannot converge. */
   resolveMount?: (projectId: string, mount: FileSystemMount) => Promise<MountResolution>;
   /** Sandbox snapshots: the ones a restart interrupted end failed. */
   snapshots?: SnapshotRepository;
   /** Tops up warm pools (PoolKeeper.pass) at the start of each pass, so new warm sandboxes are placed in it. */
   keepPools?: (now: number) => Promise<unknown>;
-}
-
-/** Whether a policy lists a hostname (anything but IPv4 addresses and CIDRs). */
-function namesHosts(network: SandboxRow["network"]): boolean {
-  return [...(network?.allow_out ?? []), ...(network?.deny_out ?? [])].some(
-    (entry) => !/^[\d./\s]+$/.test(entry),
-  );
 }
 
 /**
@@ -59,8 +50,6 @@ export class Scheduler {
   #unanswered = new Map<string, number>();
   /** The last apply of each sandbox's egress policy, queued one after another (see #applyStoredNetwork). */
   #networkApplies = new Map<string, Promise<void>>();
-  /** When each running sandbox's policy that names hosts was last applied, for the refresh. */
-  #networkApplied = new Map<string, number>();
   /** Snapshots being taken, by sandbox. */
   #snapshotting = new Map<string, Promise<void>>();
   /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
@@ -72,7 +61,6 @@ export class Scheduler {
       tickMs: 250,
       startConcurrency: 4,
       livenessIntervalMs: 5000,
-      networkRefreshMs: 300_000,
       ...options,
     };
   }
@@ -140,7 +128,6 @@ export class Scheduler {
       this.#lastLiveness = t;
       const running = live.filter((row) => row.status === "running" && row.executorId === executor.id);
       await this.#checkLiveness(executor, running);
-      this.#refreshNetworks(running, t);
     }
     for (const row of live) {
       if (row.status !== "pending") {
@@ -256,11 +243,11 @@ export class Scheduler {
 
   /**
    * Applies the policy stored for a running sandbox, after any apply of it still under way: each apply reads the
-   * row when its turn comes, so the last one always enforces the newest policy (a refresh that read the row
+   * row when its turn comes, so the last one always enforces the newest policy (an apply that read the row
    * before a PATCH cannot undo it).
    */
   #applyStoredNetwork(id: string): Promise<void> {
-    const { repo, executor, now } = this.#o;
+    const { repo, executor } = this.#o;
     const previous = this.#networkApplies.get(id) ?? Promise.resolve();
     const turn = previous
       .catch(() => undefined)
@@ -268,7 +255,6 @@ export class Scheduler {
         const row = await repo.get(id);
         if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
         await executor.updateNetwork(id, row.network);
-        this.#networkApplied.set(id, now());
       });
     this.#networkApplies.set(id, turn);
     const forget = () => {
@@ -276,28 +262,6 @@ export class Scheduler {
     };
     turn.then(forget, forget);
     return turn;
-  }
-
-  /**
-   * Hostnames are resolved when a policy is applied; the addresses behind a name change (CDNs), so a policy that
-   * names hosts is applied again every networkRefreshMs. A name that stopped resolving leaves the policy in force
-   * as it was (logged). Runs in the background: a slow resolver does not hold up scheduling.
-   */
-  #refreshNetworks(running: SandboxRow[], t: number): void {
-    const seen = new Set(running.map((row) => row.id));
-    for (const id of this.#networkApplied.keys()) if (!seen.has(id)) this.#networkApplied.delete(id);
-    for (const row of running) {
-      if (!namesHosts(row.network) || this.#networkApplies.has(row.id)) continue;
-      const last = this.#networkApplied.get(row.id);
-      if (last === undefined) this.#networkApplied.set(row.id, t);
-      else if (t - last >= this.#o.networkRefreshMs) {
-        // Counted from the attempt: a resolver that is down is asked again in networkRefreshMs, not at once.
-        this.#networkApplied.set(row.id, t);
-        this.#applyStoredNetwork(row.id).catch((error) =>
-          this.#o.log("egress policy refresh failed", { sandbox: row.id, error: String(error) }),
-        );
-      }
-    }
   }
 
   /** Resolves one mount and applies it; `strict` makes any failure an ExecutorError (a start in progress). */
@@ -590,6 +554,12 @@ export class Scheduler {
           // The copy was interrupted with the server: the sandbox goes on, the snapshot failed (below).
           await repo.transition(row.id, ["snapshotting"], { status: "running" });
         }
+        // Its policy again: the name server that follows it lives in this process.
+        await executor
+          .updateNetwork(row.id, row.network)
+          .catch((error) =>
+            log("egress policy of an adopted sandbox failed", { sandbox: row.id, error: String(error) }),
+          );
         log("adopted a sandbox", { sandbox: row.id, status: row.status });
         continue;
       }

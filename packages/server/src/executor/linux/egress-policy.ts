@@ -13,12 +13,12 @@
  *   cuts an established connection.
  * - IPv4 addresses and CIDRs go into interval sets (`allow4`, `deny4`). An exact hostname (`example.com`) is
  *   resolved by the host when the policy is applied, and its addresses join the same sets (`resolveHostnames`);
- *   a name that does not resolve fails the apply. A wildcard (`*.example.com`, every name below it, not the apex)
- *   cannot be listed in advance: a resolver run for the sandbox would add the addresses it answers with to `dyn4`
- *   (allowed names) or `dyndeny4` (denied names), with the record's TTL as timeout, through
- *   `addResolvedAddresses`. No such resolver runs yet, so the API refuses wildcards (`checkNetworkPolicy`).
- * - With resolvers given (the sandbox's name servers, when the policy names hosts), DNS to them is allowed even
- *   without internet access; when hostnames are denied, DNS to any other server is refused.
+ *   a name that does not resolve fails the apply. From then on the sandbox's own name server
+ *   (sandbox-resolver.ts) adds the addresses it answers with, for exact names and wildcards (`*.example.com`,
+ *   every name below it, not the apex) alike, to `dyn4` (allowed names) or `dyndeny4` (denied names), with the
+ *   record's TTL as timeout (`addResolvedAddresses`), before the answer reaches the sandbox.
+ * - With a resolver given (the sandbox's name server), DNS to it is allowed even without internet access, and
+ *   DNS to any other server is refused.
  * - IPv6 goes nowhere but lo when internet access is off (sandboxes have no IPv6 route anyway).
  *
  * The file starts with the delete-table idiom (`flush table` would keep old set elements), so `nft -f` swaps the
@@ -105,24 +105,11 @@ export function parseEgressPolicy(
 }
 
 /**
- * The API's check of a policy in a create or PATCH body: every entry parses, and no entry is a wildcard, which
- * nothing would enforce (no resolver runs for sandboxes yet; a `*.` deny rule would let everything through).
- * Throws ServiceError INVALID_REQUEST naming the entry.
+ * The API's check of a policy in a create or PATCH body: every entry parses (exact names, `*.` wildcards,
+ * addresses and CIDRs). Throws ServiceError INVALID_REQUEST naming the entry.
  */
 export function checkNetworkPolicy(policy: SandboxNetworkAccessControl | null | undefined): void {
-  const rules = parseEgressPolicy(policy);
-  for (const [field, list] of [
-    ["allow_out", policy?.allow_out],
-    ["deny_out", policy?.deny_out],
-  ] as const) {
-    const index = (list ?? []).findIndex((entry) => entry.trim().startsWith("*."));
-    if (rules && index >= 0) {
-      throw new ServiceError(
-        "INVALID_REQUEST",
-        `network.${field}[${index}]: wildcard hostnames are not supported: list each name (${JSON.stringify(list?.[index])})`,
-      );
-    }
-  }
+  parseEgressPolicy(policy);
 }
 
 /** Whether `hostname` falls under `pattern` (`example.com` exactly, `*.example.com` any name below it). */
@@ -179,8 +166,8 @@ export function renderEgressPolicy(rules: EgressRules | null, options: EgressRen
     `    ip daddr @dyndeny4 ${reject}`,
   ];
   if (resolver) {
-    if (rules.internet && rules.deny.hostnames.length > 0)
-      chain.push(`    ip daddr != ${resolver} ${dns} ${reject}`);
+    // The sandbox's own name server only: no other one to ask names of, or to carry data out through.
+    chain.push(`    ip daddr != ${resolver} ${dns} ${reject}`);
     chain.push(`    ip daddr ${resolver} ${dns} accept`);
   }
   if (!rules.internet) {

@@ -18,8 +18,8 @@ import {
   thaw as thawCgroup,
 } from "./cgroup.ts";
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
-import { buildTreeDisk, createRootfs, destroyRootfs, rootfsPaths } from "./disk.ts";
-import { applyEgressPolicy, type HostLookup, parseEgressPolicy } from "./egress-policy.ts";
+import { buildTreeDisk, createRootfs, destroyRootfs, rootfsPaths, writeSandboxFile } from "./disk.ts";
+import { addResolvedAddresses, applyEgressPolicy, type HostLookup } from "./egress-policy.ts";
 import {
   type GuestMount,
   mountIntoSandbox,
@@ -33,6 +33,7 @@ import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts
 import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
 import { loopDevicesUnder, mountsUnder } from "./mounts.ts";
 import {
+  addressesOf,
   allocateIndex,
   createNetwork,
   destroyNetwork,
@@ -41,6 +42,7 @@ import {
   netnsName,
   type SandboxNetwork,
 } from "./network.ts";
+import { SandboxResolver } from "./sandbox-resolver.ts";
 
 export interface LocalExecutorOptions {
   dataDir: string;
@@ -51,6 +53,8 @@ export interface LocalExecutorOptions {
   startTimeoutMs?: number;
   /** How the hostnames of egress policies are resolved (default: the host's resolver, /etc/hosts included). */
   lookup?: HostLookup;
+  /** The name servers the sandboxes' resolver asks (`address` or `address:port`); default the host's. */
+  dnsUpstreams?: string[];
 }
 
 /** The host's resolver: every IPv4 address of a name. */
@@ -104,22 +108,16 @@ function missingTools(): string[] {
   });
 }
 
-/** The host's name servers a sandbox can reach (loopback ones live in the host's namespace only). */
-function nameServers(): string[] {
+/** The host's name servers (what the sandboxes' resolver asks, from the host). */
+function hostNameServers(): string[] {
   try {
     return readFileSync("/etc/resolv.conf", "utf8")
       .split("\n")
       .map((line) => /^nameserver\s+(\S+)/.exec(line)?.[1])
-      .filter((s): s is string => s !== undefined && !s.startsWith("127.") && s !== "::1");
+      .filter((s): s is string => s !== undefined);
   } catch {
     return [];
   }
-}
-
-function resolvConf(): string {
-  return nameServers()
-    .map((s) => `nameserver ${s}\n`)
-    .join("");
 }
 
 /**
@@ -222,6 +220,7 @@ export class LocalExecutor implements Executor {
   #reserved = new Set<number>();
   #lastIndex: number | undefined;
   #daemonCode: Promise<DaemonCode> | undefined;
+  #resolver: SandboxResolver | undefined;
 
   constructor(options: LocalExecutorOptions) {
     this.#o = options;
@@ -244,7 +243,12 @@ export class LocalExecutor implements Executor {
       }
     }
     if (this.#unavailable) return;
-    await installHostFirewall();
+    await installHostFirewall({ resolverPort: 53 });
+    this.#resolver = new SandboxResolver({
+      upstreams: this.#o.dnsUpstreams ?? hostNameServers(),
+      admit: (id, rules, name, addresses, ttl) => addResolvedAddresses(id, rules, name, addresses, ttl),
+      log: this.#o.log,
+    });
     await limitSandboxesParent().catch((error) =>
       this.#o.log("could not limit the sandboxes' parent cgroup", { error: String(error) }),
     );
@@ -354,10 +358,11 @@ export class LocalExecutor implements Executor {
           files: {
             "/etc/hostname": `${hostname}\n`,
             "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-            "/etc/resolv.conf": resolvConf(),
           },
         }),
       ]);
+      // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
+      await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
       const staging = await prepareStaging(sandboxDir);
       const launched = await launchSandboxProcess({
         sandboxDir,
@@ -417,7 +422,7 @@ export class LocalExecutor implements Executor {
       );
       try {
         const network = await createNetwork(spec.id, index);
-        await this.#applyNetwork(spec.id, spec.network);
+        await this.#applyNetwork(spec.id, spec.network, index);
         return network;
       } catch (error) {
         const taken = /interface \S+ already exists|RTNETLINK answers: File exists/.test(
@@ -436,14 +441,30 @@ export class LocalExecutor implements Executor {
   }
 
   /**
-   * The egress policy in one nft transaction, hostnames resolved by the host first. A policy that names hosts
-   * lets the sandbox ask its name servers (IPv4 ones) even without internet access, so it can resolve them too.
+   * The egress policy in one nft transaction, exact hostnames resolved by the host first; then the sandbox's
+   * name server follows it (its rules decide which answers open which addresses). DNS may go to that server
+   * only, even without internet access.
    */
-  async #applyNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void> {
-    const rules = parseEgressPolicy(network);
-    const namesHosts = rules !== null && rules.allow.hostnames.length + rules.deny.hostnames.length > 0;
-    const resolvers = namesHosts ? nameServers().filter((server) => /^[\d.]+$/.test(server)) : [];
-    await applyEgressPolicy(id, network, { lookup: this.#o.lookup ?? hostLookup, resolvers });
+  async #applyNetwork(
+    id: string,
+    network: SandboxNetworkAccessControl | null,
+    index?: number,
+  ): Promise<void> {
+    const netIndex = index ?? (await this.#netIndex(id));
+    const { hostIp } = addressesOf(netIndex);
+    const rules = await applyEgressPolicy(id, network, {
+      lookup: this.#o.lookup ?? hostLookup,
+      resolvers: [hostIp],
+    });
+    await this.#resolver?.serve({ id, hostIp, rules });
+  }
+
+  async #netIndex(id: string): Promise<number> {
+    const state = JSON.parse(
+      await readFile(join(this.#sandboxesDir(), id, "state.json"), "utf8"),
+    ) as SandboxState;
+    if (state.netIndex === undefined) throw new Error(`sandbox ${id} has no network`);
+    return state.netIndex;
   }
 
   async #outerPid(id: string): Promise<number> {
@@ -548,6 +569,7 @@ export class LocalExecutor implements Executor {
         failures.push(`${what}: ${(error as Error).message}`);
       }
     };
+    this.#resolver?.release(id);
     await step("kill", () => killAll(id));
     await step("cgroups", () => removeCgroups(id));
     await step("network", () => destroyNetwork(id, state?.netIndex));

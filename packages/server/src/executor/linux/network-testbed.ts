@@ -15,9 +15,11 @@
  * One test process at a time holds the fake internet (a lock file in /run); nothing here is used by the server.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import dgram from "node:dgram";
 import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { buildAnswer, errorResponse, parseQuestion } from "./dns-message.ts";
 import { DEFAULT_POOL, netnsPath, runTool } from "./network.ts";
 
 export const FAKE_INET_NETNS = "svct-inet";
@@ -242,4 +244,27 @@ export async function probeFrom(
     String(timeoutMs),
   ]);
   return JSON.parse(output) as ProbeResult[];
+}
+
+/**
+ * A fake upstream name server on 127.0.0.1 for the sandboxes' resolver: A records from `names` (TTL from
+ * `ttls`, else 60 s), NXDOMAIN for the rest. The maps are read at each query, so a test moves names by changing
+ * them.
+ */
+export async function startFakeDns(
+  names: Map<string, string[]>,
+  ttls: Map<string, number>,
+): Promise<{ address: string; close(): void }> {
+  const socket = dgram.createSocket("udp4");
+  socket.on("message", (query, from) => {
+    const question = parseQuestion(query);
+    if (!question) return;
+    const addresses = names.get(question.name);
+    const answer = addresses
+      ? buildAnswer(query, addresses, ttls.get(question.name) ?? 60)
+      : errorResponse(query, question, 3);
+    if (answer) socket.send(answer, from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  return { address: `127.0.0.1:${socket.address().port}`, close: () => socket.close() };
 }

@@ -9,12 +9,15 @@ import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT, killAll } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
+import { answerAddresses, buildQuery, parseAnswers } from "./dns-message.ts";
 import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf, LocalExecutor } from "./local-executor.ts";
-import { netnsPath } from "./network.ts";
+import { addressesOf, netnsPath, runTool } from "./network.ts";
 import {
   FAKE_DESTINATIONS,
+  FAKE_INET_NETNS,
   missingNetworkRequirement,
   probeFrom,
+  startFakeDns,
   startFakeInternet,
   startInNetns,
 } from "./network-testbed.ts";
@@ -61,6 +64,9 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
 
   /** The host's answers for egress hostnames, which a test changes: the server resolves through this. */
   const names = new Map<string, string[]>();
+  /** TTLs the fake upstream name server answers with, by name (60 s otherwise). */
+  const ttls = new Map<string, number>();
+  let dns: Awaited<ReturnType<typeof startFakeDns>> | undefined;
   const lookup = async (hostname: string) => {
     const found = names.get(hostname);
     if (found) return found;
@@ -68,11 +74,13 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
   };
 
   before(async () => {
-    server = await startTestServer({ executor: "local", egressRefreshSecs: 1 }, { lookup });
+    dns = await startFakeDns(names, ttls);
+    server = await startTestServer({ executor: "local" }, { lookup, dnsUpstreams: [dns.address] });
     client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
   });
 
   after(async () => {
+    dns?.close();
     for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
     if (!server) return;
     // Whatever a failed test left: the executor's own cleanup, from the data dir.
@@ -241,30 +249,114 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     }
   });
 
-  test("an egress hostname is enforced by its addresses, and followed when they change", {
+  /** Asks the sandbox's name server (from inside its namespace) for a name: its code and A addresses. */
+  async function ask(
+    sandbox: Sandbox,
+    name: string,
+    via = "",
+  ): Promise<{ rcode: number; addresses: string[] }> {
+    const { hostIp } = addressesOf((await netIndexOf(sandbox.id)) as number);
+    const script = `const socket = require("node:dgram").createSocket("udp4");
+      socket.on("message", (m) => { console.log(m.toString("hex")); process.exit(0); });
+      setTimeout(() => { console.log("timeout"); process.exit(0); }, 2000);
+      socket.send(Buffer.from(process.argv[1], "hex"), 53, process.argv[2]);`;
+    const output = await runTool("nsenter", [
+      `--net=${netnsPath(sandbox.id)}`,
+      "--",
+      process.execPath,
+      "-e",
+      script,
+      buildQuery(4242, name).toString("hex"),
+      via || hostIp,
+    ]);
+    if (output.trim() === "timeout") return { rcode: -1, addresses: [] };
+    const parsed = parseAnswers(Buffer.from(output.trim(), "hex"));
+    return { rcode: parsed?.rcode ?? -2, addresses: answerAddresses(parsed?.answers ?? []).addresses };
+  }
+
+  test("the sandbox's name server: names follow DNS at once, wildcards, no spoofing, no other server, TTLs", {
     timeout: FIRST_START_MS + 60_000,
     skip: missingNetworkRequirement() ?? false,
   }, async () => {
-    const [one, two] = FAKE_DESTINATIONS;
+    const [one, two, three, four] = FAKE_DESTINATIONS;
     names.set("api.fake.test", [one]);
-    const { sandbox, inet, reach } = await egressSandbox({
+    names.set("a.wild.test", [two]);
+    names.set("bad.wild.test", [three]);
+    names.set("other.test", [three]);
+    ttls.set("api.fake.test", 1);
+    const { sandbox, inet } = await egressSandbox({
       allow_internet_access: false,
-      allow_out: ["api.fake.test"],
+      allow_out: ["api.fake.test", "*.wild.test"],
+      deny_out: ["bad.wild.test"],
     });
+    const to = (host: string) => ({ host, port: 80 });
+    const reachable = async (...hosts: string[]) =>
+      (await probeFrom(sandbox.id, hosts.map(to))).map((result) => result.ok);
     try {
-      assert.deepEqual(await reach(), [true, false], "the name's address is let out, nothing else");
+      // The resolv.conf inside names the sandbox's own server.
+      assert.match(
+        (await sandbox.run("cat", { args: ["/etc/resolv.conf"] })).stdout,
+        /^nameserver 10\.213\./,
+      );
+      assert.deepEqual(await ask(sandbox, "api.fake.test"), { rcode: 0, addresses: [one] });
+      assert.deepEqual(await reachable(one), [true]);
+      // The name moves: the next answer opens the new address at once (no refresh timer).
       names.set("api.fake.test", [two]);
-      // The scheduler looks every 5 s (its liveness pass) and refreshes after egressRefreshSecs (1 s here).
-      const deadline = Date.now() + 20_000;
-      let now = await reach();
-      while (now[1] !== true && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 250));
-        now = await reach();
+      assert.deepEqual(await ask(sandbox, "api.fake.test"), { rcode: 0, addresses: [two] });
+      assert.deepEqual(await reachable(two), [true]);
+      // A wildcard covers names under it; a denied name inside it stays shut, answered or not.
+      names.set("a.wild.test", [four]);
+      assert.deepEqual((await ask(sandbox, "a.wild.test")).addresses, [four]);
+      assert.deepEqual(await reachable(four), [true]);
+      await ask(sandbox, "bad.wild.test");
+      assert.deepEqual(await reachable(three), [false], "deny wins inside an allowed wildcard");
+      // A name no rule covers: refused, so names carry nothing out; its address stays shut.
+      assert.equal((await ask(sandbox, "other.test")).rcode, 5);
+      // An /etc/hosts line grants nothing: only the server's answers open addresses.
+      await sandbox.run("sh", {
+        args: ["-c", `echo "${three} spoofed.wild.test" >> /etc/hosts`],
+        user: "root",
+      });
+      assert.deepEqual(await reachable(three), [false]);
+      // No other name server is reachable, even with internet access: one answers on a fake destination.
+      const otherDns = await startInNetns(
+        `/run/netns/${FAKE_INET_NETNS}`,
+        `const s = require("node:dgram").createSocket("udp4");
+         s.on("message", (m, r) => { const a = Buffer.from(m); a[2] |= 0x80; s.send(a, r.port, r.address); });
+         s.bind(53, process.argv[1], () => console.log("ready"));`,
+        [four],
+      );
+      try {
+        const opened = await fetch(`${server.url}/sandboxes/${sandbox.id}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ network: { deny_out: ["bad.wild.test"] } }),
+        });
+        assert.equal(opened.status, 200);
+        assert.deepEqual(await reachable(four), [true], "internet access is on");
+        assert.equal((await ask(sandbox, "api.fake.test", four)).rcode, -1, "DNS elsewhere is refused");
+        assert.equal(
+          (await ask(sandbox, "other.test")).rcode,
+          0,
+          "with internet access, any name is answered",
+        );
+      } finally {
+        otherDns.kill("SIGKILL");
       }
-      assert.deepEqual(now, [false, true], "the new address replaced the old one");
+      await fetch(`${server.url}/sandboxes/${sandbox.id}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ network: { allow_internet_access: false, allow_out: ["api.fake.test"] } }),
+      });
+      // TTLs: api.fake.test was answered with a 1 s TTL; after it, its address is shut again until asked.
+      names.set("api.fake.test", [one]);
+      assert.deepEqual(await ask(sandbox, "api.fake.test"), { rcode: 0, addresses: [one] });
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.deepEqual(await reachable(one), [false], "expired with its TTL");
       assert.equal(await inet.guardDrops(), 0, "nothing tried to leave the machine");
     } finally {
-      names.delete("api.fake.test");
+      for (const name of ["api.fake.test", "a.wild.test", "bad.wild.test", "other.test"]) names.delete(name);
+      ttls.clear();
       await sandbox.delete().catch(() => undefined);
       await inet.close();
     }
