@@ -47,6 +47,8 @@ interface Listener {
   sandbox: ResolverSandbox;
   udp: dgram.Socket;
   tcp: net.Server;
+  /** When each address admitted to a set (`allow 1.2.3.4`) expires there, to skip an nft call that adds nothing. */
+  admitted: Map<string, number>;
 }
 
 function upstreamOf(text: string): { host: string; port: number } {
@@ -67,14 +69,16 @@ export class SandboxResolver {
     const existing = this.#listeners.get(sandbox.id);
     if (existing) {
       existing.sandbox = sandbox;
+      // A new policy is a new table: nothing is admitted in it yet.
+      existing.admitted.clear();
       return;
     }
     const port = this.#o.port ?? 53;
     const udp = dgram.createSocket("udp4");
     const tcp = net.createServer({ pauseOnConnect: false });
-    const listener: Listener = { sandbox, udp, tcp };
+    const listener: Listener = { sandbox, udp, tcp, admitted: new Map() };
     udp.on("message", (message, from) => {
-      this.#answer(listener.sandbox, message).then(
+      this.#answer(listener, message).then(
         (reply) => reply && udp.send(reply, from.port, from.address),
         (error) => this.#o.log("sandbox DNS query failed", { sandbox: sandbox.id, error: String(error) }),
       );
@@ -133,7 +137,7 @@ export class SandboxResolver {
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
         const message = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
         buffered = buffered.subarray(2 + message.length);
-        this.#answer(listener.sandbox, Buffer.from(message)).then(
+        this.#answer(listener, Buffer.from(message)).then(
           (reply) => {
             if (!reply || socket.destroyed) return;
             const length = Buffer.alloc(2);
@@ -148,7 +152,8 @@ export class SandboxResolver {
   }
 
   /** The answer to one query, or null to drop it. */
-  async #answer(sandbox: ResolverSandbox, query: Buffer): Promise<Buffer | null> {
+  async #answer(listener: Listener, query: Buffer): Promise<Buffer | null> {
+    const { sandbox } = listener;
     const question = parseQuestion(query);
     if (!question) return null;
     const list = sandbox.rules ? classifyHostname(sandbox.rules, question.name) : null;
@@ -160,7 +165,16 @@ export class SandboxResolver {
     if (sandbox.rules && list !== null) {
       const parsed = parseAnswers(response);
       const { addresses, ttl } = answerAddresses(parsed?.answers ?? []);
-      if (addresses.length > 0) await this.#o.admit(sandbox.id, sandbox.rules, question.name, addresses, ttl);
+      // An nft call only when it adds an address, or one with less than half its new TTL left.
+      const until = Date.now() + Math.max(1, ttl) * 1000;
+      const halfway = until - (Math.max(1, ttl) * 1000) / 2;
+      const fresh = addresses.filter(
+        (address) => (listener.admitted.get(`${list} ${address}`) ?? 0) < halfway,
+      );
+      if (fresh.length > 0) {
+        await this.#o.admit(sandbox.id, sandbox.rules, question.name, addresses, ttl);
+        for (const address of addresses) listener.admitted.set(`${list} ${address}`, until);
+      }
     }
     return response;
   }
