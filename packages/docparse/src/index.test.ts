@@ -217,8 +217,9 @@ describe("parseDocument", () => {
     );
   });
 
-  test("the registry knows text, markdown, PDF and images", () => {
-    assert.deepEqual(defaultRegistry.mimeTypes(), [
+  test("the registry knows text, markdown, PDF, images, HTML and CSV", () => {
+    const types = defaultRegistry.mimeTypes();
+    for (const type of [
       "application/pdf",
       "application/x-pdf",
       "image/avif",
@@ -230,10 +231,17 @@ describe("parseDocument", () => {
       "text/markdown",
       "text/plain",
       "text/x-markdown",
-    ]);
+      "text/html",
+      "application/xhtml+xml",
+      "text/csv",
+    ]) {
+      assert.ok(types.includes(type), type);
+    }
+    assert.deepEqual(types, [...types].sort());
     assert.equal(defaultRegistry.get("Text/X-Markdown")?.name, "markdown");
     assert.equal(defaultRegistry.get("application/pdf")?.name, "pdf");
     assert.equal(defaultRegistry.get("image/webp")?.name, "image");
+    assert.equal(defaultRegistry.get("text/html; charset=utf-8")?.name, "html");
   });
 
   test("a vague declared type is told from the bytes' signature", () => {

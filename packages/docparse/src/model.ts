@@ -88,6 +88,8 @@ export interface TableCell {
   rowSpan: number;
   colSpan: number;
   text: string;
+  /** The cell's text with its inline formatting and links as markdown, when the source had any. */
+  markdown?: string;
   columnHeader: boolean;
   rowHeader: boolean;
   bbox: Box | null;
