@@ -12,6 +12,7 @@ import { csvBackend } from "./backends/csv.ts";
 import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
+import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { textBackend } from "./backends/text.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
@@ -22,6 +23,7 @@ import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
 export { toChunks } from "./views/chunks.ts";
 export { toPages } from "./views/fragments.ts";
@@ -37,6 +39,8 @@ export const defaultRegistry = new BackendRegistry([
   htmlBackend,
   csvBackend,
 ]);
+// Legacy office formats convert through LibreOffice into a type the registry reads, looked up when they do.
+defaultRegistry.register(officeConvertBackend(defaultRegistry));
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */

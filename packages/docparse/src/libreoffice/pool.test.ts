@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { after, describe, test } from "node:test";
+import { parseDocument } from "../index.ts";
+import { DocumentLoadError } from "../model.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+import { OfficePool, officeAvailable, shutdownOfficePool } from "./pool.ts";
+
+const skip = NO_CORPUS || (!officeAvailable() && "LibreOffice or python3-uno is not installed");
+const legacy = (format: string) =>
+  readFileSync(corpusPath("docling/tests/data", `${format}/sources/legacy_sample.${format}`));
+
+/** soffice processes started by this test process (their pipe names carry its pid). */
+function ourOffices(): string[] {
+  try {
+    return execFileSync("pgrep", ["-f", `svc-office-${process.pid}-`], { encoding: "utf8" })
+      .trim()
+      .split("\n");
+  } catch {
+    return [];
+  }
+}
+
+/** The names stored in a zip's directory are plain text in its bytes. */
+function zipNames(bytes: Uint8Array): string {
+  assert.equal(Buffer.from(bytes.subarray(0, 2)).toString("latin1"), "PK");
+  return Buffer.from(bytes).toString("latin1");
+}
+
+describe("LibreOffice pool", { skip }, () => {
+  const pool = new OfficePool({ workers: 1 });
+  after(async () => {
+    await pool.shutdown();
+    await shutdownOfficePool();
+  });
+
+  test("converts DOC, XLS and PPT into their OOXML twins, warm in well under a second", async () => {
+    const docx = await pool.convert(legacy("doc"), "doc", "docx", "MS Word 2007 XML");
+    assert.match(zipNames(docx), /word\/document\.xml/);
+    const started = performance.now();
+    const xlsx = await pool.convert(legacy("xls"), "xls", "xlsx", "Calc MS Excel 2007 XML");
+    const pptx = await pool.convert(legacy("ppt"), "ppt", "pptx", "Impress MS PowerPoint 2007 XML");
+    const warmMs = (performance.now() - started) / 2;
+    assert.match(zipNames(xlsx), /xl\/workbook\.xml/);
+    assert.match(zipNames(pptx), /ppt\/presentation\.xml/);
+    // The target is 1 s; the margin is for a machine shared with other work.
+    assert.ok(warmMs < 2000, `a warm conversion took ${warmMs.toFixed(0)} ms`);
+    assert.equal(pool.size, 1);
+  });
+
+  test("a file LibreOffice cannot read is a DocumentLoadError, and the worker goes on", async () => {
+    const truncated = legacy("doc").subarray(0, 4096);
+    await assert.rejects(pool.convert(truncated, "doc", "docx", "MS Word 2007 XML"), DocumentLoadError);
+    const again = await pool.convert(legacy("doc"), "doc", "docx", "MS Word 2007 XML");
+    assert.match(zipNames(again), /word\/document\.xml/);
+  });
+
+  test("a conversion past the time limit ends its worker; the next one starts a new worker", async () => {
+    const hasty = new OfficePool({ workers: 1, timeoutMs: 1 });
+    try {
+      await assert.rejects(
+        hasty.convert(legacy("ppt"), "ppt", "pptx", "Impress MS PowerPoint 2007 XML"),
+        (error) => error instanceof DocumentLoadError && /within/.test(error.message),
+      );
+      assert.equal(hasty.size, 0);
+    } finally {
+      await hasty.shutdown();
+    }
+  });
+
+  test("DOC, XLS and PPT parse through the registry", async () => {
+    const doc = await parseDocument({ bytes: legacy("doc"), mimeType: "application/msword" });
+    assert.equal(doc.document.mimeType, "application/msword");
+    assert.match(doc.result.markdown, /\S{20}/);
+    const xls = await parseDocument({ bytes: legacy("xls"), mimeType: "application/vnd.ms-excel" });
+    assert.ok(xls.document.items.some((item) => item.label === "table"));
+    const ppt = await parseDocument({ bytes: legacy("ppt"), mimeType: "application/vnd.ms-powerpoint" });
+    assert.ok(ppt.result.total_pages >= 1);
+  });
+
+  test("a file of another type declared as DOC is refused before LibreOffice sees it", async () => {
+    await assert.rejects(
+      parseDocument({ bytes: new TextEncoder().encode("plain words"), mimeType: "application/msword" }),
+      (error) => error instanceof DocumentLoadError && /not a DOC document/.test(error.message),
+    );
+  });
+
+  test("shutting down leaves no soffice behind", async () => {
+    const spare = new OfficePool({ workers: 1 });
+    await spare.convert(legacy("xls"), "xls", "xlsx", "Calc MS Excel 2007 XML");
+    await spare.shutdown();
+    await pool.shutdown();
+    await shutdownOfficePool();
+    assert.deepEqual(ourOffices(), []);
+    await assert.rejects(
+      spare.convert(legacy("xls"), "xls", "xlsx", "Calc MS Excel 2007 XML"),
+      DocumentLoadError,
+    );
+  });
+});
