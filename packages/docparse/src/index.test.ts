@@ -255,6 +255,7 @@ describe("parseDocument", () => {
       "image/jpeg",
     );
     assert.equal(sniffMimeType(new TextEncoder().encode("RIFF\0\0\0\0WEBPVP8 ")), "image/webp");
-    assert.equal(sniffMimeType(new TextEncoder().encode("just some words here")), null);
+    assert.equal(sniffMimeType(new TextEncoder().encode("just some words here")), "text/plain");
+    assert.equal(sniffMimeType(new Uint8Array([0, 1, 2, 3, 4, 5, 0, 0, 9, 9, 9, 9])), null);
   });
 });
