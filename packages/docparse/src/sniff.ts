@@ -31,8 +31,15 @@ function startsWith(bytes: Uint8Array, prefix: readonly number[], at = 0): boole
   return prefix.every((byte, i) => bytes[at + i] === byte);
 }
 
-/** Names of the entries in a zip's central directory (at most `limit`), or null when it has none readable. */
-export function zipEntryNames(bytes: Uint8Array, limit = 10_000): string[] | null {
+export interface ZipEntry {
+  name: string;
+  compressedSize: number;
+  uncompressedSize: number;
+}
+
+/** The entries listed in a zip's central directory (at most `limit`), or null when it has none readable. */
+export function zipEntries(bytes: Uint8Array, limit = 100_000): ZipEntry[] | null {
+  if (bytes.length < 22) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // The end-of-central-directory record is in the last 64 KiB + 22 bytes.
   const floor = Math.max(0, bytes.length - 65_557);
@@ -46,22 +53,50 @@ export function zipEntryNames(bytes: Uint8Array, limit = 10_000): string[] | nul
   if (eocd < 0) return null;
   const count = view.getUint16(eocd + 10, true);
   let at = view.getUint32(eocd + 16, true);
-  const names: string[] = [];
-  for (let i = 0; i < count && names.length < limit; i++) {
+  const entries: ZipEntry[] = [];
+  for (let i = 0; i < count && entries.length < limit; i++) {
     if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) break;
     const nameLength = view.getUint16(at + 28, true);
     const extra = view.getUint16(at + 30, true);
     const comment = view.getUint16(at + 32, true);
-    names.push(
-      Buffer.from(
-        bytes.buffer,
-        bytes.byteOffset + at + 46,
-        Math.min(nameLength, bytes.length - at - 46),
-      ).toString("utf8"),
-    );
+    const name = Buffer.from(
+      bytes.buffer,
+      bytes.byteOffset + at + 46,
+      Math.max(0, Math.min(nameLength, bytes.length - at - 46)),
+    ).toString("utf8");
+    entries.push({
+      name,
+      compressedSize: view.getUint32(at + 20, true),
+      uncompressedSize: view.getUint32(at + 24, true),
+    });
     at += 46 + nameLength + extra + comment;
   }
-  return names;
+  return entries;
+}
+
+/** Names of the entries in a zip's central directory, or null when it has none readable. */
+export function zipEntryNames(bytes: Uint8Array): string[] | null {
+  return zipEntries(bytes)?.map((entry) => entry.name) ?? null;
+}
+
+/**
+ * Why a zip should not be unpacked (a zip bomb): more than `maxBytes` in all, or an entry above 16 MiB that
+ * expands more than 200 times. Null when it looks like an ordinary archive.
+ */
+export function zipBombReason(bytes: Uint8Array, maxBytes = 1 << 30): string | null {
+  const entries = zipEntries(bytes);
+  if (!entries) return null;
+  let total = 0;
+  for (const entry of entries) {
+    total += entry.uncompressedSize;
+    if (
+      entry.uncompressedSize > 16 << 20 &&
+      entry.uncompressedSize > 200 * Math.max(1, entry.compressedSize)
+    ) {
+      return `its entry ${entry.name} would expand ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times, to ${Math.round(entry.uncompressedSize / 2 ** 20)} MiB`;
+    }
+  }
+  return total > maxBytes ? `it would expand to ${Math.round(total / 2 ** 20)} MiB` : null;
 }
 
 /** The text of a small zip entry (stored or deflated), read from its local header; null when it cannot be. */

@@ -1,6 +1,7 @@
 import type { BackendRegistry, FormatBackend } from "../backend.ts";
 import { type OfficeSource, officePool } from "../libreoffice/pool.ts";
 import { DocumentLoadError, type DocumentModel } from "../model.ts";
+import { zipBombReason } from "../sniff.ts";
 
 export const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 export const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
@@ -92,6 +93,8 @@ export async function convertAndLoad(
       `The file is not a ${route.source.toUpperCase()} document: it does not start as one (${SIGNATURE_NAMES[route.source]})`,
     );
   }
+  const bomb = bytes[0] === 0x50 ? zipBombReason(bytes) : null;
+  if (bomb) throw new DocumentLoadError(`The ${route.source.toUpperCase()} archive is refused: ${bomb}`);
   const twinBackend = registry.get(route.twin.mimeType);
   const target = twinBackend ? route.twin : route.fallback;
   const backend = twinBackend ?? registry.get(target.mimeType);
