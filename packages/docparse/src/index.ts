@@ -15,6 +15,7 @@ import { markdownBackend } from "./backends/markdown.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { textBackend } from "./backends/text.ts";
+import { xmlBackend } from "./backends/xml.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
 import { sniffMimeType } from "./sniff.ts";
@@ -40,6 +41,7 @@ export const defaultRegistry = new BackendRegistry([
   imageBackend,
   htmlBackend,
   csvBackend,
+  xmlBackend,
 ]);
 // Legacy office formats convert through LibreOffice into a type the registry reads, looked up when they do.
 defaultRegistry.register(officeConvertBackend(defaultRegistry));

@@ -62,6 +62,7 @@ const BLOCK = new Set([
   "table",
   "ul",
   "search",
+  "x-formula",
 ]);
 
 /** Blocks that are structure of their own inside a list item (the rest of a list item's blocks join its text). */
@@ -82,6 +83,7 @@ const STRUCTURAL = new Set([
   "h5",
   "h6",
   "hr",
+  "x-formula",
 ]);
 
 /** Inline elements rendered as markdown formatting around their content. */
@@ -262,6 +264,10 @@ export class BlockReader {
     }
     if (isHidden(node)) return;
     const name = node.name;
+    if (name === "x-math") {
+      addMath(node, this.#para);
+      return;
+    }
     if (name in FORMAT || CODE.has(name) || name === "a") {
       if (hasStructure(node)) this.#children(node);
       else this.#inline(node, this.#para);
@@ -340,6 +346,16 @@ export class BlockReader {
         break;
       case "hr":
         break;
+      case "x-formula":
+        if (el.attrs.tex) {
+          this.#sink.add<TextItem>({
+            label: "formula",
+            text: el.attrs.tex,
+            furniture: false,
+            prov: this.#prov(el.start, el.end),
+          });
+        }
+        break;
       default:
         this.#children(el);
     }
@@ -383,6 +399,7 @@ export class BlockReader {
         inner.add(escapeInline(value), value, child.start, child.end);
       } else if (isHidden(child)) {
       } else if (child.name === "br") inner.add("\n", "\n");
+      else if (child.name === "x-math") addMath(child, inner);
       else if (child.name === "img") {
         const alt = collapse(child.attrs.alt ?? "").trim();
         if (alt) inner.add(escapeInline(alt), alt);
@@ -633,6 +650,15 @@ export class BlockReader {
     // Tables inside cells are in their cell's text, and tables of their own after this one.
     for (const nested of nestedTables) this.#table(nested);
   }
+}
+
+/**
+ * Inline math (the XML backends' `x-math` element, its TeX in `tex`): written as `$…$` in markdown, unescaped,
+ * as TeX is.
+ */
+function addMath(el: MarkupElement, into: Inline): void {
+  const tex = el.attrs.tex?.trim();
+  if (tex) into.add(`$${tex}$`, tex, el.start, el.end);
 }
 
 /** `colspan`/`rowspan` as a number from 1 to `max`. */
