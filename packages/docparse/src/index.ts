@@ -14,6 +14,7 @@ import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
+import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
 import { xmlBackend } from "./backends/xml.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
@@ -43,7 +44,8 @@ export const defaultRegistry = new BackendRegistry([
   csvBackend,
   xmlBackend,
 ]);
-// Legacy office formats convert through LibreOffice into a type the registry reads, looked up when they do.
+// RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
+defaultRegistry.register(rtfBackend(defaultRegistry));
 defaultRegistry.register(officeConvertBackend(defaultRegistry));
 
 export interface ParseOptions {
