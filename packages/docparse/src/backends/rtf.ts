@@ -120,7 +120,7 @@ const newParagraph = (): Paragraph => ({
   inTable: false,
 });
 
-function decoderFor(codepage: number): TextDecoder {
+function decoderFor(codepage: number) {
   try {
     return new TextDecoder(
       codepage === 932
@@ -204,7 +204,8 @@ export function readRtf(source: string, sink: ItemSink): void {
   };
   const flushTable = () => {
     if (rows.length === 0) return;
-    const numCols = Math.max(...rows.map((r) => r.length));
+    let numCols = 0;
+    for (const r of rows) numCols = Math.max(numCols, r.length);
     const cells: TableCell[] = [];
     rows.forEach((values, r) => {
       values.forEach((value, c) => {
