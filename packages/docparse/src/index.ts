@@ -14,6 +14,7 @@ import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
+import { pkcs7Backend } from "./backends/pkcs7.ts";
 import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
 import { xmlBackend } from "./backends/xml.ts";
@@ -47,6 +48,8 @@ export const defaultRegistry = new BackendRegistry([
 // RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
 defaultRegistry.register(rtfBackend(defaultRegistry));
 defaultRegistry.register(officeConvertBackend(defaultRegistry));
+// Signed containers unwrap their content and parse it with the registry.
+defaultRegistry.register(pkcs7Backend(defaultRegistry));
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */
