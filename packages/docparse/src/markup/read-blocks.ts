@@ -185,6 +185,8 @@ interface Context {
 export interface ReadBlocksOptions {
   /** The first level-1 heading is the document's title (HTML); false when the title comes from elsewhere. */
   firstH1IsTitle: boolean;
+  /** Added to every character offset: where the markup starts in the document's text (HTML inside markdown). */
+  offset?: number;
 }
 
 /** Hidden by the page itself: `hidden`, `aria-hidden`, or a `display:none` / `visibility:hidden` style. */
@@ -215,7 +217,10 @@ export class BlockReader {
   }
 
   #prov(start: number, end: number): Provenance[] {
-    return [{ page: 1, bbox: null, charSpan: start >= 0 && end >= start ? [start, end] : null }];
+    const offset = this.#options.offset ?? 0;
+    return [
+      { page: 1, bbox: null, charSpan: start >= 0 && end >= start ? [start + offset, end + offset] : null },
+    ];
   }
 
   /** Writes the gathered paragraph: a list item's text, or a paragraph. */
