@@ -120,22 +120,22 @@ const newParagraph = (): Paragraph => ({
   inTable: false,
 });
 
-function decoderFor(codepage: number) {
-  try {
-    return new TextDecoder(
-      codepage === 932
-        ? "shift_jis"
-        : codepage === 936
-          ? "gbk"
-          : codepage === 949
-            ? "euc-kr"
-            : codepage === 950
-              ? "big5"
-              : `windows-${codepage}`,
-    );
-  } catch {
-    return new TextDecoder("windows-1252");
+const decoders = new Map<number, InstanceType<typeof TextDecoder>>();
+
+/** The decoder of a Windows code page (Windows-1252 for one the platform does not know), made once. */
+function decoderFor(codepage: number): InstanceType<typeof TextDecoder> {
+  let decoder = decoders.get(codepage);
+  if (!decoder) {
+    const label =
+      { 932: "shift_jis", 936: "gbk", 949: "euc-kr", 950: "big5" }[codepage] ?? `windows-${codepage}`;
+    try {
+      decoder = new TextDecoder(label);
+    } catch {
+      decoder = new TextDecoder("windows-1252");
+    }
+    decoders.set(codepage, decoder);
   }
+  return decoder;
 }
 
 /** Reads RTF text into items; throws DocumentLoadError when it is not RTF. */
