@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Worker } from "node:worker_threads";
 import { parseDocument } from "../index.ts";
 import { DocumentLoadError } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
@@ -84,6 +86,34 @@ describe("LibreOffice pool", { skip }, () => {
       parseDocument({ bytes: new TextEncoder().encode("plain words"), mimeType: "application/msword" }),
       (error) => error instanceof DocumentLoadError && /not a DOC document/.test(error.message),
     );
+  });
+
+  test("a parse thread that is terminated (as the server ends one past its time limit) leaves no soffice", async () => {
+    // This process's other pools may run workers too: only the thread's new ones count.
+    const before = new Set(ourOffices());
+    const theirs = () => ourOffices().filter((pid) => !before.has(pid));
+    const index = new URL("../index.ts", import.meta.url).href;
+    const file = corpusPath("docling/tests/data", "xls/sources/legacy_sample.xls");
+    const worker = new Worker(
+      `import(${JSON.stringify(index)}).then(async (m) => {
+        const { readFileSync } = await import("node:fs");
+        const r = await m.parseDocument({ bytes: readFileSync(${JSON.stringify(file)}), mimeType: "application/vnd.ms-excel" });
+        const { parentPort } = await import("node:worker_threads");
+        // Stays alive, as a server's parse thread does, until it is terminated.
+        parentPort.on("message", () => {});
+        parentPort.postMessage(r.result.total_pages);
+      });`,
+      { eval: true },
+    );
+    const pages = await new Promise((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    assert.equal(pages, 1);
+    assert.ok(theirs().length > 0, "the thread's worker runs");
+    await worker.terminate();
+    for (let i = 0; i < 50 && theirs().length > 0; i++) await sleep(200);
+    assert.deepEqual(theirs(), []);
   });
 
   test("shutting down leaves no soffice behind", async () => {
