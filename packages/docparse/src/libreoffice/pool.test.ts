@@ -4,8 +4,10 @@ import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
+import { BackendRegistry } from "../backend.ts";
+import { DOCX, officeConvertBackend } from "../backends/office-convert.ts";
 import { parseDocument } from "../index.ts";
-import { DocumentLoadError } from "../model.ts";
+import { DOCUMENT_MODEL_VERSION, DocumentLoadError } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { OfficePool, officeAvailable, shutdownOfficePool } from "./pool.ts";
 
@@ -79,6 +81,36 @@ describe("LibreOffice pool", { skip }, () => {
     assert.ok(xls.document.items.some((item) => item.label === "table"));
     const ppt = await parseDocument({ bytes: legacy("ppt"), mimeType: "application/vnd.ms-powerpoint" });
     assert.ok(ppt.result.total_pages >= 1);
+  });
+
+  test("once a backend reads the OOXML twin, the converted bytes go to it", async () => {
+    const received: { mimeType: string; bytes: Uint8Array }[] = [];
+    const registry = new BackendRegistry([
+      {
+        name: "docx-reader",
+        mimeTypes: [DOCX],
+        load(input) {
+          received.push({ mimeType: input.mimeType, bytes: input.bytes ?? new Uint8Array() });
+          return {
+            version: DOCUMENT_MODEL_VERSION,
+            mimeType: DOCX,
+            backend: "docx-reader",
+            pages: [],
+            items: [],
+            warnings: [],
+          };
+        },
+      },
+    ]);
+    registry.register(officeConvertBackend(registry));
+    const { document } = await parseDocument(
+      { bytes: legacy("doc"), mimeType: "application/msword" },
+      registry,
+    );
+    assert.equal(document.backend, "libreoffice+docx-reader");
+    assert.equal(document.mimeType, "application/msword");
+    assert.equal(received[0]?.mimeType, DOCX);
+    assert.match(zipNames(received[0].bytes), /word\/document\.xml/);
   });
 
   test("a file of another type declared as DOC is refused before LibreOffice sees it", async () => {
