@@ -75,8 +75,12 @@ class OfficeWorker {
       this.#waiting = null;
       waiting?.({ error: `the LibreOffice worker ended (${signal ?? `code ${code}`})` });
     });
-    this.#child.on("error", () => {
+    this.#child.on("error", (error) => {
+      // The bridge could not be started (no Python): whoever waits for it hears so.
       this.#alive = false;
+      const waiting = this.#waiting;
+      this.#waiting = null;
+      waiting?.({ error: `the LibreOffice worker could not start: ${error.message}` });
     });
     this.#child.stdin?.on("error", () => {});
     this.ready = this.#next(Number.POSITIVE_INFINITY).then((reply) => {
