@@ -194,11 +194,11 @@ describe("parseDocument", () => {
 
   test("bad input is a DocumentLoadError: unknown type, binary as text, page beyond the document", async () => {
     await assert.rejects(
-      parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/msword" }),
+      parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/x-unknown-format" }),
       (error) =>
         error instanceof DocumentLoadError &&
         error.code === "INVALID_MIME_TYPE" &&
-        /application\/msword/.test(error.message),
+        /application\/x-unknown-format/.test(error.message),
     );
     await assert.rejects(
       parseDocument({ bytes: new Uint8Array([1, 2]), mimeType: "application/pdf" }),
@@ -217,8 +217,9 @@ describe("parseDocument", () => {
     );
   });
 
-  test("the registry knows text, markdown, PDF and images", () => {
-    assert.deepEqual(defaultRegistry.mimeTypes(), [
+  test("the registry knows text, markdown, PDF, images, HTML and CSV", () => {
+    const types = defaultRegistry.mimeTypes();
+    for (const type of [
       "application/pdf",
       "application/x-pdf",
       "image/avif",
@@ -230,10 +231,17 @@ describe("parseDocument", () => {
       "text/markdown",
       "text/plain",
       "text/x-markdown",
-    ]);
+      "text/html",
+      "application/xhtml+xml",
+      "text/csv",
+    ]) {
+      assert.ok(types.includes(type), type);
+    }
+    assert.deepEqual(types, [...types].sort());
     assert.equal(defaultRegistry.get("Text/X-Markdown")?.name, "markdown");
     assert.equal(defaultRegistry.get("application/pdf")?.name, "pdf");
     assert.equal(defaultRegistry.get("image/webp")?.name, "image");
+    assert.equal(defaultRegistry.get("text/html; charset=utf-8")?.name, "html");
   });
 
   test("a vague declared type is told from the bytes' signature", () => {
@@ -247,6 +255,7 @@ describe("parseDocument", () => {
       "image/jpeg",
     );
     assert.equal(sniffMimeType(new TextEncoder().encode("RIFF\0\0\0\0WEBPVP8 ")), "image/webp");
-    assert.equal(sniffMimeType(new TextEncoder().encode("just some words here")), null);
+    assert.equal(sniffMimeType(new TextEncoder().encode("just some words here")), "text/plain");
+    assert.equal(sniffMimeType(new Uint8Array([0, 1, 2, 3, 4, 5, 0, 0, 9, 9, 9, 9])), null);
   });
 });

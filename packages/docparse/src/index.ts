@@ -8,26 +8,48 @@ import {
   type ParsingOptions,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { csvBackend } from "./backends/csv.ts";
+import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
+import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
+import { pkcs7Backend } from "./backends/pkcs7.ts";
+import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
+import { xmlBackend } from "./backends/xml.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
+import { sniffMimeType } from "./sniff.ts";
 import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
+export { sniffMimeType } from "./sniff.ts";
 export { toChunks } from "./views/chunks.ts";
 export { toPages } from "./views/fragments.ts";
 export { itemToMarkdown, toMarkdown } from "./views/markdown.ts";
 export type { ViewOptions } from "./views/selection.ts";
 
 /** The formats this engine reads. Later formats (PDF, images, Office) are added here as backends. */
-export const defaultRegistry = new BackendRegistry([textBackend, markdownBackend, pdfBackend, imageBackend]);
+export const defaultRegistry = new BackendRegistry([
+  textBackend,
+  markdownBackend,
+  pdfBackend,
+  imageBackend,
+  htmlBackend,
+  csvBackend,
+  xmlBackend,
+]);
+// RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
+defaultRegistry.register(rtfBackend(defaultRegistry));
+defaultRegistry.register(officeConvertBackend(defaultRegistry));
+// Signed containers unwrap their content and parse it with the registry.
+defaultRegistry.register(pkcs7Backend(defaultRegistry));
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */
@@ -85,19 +107,6 @@ export function countTextPages(
   registry: BackendRegistry = defaultRegistry,
 ): number | undefined {
   return registry.get(mimeType)?.countPages?.(text);
-}
-
-/** The media type a file's first bytes announce (PDF, PNG, JPEG, TIFF, WebP, GIF), else null. */
-export function sniffMimeType(bytes: Uint8Array | undefined): string | null {
-  if (!bytes || bytes.length < 12) return null;
-  const ascii = (start: number, end: number) => String.fromCharCode(...bytes.subarray(start, end));
-  if (ascii(0, 1024).includes("%PDF-")) return "application/pdf";
-  if (bytes[0] === 0x89 && ascii(1, 4) === "PNG") return "image/png";
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
-  if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "image/tiff";
-  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
-  if (ascii(0, 4) === "GIF8") return "image/gif";
-  return null;
 }
 
 /** Reads the input with the backend of its media type. Unknown types are a DocumentLoadError. */

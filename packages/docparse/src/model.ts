@@ -88,6 +88,8 @@ export interface TableCell {
   rowSpan: number;
   colSpan: number;
   text: string;
+  /** The cell's text with its inline formatting and links as markdown, when the source had any. */
+  markdown?: string;
   columnHeader: boolean;
   rowHeader: boolean;
   bbox: Box | null;
@@ -121,6 +123,20 @@ export interface MergedTableModel {
   numCols: number;
 }
 
+/** Who signed a signed container (PKCS#7 / CMS), as its certificate says. */
+export interface DocumentSigner {
+  /** The certificate's subject (`CN=…, O=…`), null when the container does not carry the certificate. */
+  subject: string | null;
+  commonName: string | null;
+  issuer: string | null;
+  /** The certificate's serial number, hex. */
+  serialNumber: string;
+  /** The signing-time attribute, ISO 8601, when the signature has one. */
+  signingTime: string | null;
+  /** Whether the signature holds against the certificate's key; null when not checked. Trust is never checked. */
+  verified: boolean | null;
+}
+
 export interface DocumentModel {
   version: typeof DOCUMENT_MODEL_VERSION;
   mimeType: string;
@@ -135,6 +151,8 @@ export interface DocumentModel {
   mergedTables?: MergedTableModel[];
   /** Pages where struck-through text was dropped (remove_strikethrough_lines). */
   struckPages?: number[];
+  /** The signers of a signed container the document came in (PKCS#7); each is also said in `warnings`. */
+  signers?: DocumentSigner[];
 }
 
 /** The input could not be read as a document of its type: bad input, reported to the caller, never a crash. */

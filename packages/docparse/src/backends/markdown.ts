@@ -1,6 +1,7 @@
 import MarkdownIt from "markdown-it";
 import type Token from "markdown-it/lib/token.mjs";
 import type { FormatBackend } from "../backend.ts";
+import { BlockReader } from "../markup/read-blocks.ts";
 import {
   type CodeItem,
   DOCUMENT_MODEL_VERSION,
@@ -15,6 +16,7 @@ import {
   type TextItem,
 } from "../model.ts";
 import { inputText, lineStarts } from "../text-decoding.ts";
+import { parseHtml } from "./html.ts";
 
 /** CommonMark with GFM tables and strikethrough; raw HTML is kept as text, links are not guessed. */
 const parser = new MarkdownIt("default", { html: true, linkify: false });
@@ -206,8 +208,14 @@ export const markdownBackend: FormatBackend = {
           });
           break;
         case "html_block": {
+          // Raw HTML is read as HTML (tables, lists, paragraphs); what it does not hold as structure stays text.
           const html = token.content.trim();
-          if (html !== "" && !/^<!--[\s\S]*-->$/.test(html)) {
+          if (html === "" || /^<!--[\s\S]*-->$/.test(html)) break;
+          const before = sink.items.length;
+          const offset = prov(token.map)[0].charSpan?.[0] ?? 0;
+          new BlockReader(sink, { firstH1IsTitle: !sawTitle, offset }).read(parseHtml(token.content));
+          if (sink.items.slice(before).some((item) => item.label === "title")) sawTitle = true;
+          if (sink.items.length === before) {
             sink.add<TextItem>({
               label: "text",
               text: html,

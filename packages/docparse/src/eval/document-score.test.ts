@@ -14,7 +14,8 @@ describe("reference", () => {
     assert.equal(mimeTypeOf("a.PDF"), "application/pdf");
     assert.equal(mimeTypeOf("scan.tif"), "image/tiff");
     assert.equal(mimeTypeOf("photo.jpeg"), "image/jpeg");
-    assert.equal(mimeTypeOf("notes.md"), null);
+    assert.equal(mimeTypeOf("notes.md"), "text/markdown");
+    assert.equal(mimeTypeOf("notes.txt"), null);
   });
 
   test("Docling table cells become HTML with spans and header cells", () => {

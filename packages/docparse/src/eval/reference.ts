@@ -25,6 +25,22 @@ export const FORMAT_SOURCES: Readonly<Record<string, readonly string[]>> = {
   ocr: ["ocr/sources"],
   tiff: ["tiff/sources"],
   webp: ["webp/sources"],
+  csv: ["csv/sources"],
+  html: ["html/sources"],
+  md: ["md/sources"],
+  jats: ["jats/sources"],
+  docx: ["docx/sources"],
+  pptx: ["pptx/sources"],
+  xlsx: ["xlsx/sources"],
+  doc: ["doc/sources"],
+  ppt: ["ppt/sources"],
+  xls: ["xls/sources"],
+};
+
+/** Formats whose folders also hold files of other types (an HTML page's image): only these extensions count. */
+const FORMAT_EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
+  html: [".html", ".htm"],
+  jats: [".nxml", ".xml"],
 };
 
 /** OCR references by engine, the first one present is used. */
@@ -38,6 +54,19 @@ const MIME_TYPES: Record<string, string> = {
   ".tif": "image/tiff",
   ".tiff": "image/tiff",
   ".webp": "image/webp",
+  ".csv": "text/csv",
+  ".html": "text/html",
+  ".htm": "text/html",
+  ".md": "text/markdown",
+  ".nxml": "application/xml",
+  ".xml": "application/xml",
+  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ".xlsm": "application/vnd.ms-excel.sheet.macroEnabled.12",
+  ".doc": "application/msword",
+  ".ppt": "application/vnd.ms-powerpoint",
+  ".xls": "application/vnd.ms-excel",
 };
 
 export interface SourceFile {
@@ -81,6 +110,8 @@ export function sourceFiles(corpus: string = defaultCorpus(), formats?: readonly
       for (const name of readdirSync(dir)) {
         const file = path.join(dir, name);
         const mimeType = mimeTypeOf(name);
+        const extensions = FORMAT_EXTENSIONS[format];
+        if (extensions && !extensions.includes(path.extname(name).toLowerCase())) continue;
         if (mimeType && statSync(file).isFile()) found.push({ format, name, path: file, mimeType });
       }
     }
@@ -93,26 +124,32 @@ function readIfExists(file: string): string | null {
   return existsSync(file) ? readFileSync(file, "utf8") : null;
 }
 
+/** Formats whose references are OCR output, by engine. */
+const OCR_FORMATS = new Set(["ocr", "tiff", "webp"]);
+
 /**
  * The reference of a source file, or null when the corpus has none: for PDFs `pdf/groundtruth/<stem>.{md,json}`,
- * for OCR'd sources the full-page OCR reference of the first engine in OCR_REFERENCE_ENGINES that has one.
+ * for OCR'd sources the full-page OCR reference of the first engine in OCR_REFERENCE_ENGINES that has one, for
+ * the other formats `<format>/groundtruth/<name>.{md,json}` (the name with its extension, e.g. `table_01.html`).
  */
 export function loadReference(source: SourceFile, corpus: string = defaultCorpus()): Reference | null {
   const stem = path.basename(source.name, path.extname(source.name));
   const candidates: { origin: string; base: string }[] =
     source.format === "pdf"
       ? [{ origin: "groundtruth", base: path.join(corpus, "pdf/groundtruth", stem) }]
-      : OCR_REFERENCE_ENGINES.map((engine) => ({
-          origin: `${engine}/full_page`,
-          base: path.join(
-            corpus,
-            source.format,
-            "groundtruth",
-            engine,
-            "full_page",
-            `${stem}.${engine}.full_page`,
-          ),
-        }));
+      : OCR_FORMATS.has(source.format)
+        ? OCR_REFERENCE_ENGINES.map((engine) => ({
+            origin: `${engine}/full_page`,
+            base: path.join(
+              corpus,
+              source.format,
+              "groundtruth",
+              engine,
+              "full_page",
+              `${stem}.${engine}.full_page`,
+            ),
+          }))
+        : [{ origin: "groundtruth", base: path.join(corpus, source.format, "groundtruth", source.name) }];
   for (const { origin, base } of candidates) {
     const markdown = readIfExists(`${base}.md`);
     if (markdown === null) continue;

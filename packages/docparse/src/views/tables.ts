@@ -3,15 +3,6 @@ import type { TableItem } from "../model.ts";
 /** What the renderings read of a table: its size and cells (a model item, or a table joined across pages). */
 export type TableGrid = Pick<TableItem, "numRows" | "numCols" | "cells">;
 
-/** The table as a grid of cell texts; a spanning cell's text fills the first slot it covers, the rest are empty. */
-function grid(table: TableGrid): string[][] {
-  const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
-  for (const cell of table.cells) {
-    if (rows[cell.row] && cell.col < table.numCols) rows[cell.row][cell.col] = cell.text;
-  }
-  return rows;
-}
-
 function escapeMarkdownCell(text: string): string {
   return text
     .replace(/\\/g, "\\\\")
@@ -20,11 +11,36 @@ function escapeMarkdownCell(text: string): string {
     .trim();
 }
 
+/** A cell as GFM table text: its inline markdown when the source had formatting, else its escaped text. */
+function cellMarkdown(cell: TableGrid["cells"][number]): string {
+  if (cell.markdown === undefined) return escapeMarkdownCell(cell.text);
+  return cell.markdown
+    .replace(/(?<!\\)\|/g, "\\|")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
+/**
+ * The table as a grid of markdown cell texts. Markdown has no spans: a spanning cell's text fills every slot it
+ * covers, so each row reads on its own.
+ */
+function grid(table: TableGrid): string[][] {
+  const rows = Array.from({ length: table.numRows }, () => Array<string>(table.numCols).fill(""));
+  for (const cell of table.cells) {
+    const text = cellMarkdown(cell);
+    for (let row = cell.row; row < Math.min(cell.row + cell.rowSpan, table.numRows); row++) {
+      for (let col = cell.col; col < Math.min(cell.col + cell.colSpan, table.numCols); col++)
+        rows[row][col] = text;
+    }
+  }
+  return rows;
+}
+
 /** A GFM table. Markdown needs a header row: the first row serves as one when the table has none. */
 export function tableToMarkdown(table: TableGrid): string {
   const rows = grid(table);
   if (rows.length === 0 || table.numCols === 0) return "";
-  const line = (cells: string[]) => `| ${cells.map(escapeMarkdownCell).join(" | ")} |`;
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   const [head, ...body] = rows;
   return [line(head), `|${" --- |".repeat(table.numCols)}`, ...body.map(line)].join("\n");
 }

@@ -242,17 +242,16 @@ describe("documents parse API", () => {
     assert.match(failed.error ?? "", /INVALID_PAGE_RANGE.*has 3 pages/);
   });
 
-  test("a type no backend reads and features that need a model provider end the job failure with the reason", async () => {
+  test("raw CSV text is read as a table; features that need a model provider end the job failure with the reason", async () => {
     const csv = await api.expect(200, "POST", "/documents/v2/parse", {
-      raw_text: "a,b\n1,2",
+      raw_text: "a;b\n1;2",
       mime_type: "text/csv",
     });
     const csvResult = await api.finished(csv.parse_id);
-    assert.equal(csvResult.status, "failure");
-    assert.match(
-      csvResult.error ?? "",
-      /text\/csv cannot be parsed yet; supported types: application\/pdf, .*text\/markdown, text\/plain/,
-    );
+    assert.equal(csvResult.status, "successful");
+    const fragments = csvResult.pages?.[0]?.page_fragments ?? [];
+    assert.equal(fragments[0]?.fragment_type, "table");
+    assert.match(JSON.stringify(fragments[0]?.content), /<th>a<\/th><th>b<\/th>.*<td>1<\/td><td>2<\/td>/);
     const extraction = await api.expect(200, "POST", "/documents/v2/parse", {
       raw_text: "Total: 5",
       structured_extraction_options: [{ schema_name: "invoice", json_schema: nested(1) }],
