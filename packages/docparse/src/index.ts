@@ -8,6 +8,7 @@ import {
   type ParsingOptions,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { docxBackend } from "./backends/docx.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
 import { pdfBackend } from "./backends/pdf.ts";
@@ -27,7 +28,13 @@ export { itemToMarkdown, toMarkdown } from "./views/markdown.ts";
 export type { ViewOptions } from "./views/selection.ts";
 
 /** The formats this engine reads. Later formats (PDF, images, Office) are added here as backends. */
-export const defaultRegistry = new BackendRegistry([textBackend, markdownBackend, pdfBackend, imageBackend]);
+export const defaultRegistry = new BackendRegistry([
+  textBackend,
+  markdownBackend,
+  pdfBackend,
+  imageBackend,
+  docxBackend,
+]);
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */

@@ -25,7 +25,13 @@ export const FORMAT_SOURCES: Readonly<Record<string, readonly string[]>> = {
   ocr: ["ocr/sources"],
   tiff: ["tiff/sources"],
   webp: ["webp/sources"],
+  docx: ["docx/sources"],
+  pptx: ["pptx/sources"],
+  xlsx: ["xlsx/sources"],
 };
+
+/** Formats whose references are `<format>/groundtruth/<file name with extension>.{md,json}`. */
+const DECLARATIVE_FORMATS = new Set(["docx", "pptx", "xlsx"]);
 
 /** OCR references by engine, the first one present is used. */
 const OCR_REFERENCE_ENGINES = ["tesseract", "easyocr"] as const;
@@ -38,6 +44,10 @@ const MIME_TYPES: Record<string, string> = {
   ".tif": "image/tiff",
   ".tiff": "image/tiff",
   ".webp": "image/webp",
+  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ".xlsm": "application/vnd.ms-excel.sheet.macroenabled.12",
 };
 
 export interface SourceFile {
@@ -102,17 +112,19 @@ export function loadReference(source: SourceFile, corpus: string = defaultCorpus
   const candidates: { origin: string; base: string }[] =
     source.format === "pdf"
       ? [{ origin: "groundtruth", base: path.join(corpus, "pdf/groundtruth", stem) }]
-      : OCR_REFERENCE_ENGINES.map((engine) => ({
-          origin: `${engine}/full_page`,
-          base: path.join(
-            corpus,
-            source.format,
-            "groundtruth",
-            engine,
-            "full_page",
-            `${stem}.${engine}.full_page`,
-          ),
-        }));
+      : DECLARATIVE_FORMATS.has(source.format)
+        ? [{ origin: "groundtruth", base: path.join(corpus, source.format, "groundtruth", source.name) }]
+        : OCR_REFERENCE_ENGINES.map((engine) => ({
+            origin: `${engine}/full_page`,
+            base: path.join(
+              corpus,
+              source.format,
+              "groundtruth",
+              engine,
+              "full_page",
+              `${stem}.${engine}.full_page`,
+            ),
+          }));
   for (const { origin, base } of candidates) {
     const markdown = readIfExists(`${base}.md`);
     if (markdown === null) continue;
