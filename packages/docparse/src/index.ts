@@ -12,7 +12,9 @@ import { docxBackend } from "./backends/docx.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
 import { pdfBackend } from "./backends/pdf.ts";
+import { pptxBackend } from "./backends/pptx.ts";
 import { textBackend } from "./backends/text.ts";
+import { xlsxBackend } from "./backends/xlsx.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
 import { toChunks } from "./views/chunks.ts";
@@ -34,6 +36,8 @@ export const defaultRegistry = new BackendRegistry([
   pdfBackend,
   imageBackend,
   docxBackend,
+  xlsxBackend,
+  pptxBackend,
 ]);
 
 export interface ParseOptions {
