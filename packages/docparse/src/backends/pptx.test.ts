@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { parseDocument } from "../index.ts";
+import type { FigureItem, ListItem, TableItem, TextItem } from "../model.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+
+const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
+
+async function parse(name: string) {
+  const bytes = new Uint8Array(readFileSync(corpusPath("docling/tests/data", `pptx/sources/${name}`)));
+  return parseDocument({ bytes, mimeType: PPTX, options: { parsing: { table_output_mode: "markdown" } } });
+}
+
+test("powerpoint_sample.pptx: a sized page per slide, titles, a table with spans, lists, speaker notes as furniture", {
+  skip: NO_CORPUS,
+}, async () => {
+  const { document, result } = await parse("powerpoint_sample.pptx");
+  assert.equal(document.pages.length, 3);
+  assert.ok(document.pages.every((page) => page.size !== null && page.size.width > page.size.height));
+  const titles = document.items
+    .filter((item): item is TextItem => item.label === "title")
+    .map((item) => item.text);
+  assert.deepEqual(titles.slice(0, 2), ["Test Table Slide", "Second slide title"]);
+  const table = document.items.find((item): item is TableItem => item.label === "table");
+  const class1 = table?.cells.find((cell) => cell.text === "Class1");
+  assert.deepEqual([class1?.row, class1?.col, class1?.colSpan], [0, 1, 3]);
+  assert.ok(table?.cells.some((cell) => cell.text === "R3" && cell.rowSpan === 2));
+  const lists = document.items.filter((item): item is ListItem => item.label === "list_item");
+  assert.ok(lists.some((item) => item.text === "With foo" && !item.ordered));
+  assert.ok(lists.some((item) => item.text === "List item4" && item.ordered && item.marker === "1."));
+  const notes = document.items.filter(
+    (item): item is TextItem => item.label === "text" && item.speakerNotes === true,
+  );
+  assert.ok(notes.length > 0);
+  assert.ok(notes.every((item) => item.furniture && !result.markdown.includes(item.text)));
+  // Boxes in points inside the slide.
+  const boxed = document.items.filter((item) => item.prov[0].bbox !== null);
+  assert.ok(boxed.length > 0);
+  const width = document.pages[0].size?.width ?? 0;
+  assert.ok(boxed.every((item) => (item.prov[0].bbox?.x2 ?? 0) <= width + 1));
+});
+
+test("powerpoint_sample.pptx: shapes read top to bottom, a higher box before a lower one", {
+  skip: NO_CORPUS,
+}, async () => {
+  const { result } = await parse("powerpoint_sample.pptx");
+  assert.ok(result.markdown.indexOf("A rectangle shape") < result.markdown.indexOf("Let’s introduce a list"));
+});
+
+test("pptx_chart.pptx: a chart is a figure with its type and title, its series a table", {
+  skip: NO_CORPUS,
+}, async () => {
+  const { document } = await parse("pptx_chart.pptx");
+  const chart = document.items.find(
+    (item): item is FigureItem => item.label === "figure" && item.chart !== undefined,
+  );
+  assert.deepEqual(chart?.chart, { type: "bar", title: "Wild Duck Observations by Year" });
+  const data = document.items[document.items.indexOf(chart as FigureItem) + 1] as TableItem;
+  assert.equal(data.label, "table");
+  assert.deepEqual(
+    data.cells.filter((cell) => cell.row === 0).map((cell) => cell.text),
+    ["", "Freshwater Ducks", "Saltwater Ducks"],
+  );
+  assert.deepEqual(
+    data.cells.filter((cell) => cell.row === 4).map((cell) => cell.text),
+    ["2022", "175", "130"],
+  );
+});
