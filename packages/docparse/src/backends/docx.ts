@@ -12,6 +12,7 @@ import {
   type TableItem,
   type TextItem,
 } from "../model.ts";
+import { addChart } from "../ooxml/drawing.ts";
 import { type InlineRun, renderRuns } from "../ooxml/inline.ts";
 import { equationText } from "../ooxml/omml.ts";
 import { OoxmlPackage, type Relationship } from "../ooxml/package.ts";
@@ -175,6 +176,8 @@ class DocxReader {
   /** Text boxes met inside the current paragraph, read after it. */
   pendingBoxes: XmlElement[] = [];
   pendingFigures = 0;
+  /** Relationship ids of charts met inside the current paragraph. */
+  pendingCharts: string[] = [];
 
   constructor(pkg: OoxmlPackage, main: string, removeStruck: boolean) {
     this.pkg = pkg;
@@ -235,6 +238,7 @@ class DocxReader {
         }
         this.pendingBoxes = [];
         this.pendingFigures = 0;
+        this.pendingCharts = [];
       }
     }
   }
@@ -423,15 +427,20 @@ class DocxReader {
       this.pendingBoxes.push(...boxes);
       return;
     }
+    const charts = descendants(node, "chart");
+    if (charts.length > 0) {
+      for (const chart of charts) this.pendingCharts.push(chart.attrs.id ?? "");
+      return;
+    }
     const pictures = descendants(node, "blip").length + descendants(node, "imagedata").length;
-    const charts = descendants(node, "chart").length;
-    if (pictures + charts > 0 || node.name === "object") this.pendingFigures += 1;
+    if (pictures > 0 || node.name === "object") this.pendingFigures += 1;
   }
 
   paragraph(node: XmlElement, part: string, styleId: string | undefined, styleName: string): void {
     const pPr = child(node, "pPr");
     this.pendingBoxes = [];
     this.pendingFigures = 0;
+    this.pendingCharts = [];
     // A paragraph that is only a display equation is a formula item.
     const content = elements(node).filter(
       (item) => item.name !== "pPr" && item.name !== "bookmarkStart" && item.name !== "bookmarkEnd",
@@ -445,8 +454,10 @@ class DocxReader {
     const { text, markdown } = renderRuns(runs);
     const boxes = this.pendingBoxes;
     const figures = this.pendingFigures;
+    const charts = this.pendingCharts;
     this.pendingBoxes = [];
     this.pendingFigures = 0;
+    this.pendingCharts = [];
     if (text) this.textBlock(text, markdown, pPr, styleId, styleName);
     for (let i = 0; i < figures; i++) {
       this.sink.add<FigureItem>({
@@ -456,6 +467,18 @@ class DocxReader {
         furniture: false,
         prov: [prov()],
       });
+    }
+    for (const id of charts) {
+      const rel = this.pkg.rels(part).get(id);
+      const added = rel && !rel.external && addChart(this.sink, this.pkg, rel.target, prov());
+      if (!added)
+        this.sink.add<FigureItem>({
+          label: "figure",
+          caption: null,
+          source: null,
+          furniture: false,
+          prov: [prov()],
+        });
     }
     for (const box of boxes) this.blocks(box, part);
   }
@@ -556,6 +579,14 @@ class DocxReader {
   }
 
   table(node: XmlElement, part: string): void {
+    // A table of one cell is a frame around content (a boxed note, a layout wrapper), not data: its blocks are
+    // read in place.
+    const onlyRows = this.rowNodes(node);
+    const onlyCells = onlyRows.length === 1 ? this.cellNodes(onlyRows[0]) : [];
+    if (onlyCells.length === 1) {
+      this.blocks(onlyCells[0], part);
+      return;
+    }
     const cells: TableCell[] = [];
     /** The cell covering each column of the previous row, for vertical merges. */
     let above: (TableCell | undefined)[] = [];
@@ -658,6 +689,7 @@ class DocxReader {
     }
     this.pendingBoxes = [];
     this.pendingFigures = 0;
+    this.pendingCharts = [];
     return parts.join(" ");
   }
 
