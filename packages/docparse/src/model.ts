@@ -57,6 +57,8 @@ export interface TextItem extends ItemBase {
   quoteDepth?: number;
   /** A slide's speaker notes: kept as furniture (out of the markdown view), told apart from headers by this. */
   speakerNotes?: boolean;
+  /** A reviewer's comment (slides, sheets): who wrote it and when, when the file says. */
+  comment?: { author: string | null; time: string | null };
 }
 
 export interface HeadingItem extends ItemBase {

@@ -67,3 +67,18 @@ test("pptx_chart.pptx: a chart is a figure with its type and title, its series a
     ["2022", "175", "130"],
   );
 });
+
+test("powerpoint_comments.pptx: review comments follow their slide's content, with author and time", {
+  skip: NO_CORPUS,
+}, async () => {
+  const { document, result } = await parse("powerpoint_comments.pptx");
+  const comments = document.items.filter(
+    (item): item is TextItem => item.label === "text" && item.comment !== undefined,
+  );
+  assert.deepEqual(comments[0].comment, { author: "John Reviewer (JR)", time: "2026-01-01T00:00:00" });
+  assert.equal(comments[0].prov[0].page, 1);
+  assert.match(
+    result.markdown,
+    /\[author: Jane Smith \(JS\), time: 2026-06-18T17:35:35\.236\]: This is a sample response/,
+  );
+});

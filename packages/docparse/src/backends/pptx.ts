@@ -13,6 +13,7 @@ import {
   type TableItem,
   type TextItem,
 } from "../model.ts";
+import { addComment } from "../ooxml/comments.ts";
 import { addChart } from "../ooxml/drawing.ts";
 import { type InlineRun, renderRuns } from "../ooxml/inline.ts";
 import { OoxmlPackage } from "../ooxml/package.ts";
@@ -212,7 +213,56 @@ class PptxReader {
       })
       .map(({ shape }) => shape);
     for (const shape of ordered) this.shape(shape, part, page);
+    this.comments(part, page);
     this.notes(part, page);
+  }
+
+  #authors: Map<string, string> | null = null;
+
+  /** Comment authors by id: `Name (initials)` from the legacy list, display names from the modern one. */
+  authors(): Map<string, string> {
+    if (this.#authors) return this.#authors;
+    const authors = new Map<string, string>();
+    for (const rel of this.pkg.rels(this.main).values()) {
+      if (rel.external || (rel.type !== "commentAuthors" && rel.type !== "authors")) continue;
+      const root = this.pkg.xml(rel.target);
+      for (const author of [...childrenNamed(root, "cmAuthor"), ...childrenNamed(root, "author")]) {
+        const name = author.attrs.name ?? "";
+        const initials = author.attrs.initials;
+        authors.set(author.attrs.id ?? "", initials ? `${name} (${initials})` : name);
+      }
+    }
+    this.#authors = authors;
+    return authors;
+  }
+
+  /** The slide's review comments (legacy `p:cm` and modern threaded ones), after its content. */
+  comments(part: string, page: number): void {
+    for (const rel of this.pkg.rels(part).values()) {
+      if (rel.external || rel.type !== "comments") continue;
+      const root = this.pkg.xml(rel.target);
+      if (!root) continue;
+      for (const cm of childrenNamed(root, "cm")) {
+        const legacy = child(cm, "text");
+        const text = legacy ? textOf(legacy) : descendants(cm, "t").map(textOf).join(" ");
+        const author = this.authors().get(cm.attrs.authorId ?? "") ?? null;
+        addComment(this.sink, text, author, cm.attrs.dt ?? cm.attrs.created ?? null, {
+          page,
+          bbox: null,
+          charSpan: null,
+        });
+        // Modern comments hold their replies inside.
+        for (const reply of descendants(cm, "reply")) {
+          const replyAuthor = this.authors().get(reply.attrs.authorId ?? "") ?? null;
+          const replyText = descendants(reply, "t").map(textOf).join(" ");
+          addComment(this.sink, replyText, replyAuthor, reply.attrs.created ?? null, {
+            page,
+            bbox: null,
+            charSpan: null,
+          });
+        }
+      }
+    }
   }
 
   shape(shape: Placed, part: string, page: number): void {

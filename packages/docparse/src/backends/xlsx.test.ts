@@ -113,3 +113,26 @@ test("merged cells span, fully empty rows split tables, hidden sheets are kept a
   });
   assert.ok(result.warnings.some((warning) => warning.includes('"Secret"') && warning.includes("hidden")));
 });
+
+test("xlsx_comments.xlsx: notes and threaded comments (replies included) after the sheet's tables", {
+  skip: NO_CORPUS,
+}, async () => {
+  const bytes = new Uint8Array(
+    readFileSync(corpusPath("docling/tests/data", "xlsx/sources/xlsx_comments.xlsx")),
+  );
+  const { document } = await parse(bytes);
+  const comments = document.items.filter(
+    (item) => item.label === "text" && "comment" in item && item.comment,
+  );
+  assert.deepEqual(
+    comments.map((item) => ("text" in item ? item.text : "")),
+    [
+      "Why Python specifically?",
+      "Which libraries are you referring to?",
+      "Minimum number of saltwater ducks",
+      "I never thought it would be so low",
+      "Maximum number of ducks",
+    ],
+  );
+  assert.ok(!comments.some((item) => "text" in item && item.text.includes("[Threaded comment]")));
+});

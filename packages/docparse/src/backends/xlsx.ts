@@ -10,6 +10,7 @@ import {
   type TableCell,
   type TableItem,
 } from "../model.ts";
+import { addComment } from "../ooxml/comments.ts";
 import { addChart } from "../ooxml/drawing.ts";
 import { builtInFormat, formatNumber, formatText } from "../ooxml/number-format.ts";
 import { OoxmlPackage } from "../ooxml/package.ts";
@@ -224,6 +225,7 @@ class XlsxReader {
       }
       if (part.name === "worksheet") this.worksheet(part, page, name);
       this.drawings(part, rel.target, page);
+      this.comments(rel.target, page);
     }
     return {
       version: DOCUMENT_MODEL_VERSION,
@@ -330,6 +332,64 @@ class XlsxReader {
       furniture: false,
       prov: [{ page, bbox: null, charSpan: null }],
     });
+  }
+
+  #persons: Map<string, string> | null = null;
+
+  /** Authors of threaded comments by id. */
+  persons(): Map<string, string> {
+    if (this.#persons) return this.#persons;
+    const persons = new Map<string, string>();
+    for (const rel of this.pkg.rels(this.main).values()) {
+      if (rel.external || rel.type !== "person") continue;
+      for (const person of childrenNamed(this.pkg.xml(rel.target), "person")) {
+        persons.set(person.attrs.id ?? "", person.attrs.displayName ?? "");
+      }
+    }
+    this.#persons = persons;
+    return persons;
+  }
+
+  /**
+   * A sheet's cell comments after its tables, by cell position: notes (legacy comments) with their author, then
+   * threaded comments with author and time. A note that only stands in for a threaded comment is left out.
+   */
+  comments(part: string, page: number): void {
+    const prov = { page, bbox: null, charSpan: null };
+    const found: { at: [number, number]; text: string; author: string | null; time: string | null }[] = [];
+    let threaded = false;
+    for (const rel of this.pkg.rels(part).values()) {
+      if (rel.external || rel.type !== "threadedComment") continue;
+      threaded = true;
+      for (const comment of childrenNamed(this.pkg.xml(rel.target), "threadedComment")) {
+        found.push({
+          at: cellRef(comment.attrs.ref ?? "") ?? [0, 0],
+          text: textOf(child(comment, "text") ?? comment),
+          author: this.persons().get(comment.attrs.personId ?? "") ?? null,
+          time: comment.attrs.dT ?? null,
+        });
+      }
+    }
+    for (const rel of this.pkg.rels(part).values()) {
+      if (rel.external || rel.type !== "comments") continue;
+      const root = this.pkg.xml(rel.target);
+      const authors = childrenNamed(child(root, "authors"), "author").map((author) => textOf(author));
+      for (const comment of childrenNamed(child(root, "commentList"), "comment")) {
+        const author = authors[Number(comment.attrs.authorId ?? -1)] ?? null;
+        if (threaded && author?.startsWith("tc=")) continue;
+        const text = child(comment, "text");
+        found.push({
+          at: cellRef(comment.attrs.ref ?? "") ?? [0, 0],
+          text: text ? richText(text) : "",
+          author,
+          time: null,
+        });
+      }
+    }
+    found.sort(
+      (a, b) => Number(a.time !== null) - Number(b.time !== null) || a.at[0] - b.at[0] || a.at[1] - b.at[1],
+    );
+    for (const comment of found) addComment(this.sink, comment.text, comment.author, comment.time, prov);
   }
 
   /** Charts and pictures of a sheet's drawing parts, in anchor order. */
