@@ -136,3 +136,14 @@ test("xlsx_comments.xlsx: notes and threaded comments (replies included) after t
   );
   assert.ok(!comments.some((item) => "text" in item && item.text.includes("[Threaded comment]")));
 });
+
+test("a lone label above a wider block is the block's title, read as text before the table", async () => {
+  const cell = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+  const data = `<row r="1">${cell("A1", "Reading List")}</row><row r="2">${cell("A2", "Title")}${cell("B2", "Year")}</row>
+    <row r="3">${cell("A3", "Dune")}<c r="B3"><v>1965</v></c></row>`;
+  const { result } = await parse(xlsx([{ name: "Books", data }]));
+  assert.equal(
+    result.markdown,
+    "## Books\n\nReading List\n\n| Title | Year |\n| --- | --- |\n| Dune | 1965 |",
+  );
+});

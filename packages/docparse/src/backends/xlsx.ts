@@ -9,6 +9,7 @@ import {
   type ModelPage,
   type TableCell,
   type TableItem,
+  type TextItem,
 } from "../model.ts";
 import { addComment } from "../ooxml/comments.ts";
 import { addChart } from "../ooxml/drawing.ts";
@@ -274,7 +275,26 @@ class XlsxReader {
       for (let r = area.top; r <= area.bottom; r++)
         for (let c = area.left; c <= area.right; c++) filled.add(r * KEY + c);
     }
-    for (const region of regions(filled)) this.table(region, values, merges, page);
+    for (const region of regions(filled)) {
+      // A lone label on the first row above a wider block of at least two rows is the block's title, not a
+      // header row: it is read as text and the table starts below it.
+      const width = region.right - region.left + 1;
+      const firstRow = [...values.keys()].filter(
+        (key) =>
+          Math.floor(key / KEY) === region.top && key % KEY >= region.left && key % KEY <= region.right,
+      );
+      if (width >= 2 && region.bottom - region.top >= 2 && firstRow.length === 1) {
+        const text = values.get(firstRow[0]) ?? "";
+        this.sink.add<TextItem>({
+          label: "text",
+          text,
+          furniture: false,
+          prov: [{ page, bbox: null, charSpan: null }],
+        });
+        region.top += 1;
+      }
+      this.table(region, values, merges, page);
+    }
   }
 
   table(region: Region, values: Map<number, string>, merges: Merge[], page: number): void {
