@@ -118,6 +118,13 @@ interface Merge {
   right: number;
 }
 
+/** Something placed on a sheet (a block of cells, a drawing), emitted in the order of where it starts. */
+interface Placement {
+  row: number;
+  col: number;
+  emit: () => void;
+}
+
 interface Region {
   top: number;
   left: number;
@@ -153,8 +160,9 @@ function regions(filled: Set<number>): Region[] {
     }
     found.push(region);
   }
-  // Boxes that overlap are one table (an L-shaped block, a header over a gap).
-  let merged = true;
+  // Boxes that overlap are one table (an L-shaped block, a header over a gap). The pairwise check is
+  // quadratic, so a sheet of thousands of scattered blocks keeps them apart.
+  let merged = found.length <= 2_000;
   while (merged) {
     merged = false;
     for (let i = 0; i < found.length && !merged; i++) {
@@ -224,8 +232,13 @@ class XlsxReader {
         this.warnings.push(`Sheet "${name}" has no part ${rel.target}`);
         continue;
       }
-      if (part.name === "worksheet") this.worksheet(part, page, name);
-      this.drawings(part, rel.target, page);
+      // Tables and drawings in sheet order: by the row (then column) where each starts.
+      const placed = [
+        ...(part.name === "worksheet" ? this.worksheet(part, page, name) : []),
+        ...this.drawings(part, rel.target, page),
+      ];
+      placed.sort((a, b) => a.row - b.row || a.col - b.col);
+      for (const item of placed) item.emit();
       this.comments(rel.target, page);
     }
     return {
@@ -238,7 +251,7 @@ class XlsxReader {
     };
   }
 
-  worksheet(root: XmlElement, page: number, name: string): void {
+  worksheet(root: XmlElement, page: number, name: string): Placement[] {
     const values = new Map<number, string>();
     const filled = new Set<number>();
     let count = 0;
@@ -275,26 +288,36 @@ class XlsxReader {
       for (let r = area.top; r <= area.bottom; r++)
         for (let c = area.left; c <= area.right; c++) filled.add(r * KEY + c);
     }
+    const placed: Placement[] = [];
     for (const region of regions(filled)) {
-      // A lone label on the first row above a wider block of at least two rows is the block's title, not a
-      // header row: it is read as text and the table starts below it.
-      const width = region.right - region.left + 1;
-      const firstRow = [...values.keys()].filter(
-        (key) =>
-          Math.floor(key / KEY) === region.top && key % KEY >= region.left && key % KEY <= region.right,
-      );
-      if (width >= 2 && region.bottom - region.top >= 2 && firstRow.length === 1) {
-        const text = values.get(firstRow[0]) ?? "";
-        this.sink.add<TextItem>({
-          label: "text",
-          text,
-          furniture: false,
-          prov: [{ page, bbox: null, charSpan: null }],
-        });
-        region.top += 1;
-      }
-      this.table(region, values, merges, page);
+      placed.push({
+        row: region.top,
+        col: region.left,
+        emit: () => this.block(region, values, merges, page),
+      });
     }
+    return placed;
+  }
+
+  /** One block of cells: its title when it has one, then the table. */
+  block(region: Region, values: Map<number, string>, merges: Merge[], page: number): void {
+    // A lone label on the first row above a wider block of at least two rows is the block's title, not a
+    // header row: it is read as text and the table starts below it.
+    const firstRow: string[] = [];
+    for (let col = region.left; col <= region.right; col++) {
+      const text = values.get(region.top * KEY + col);
+      if (text !== undefined) firstRow.push(text);
+    }
+    if (region.right > region.left && region.bottom - region.top >= 2 && firstRow.length === 1) {
+      this.sink.add<TextItem>({
+        label: "text",
+        text: firstRow[0],
+        furniture: false,
+        prov: [{ page, bbox: null, charSpan: null }],
+      });
+      region.top += 1;
+    }
+    this.table(region, values, merges, page);
   }
 
   table(region: Region, values: Map<number, string>, merges: Merge[], page: number): void {
@@ -413,7 +436,8 @@ class XlsxReader {
   }
 
   /** Charts and pictures of a sheet's drawing parts, in anchor order. */
-  drawings(root: XmlElement, part: string, page: number): void {
+  drawings(root: XmlElement, part: string, page: number): Placement[] {
+    const placed: Placement[] = [];
     const rels = this.pkg.rels(part);
     for (const drawing of childrenNamed(root, "drawing")) {
       const rel = rels.get(drawing.attrs.id ?? "");
@@ -436,21 +460,29 @@ class XlsxReader {
       });
       const prov = { page, bbox: null, charSpan: null };
       for (const anchor of anchors) {
-        for (const chart of descendants(anchor, "chart")) {
-          const chartRel = drawingRels.get(chart.attrs.id ?? "");
-          if (chartRel && !chartRel.external) addChart(this.sink, this.pkg, chartRel.target, prov);
-        }
-        for (let i = 0; i < descendants(anchor, "pic").length; i++) {
-          this.sink.add<FigureItem>({
-            label: "figure",
-            caption: null,
-            source: null,
-            furniture: false,
-            prov: [prov],
-          });
-        }
+        const [row, col] = position(anchor);
+        placed.push({
+          row,
+          col,
+          emit: () => {
+            for (const chart of descendants(anchor, "chart")) {
+              const chartRel = drawingRels.get(chart.attrs.id ?? "");
+              if (chartRel && !chartRel.external) addChart(this.sink, this.pkg, chartRel.target, prov);
+            }
+            for (let i = 0; i < descendants(anchor, "pic").length; i++) {
+              this.sink.add<FigureItem>({
+                label: "figure",
+                caption: null,
+                source: null,
+                furniture: false,
+                prov: [prov],
+              });
+            }
+          },
+        });
       }
     }
+    return placed;
   }
 }
 
