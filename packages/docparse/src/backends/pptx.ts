@@ -148,9 +148,11 @@ class PptxReader {
   inheritedBox(ph: XmlElement, inherited: XmlElement[]): Box | null {
     const type = ph.attrs.type ?? "body";
     const idx = ph.attrs.idx;
+    // Layout placeholders come before the master's; one without a position of its own defers to the next.
+    const placed = inherited.filter((sp) => path(sp, "spPr", "xfrm", "off") !== undefined);
     const match =
-      inherited.find((sp) => idx !== undefined && placeholder(sp)?.attrs.idx === idx) ??
-      inherited.find((sp) => (placeholder(sp)?.attrs.type ?? "body") === type);
+      placed.find((sp) => idx !== undefined && placeholder(sp)?.attrs.idx === idx) ??
+      placed.find((sp) => (placeholder(sp)?.attrs.type ?? "body") === type);
     return match ? xfrmBox(path(match, "spPr", "xfrm"), IDENTITY) : null;
   }
 

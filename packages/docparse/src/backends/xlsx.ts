@@ -269,7 +269,7 @@ class XlsxReader {
           break;
         }
         const key = ref[0] * KEY + ref[1];
-        values.set(key, text);
+        values.set(key, text.trim());
         filled.add(key);
       }
       if (count > MAX_CELLS) break;
