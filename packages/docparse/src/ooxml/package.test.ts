@@ -92,4 +92,6 @@ test("malformed XML in the main part names the part and the fault", async () => 
     "xl/workbook.xml": "<workbook><sheets>",
   });
   await rejects(unclosed, TYPES.xlsx, /xl\/workbook\.xml is not well-formed XML: <sheets> is never closed/);
+  const deep = `${"<w:sdt><w:sdtContent>".repeat(5000)}${"</w:sdtContent></w:sdt>".repeat(5000)}`;
+  await rejects(docx(deep), TYPES.docx, /nested deeper than/);
 });

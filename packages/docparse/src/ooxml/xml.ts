@@ -14,6 +14,9 @@ export interface XmlElement {
 
 export type XmlNode = XmlElement | string;
 
+/** Deeper nesting is refused: the readers walk the tree recursively, and no real part comes close. */
+const MAX_DEPTH = 1_000;
+
 const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 function decodeEntities(text: string): string {
@@ -102,6 +105,7 @@ export function parseXml(text: string, part: string): XmlElement {
       const element: XmlElement = { name: localName(qname), attrs, children: [] };
       stack[stack.length - 1].children.push(element);
       if (!selfClosing) {
+        if (stack.length > MAX_DEPTH) fail(`elements nested deeper than ${MAX_DEPTH}`);
         stack.push(element);
         names.push(qname);
       }
