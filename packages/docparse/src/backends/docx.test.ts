@@ -134,3 +134,10 @@ test("footnotes are read after the body, numbered in reference order", async () 
   const { result } = await parse(bytes);
   assert.equal(result.markdown, "Claim[^1]\n\n[^1]: The source.");
 });
+
+test("a paragraph led by a check box is a task-list item", async () => {
+  const box = (glyph: string, text: string) =>
+    `<w:p><w:sdt><w:sdtContent><w:r><w:t>${glyph}</w:t></w:r></w:sdtContent></w:sdt><w:r><w:t xml:space="preserve"> ${text}</w:t></w:r></w:p>`;
+  const { result } = await parse(docx(box("☒", "Design") + box("☐", "Docs")));
+  assert.equal(result.markdown, "- [x] Design\n- [ ] Docs");
+});

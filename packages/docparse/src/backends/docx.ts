@@ -538,6 +538,24 @@ class DocxReader {
       });
       return;
     }
+    // A paragraph led by a check box (a checkbox content control or its glyph) is a task-list item.
+    const box = /^([\u2610\u2611\u2612])\s*/.exec(text);
+    if (box && text.length > box[0].length) {
+      const checked = box[1] !== "\u2610";
+      const rest = text.slice(box[0].length);
+      const restMarkdown = plainMarkdown?.replace(/^[\u2610\u2611\u2612]\s*/, "");
+      this.sink.add<ListItem>({
+        label: "list_item",
+        text: rest,
+        markdown: restMarkdown === rest ? undefined : restMarkdown,
+        ordered: false,
+        marker: checked ? "- [x]" : "- [ ]",
+        depth: 0,
+        furniture: false,
+        prov: [prov()],
+      });
+      return;
+    }
     const label = this.captionLabel(text, styleName);
     this.sink.add<TextItem>({ label, text, markdown: plainMarkdown, furniture: false, prov: [prov()] });
   }
