@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseDocument } from "../index.ts";
 import type { FigureItem, ListItem, TableItem, TextItem } from "../model.ts";
+import { pptx } from "../ooxml/test-package.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 
 const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
@@ -81,4 +82,31 @@ test("powerpoint_comments.pptx: review comments follow their slide's content, wi
     result.markdown,
     /\[author: Jane Smith \(JS\), time: 2026-06-18T17:35:35\.236\]: This is a sample response/,
   );
+});
+
+test("generated slides: SmartArt node text as a list under a figure, hidden slides kept and flagged, shapes by position", async () => {
+  const shape = (text: string, y: number) =>
+    `<p:sp><p:nvSpPr><p:cNvPr id="2" name="t"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="${y}"/><a:ext cx="127000" cy="127000"/></a:xfrm></p:spPr><p:txBody><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
+  const smartArt = `<p:graphicFrame><p:xfrm><a:off x="0" y="2540000"/><a:ext cx="254000" cy="254000"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rDm"/></a:graphicData></a:graphic></p:graphicFrame>`;
+  const data = `<?xml version="1.0"?><dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst><dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>root</a:t></a:r></a:p></dgm:t></dgm:pt><dgm:pt modelId="1"><dgm:t><a:p><a:r><a:t>Plan</a:t></a:r></a:p></dgm:t></dgm:pt><dgm:pt modelId="2"><dgm:t><a:p><a:r><a:t>Build</a:t></a:r></a:p></dgm:t></dgm:pt></dgm:ptLst></dgm:dataModel>`;
+  // The first slide's SmartArt points at its data part.
+  const withRels = pptx(
+    [
+      {
+        tree: shape("Lower", 1270000) + smartArt + shape("Upper", 127000),
+        rels: [{ id: "rDm", type: "diagramData", target: "../diagrams/data1.xml" }],
+      },
+      { tree: shape("Secret slide", 0), attrs: 'show="0"' },
+    ],
+    { "ppt/diagrams/data1.xml": data },
+  );
+  const { document, result } = await parseDocument({
+    bytes: withRels,
+    mimeType: PPTX,
+    options: { parsing: { table_output_mode: "markdown" } },
+  });
+  assert.equal(result.markdown, "Upper\n\nLower\n\n<!-- image -->\n\n- Plan\n- Build\n\nSecret slide");
+  assert.deepEqual(document.pages[0].size, { width: 960, height: 540 });
+  assert.deepEqual(document.items[0].prov[0].bbox, { x1: 0, y1: 10, x2: 10, y2: 20 });
+  assert.ok(result.warnings.some((warning) => /Slide 2 is hidden/.test(warning)));
 });

@@ -115,6 +115,9 @@ class PptxReader {
         this.warnings.push(`Slide ${page} has no part ${rel.target}`);
         continue;
       }
+      if (slide.attrs.show === "0" || slide.attrs.show === "false") {
+        this.warnings.push(`Slide ${page} is hidden in the slide show; its content is kept`);
+      }
       this.slide(slide, rel.target, page);
     }
     return {
@@ -291,6 +294,34 @@ class PptxReader {
       if (chart) {
         const rel = this.pkg.rels(part).get(chart.attrs.id ?? "");
         if (rel && !rel.external && addChart(this.sink, this.pkg, rel.target, prov)) return;
+      }
+      // SmartArt: a figure, and the text of its nodes (from the diagram's data part) as a list.
+      const diagram = child(data, "relIds");
+      const dataRel = diagram ? this.pkg.rels(part).get(diagram.attrs.dm ?? "") : undefined;
+      if (dataRel && !dataRel.external) {
+        this.sink.add<FigureItem>({
+          label: "figure",
+          caption: null,
+          source: null,
+          furniture: false,
+          prov: [prov],
+        });
+        const points = this.pkg.xml(dataRel.target);
+        for (const point of points ? descendants(points, "pt") : []) {
+          if ((point.attrs.type ?? "node") !== "node") continue;
+          const text = descendants(point, "t").map(textOf).join("").trim();
+          if (!text) continue;
+          this.sink.add<ListItem>({
+            label: "list_item",
+            text,
+            ordered: false,
+            marker: "-",
+            depth: 0,
+            furniture: false,
+            prov: [prov],
+          });
+        }
+        return;
       }
       if (data)
         this.sink.add<FigureItem>({

@@ -59,3 +59,41 @@ export function xlsx(
   });
   return zipParts(parts);
 }
+
+const P =
+  'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+
+function relsXml(rels: { id: string; type: string; target: string }[]): string {
+  return `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels
+    .map(
+      (rel) =>
+        `<Relationship Id="${rel.id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${rel.type}" Target="${rel.target}"/>`,
+    )
+    .join("")}</Relationships>`;
+}
+
+/**
+ * A PPTX of 16:9 slides: each slide's shape tree XML, its `<p:sld>` attributes, and extra relationships of the
+ * slide (id, type, target relative to `ppt/slides/`) with the parts they point to.
+ */
+export function pptx(
+  slides: { tree: string; attrs?: string; rels?: { id: string; type: string; target: string }[] }[],
+  extra: Record<string, string> = {},
+): Uint8Array {
+  const parts: Record<string, string> = {
+    "_rels/.rels": rootRels("ppt/presentation.xml"),
+    "ppt/presentation.xml": `<?xml version="1.0"?><p:presentation ${P}><p:sldIdLst>${slides
+      .map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 1}"/>`)
+      .join("")}</p:sldIdLst><p:sldSz cx="12192000" cy="6858000"/></p:presentation>`,
+    "ppt/_rels/presentation.xml.rels": relsXml(
+      slides.map((_, i) => ({ id: `rId${i + 1}`, type: "slide", target: `slides/slide${i + 1}.xml` })),
+    ),
+    ...extra,
+  };
+  slides.forEach((slide, i) => {
+    parts[`ppt/slides/slide${i + 1}.xml`] =
+      `<?xml version="1.0"?><p:sld ${P}${slide.attrs ? ` ${slide.attrs}` : ""}><p:cSld><p:spTree>${slide.tree}</p:spTree></p:cSld></p:sld>`;
+    parts[`ppt/slides/_rels/slide${i + 1}.xml.rels`] = relsXml(slide.rels ?? []);
+  });
+  return zipParts(parts);
+}
