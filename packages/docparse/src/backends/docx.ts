@@ -179,6 +179,13 @@ class DocxReader {
   /** Relationship ids of charts met inside the current paragraph. */
   pendingCharts: string[] = [];
 
+  /** Forgets the graphics met in runs read only for their text (headers, cells, notes). */
+  resetPending(): void {
+    this.pendingBoxes = [];
+    this.pendingFigures = 0;
+    this.pendingCharts = [];
+  }
+
   constructor(pkg: OoxmlPackage, main: string, removeStruck: boolean) {
     this.pkg = pkg;
     this.main = main;
@@ -236,9 +243,7 @@ class DocxReader {
           const { text } = renderRuns(this.runs(paragraph, rel.target));
           if (text) this.sink.add<TextItem>({ label, text, furniture: true, prov: [prov()] });
         }
-        this.pendingBoxes = [];
-        this.pendingFigures = 0;
-        this.pendingCharts = [];
+        this.resetPending();
       }
     }
   }
@@ -352,13 +357,11 @@ class DocxReader {
     const bold = on(child(rPr, "b")) ?? this.styleValue(charStyle, "bold") ?? false;
     const italic = on(child(rPr, "i")) ?? this.styleValue(charStyle, "italic") ?? false;
     const strike = (on(child(rPr, "strike")) ?? false) || (on(child(rPr, "dstrike")) ?? false);
-    const vertical = child(rPr, "vertAlign")?.attrs.val;
     let text = "";
     for (const node of elements(run)) {
       switch (node.name) {
         case "t":
-        case "instrText":
-          if (node.name === "t") text += node.children.join("");
+          text += node.children.join("");
           break;
         case "tab":
         case "ptab":
@@ -415,8 +418,6 @@ class DocxReader {
       if (text.trim()) this.struck = true;
       return;
     }
-    // Superscript and subscript digits stay beside their base, as a reader sees them.
-    if (vertical === "superscript" || vertical === "subscript") text = text.trim() ? text : "";
     out.push({ text, bold, italic, strike, link });
   }
 
@@ -438,9 +439,7 @@ class DocxReader {
 
   paragraph(node: XmlElement, part: string, styleId: string | undefined, styleName: string): void {
     const pPr = child(node, "pPr");
-    this.pendingBoxes = [];
-    this.pendingFigures = 0;
-    this.pendingCharts = [];
+    this.resetPending();
     // A paragraph that is only a display equation is a formula item.
     const content = elements(node).filter(
       (item) => item.name !== "pPr" && item.name !== "bookmarkStart" && item.name !== "bookmarkEnd",
@@ -455,9 +454,7 @@ class DocxReader {
     const boxes = this.pendingBoxes;
     const figures = this.pendingFigures;
     const charts = this.pendingCharts;
-    this.pendingBoxes = [];
-    this.pendingFigures = 0;
-    this.pendingCharts = [];
+    this.resetPending();
     if (text) this.textBlock(text, markdown, pPr, styleId, styleName);
     for (let i = 0; i < figures; i++) {
       this.sink.add<FigureItem>({
@@ -705,9 +702,7 @@ class DocxReader {
         }
       }
     }
-    this.pendingBoxes = [];
-    this.pendingFigures = 0;
-    this.pendingCharts = [];
+    this.resetPending();
     return parts.join(" ");
   }
 
