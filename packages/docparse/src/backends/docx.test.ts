@@ -141,3 +141,22 @@ test("a paragraph led by a check box is a task-list item", async () => {
   const { result } = await parse(docx(box("☒", "Design") + box("☐", "Docs")));
   assert.equal(result.markdown, "- [x] Design\n- [ ] Docs");
 });
+
+test("lists of one abstract numbering continue each other's count unless one restarts", async () => {
+  const item = (numId: number, text: string) =>
+    `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="${numId}"/></w:numPr></w:pPr><w:r><w:t>${text}</w:t></w:r></w:p>`;
+  const numbering = `<?xml version="1.0"?><w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+    <w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl></w:abstractNum>
+    <w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="0"/></w:num>
+    <w:num w:numId="3"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
+  </w:numbering>`;
+  const bytes = docx(
+    `${item(1, "a") + item(1, "b")}<w:p><w:r><w:t>between</w:t></w:r></w:p>${item(2, "c")}${item(3, "d")}`,
+    {
+      "word/_rels/document.xml.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rN" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/></Relationships>`,
+      "word/numbering.xml": numbering,
+    },
+  );
+  const { result } = await parse(bytes);
+  assert.equal(result.markdown, "1. a\n2. b\n\nbetween\n\n3. c\n1. d");
+});

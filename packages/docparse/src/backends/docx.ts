@@ -51,6 +51,11 @@ interface LevelInfo {
 interface Numbering {
   /** numId → abstract levels (with overrides applied). */
   levels: Map<string, LevelInfo[]>;
+  /**
+   * numId → whose counters it uses: lists of the same abstract numbering continue each other's count, as Word
+   * numbers them, unless a list restarts with a start override of its own.
+   */
+  counterKey: Map<string, string>;
 }
 
 type Block = { kind: "paragraph"; node: XmlElement } | { kind: "table"; node: XmlElement };
@@ -101,17 +106,25 @@ function readNumbering(pkg: OoxmlPackage, part: string | undefined): Numbering {
     }
     abstracts.set(abstract.attrs.abstractNumId ?? "", list);
   }
+  const counterKey = new Map<string, string>();
   for (const num of childrenNamed(root, "num")) {
-    const base = abstracts.get(child(num, "abstractNumId")?.attrs.val ?? "") ?? [];
+    const numId = num.attrs.numId ?? "";
+    const abstractId = child(num, "abstractNumId")?.attrs.val ?? "";
+    const base = abstracts.get(abstractId) ?? [];
     const list = base.map((level) => ({ ...level }));
+    let restarts = false;
     for (const override of childrenNamed(num, "lvlOverride")) {
       const index = Number(override.attrs.ilvl ?? 0);
       const start = child(override, "startOverride")?.attrs.val;
-      if (start !== undefined && list[index]) list[index].start = Number(start);
+      if (start !== undefined && list[index]) {
+        list[index].start = Number(start);
+        restarts = true;
+      }
     }
-    levels.set(num.attrs.numId ?? "", list);
+    levels.set(numId, list);
+    counterKey.set(numId, restarts ? `num:${numId}` : `abstract:${abstractId}`);
   }
-  return { levels };
+  return { levels, counterKey };
 }
 
 /** A number in a list format: decimal, letters, roman. */
@@ -577,11 +590,14 @@ class DocxReader {
     if (!levels) return null;
     const level = levels[ilvl] ?? levels[0];
     if (!level || level.format === "none") return null;
-    let counts = this.counters.get(numId);
+    const key = this.numbering.counterKey.get(numId) ?? numId;
+    let counts = this.counters.get(key);
     if (!counts) {
       counts = [];
-      this.counters.set(numId, counts);
+      this.counters.set(key, counts);
     }
+    // A level reached without its parents counts them as started, as Word does (a 2.1.1 makes the next 2.x a 2.2).
+    for (let i = 0; i < ilvl; i++) counts[i] ??= levels[i]?.start ?? 1;
     counts[ilvl] = counts[ilvl] === undefined ? level.start : counts[ilvl] + 1;
     counts.length = ilvl + 1;
     const ordered = level.format !== "bullet";
