@@ -57,8 +57,13 @@ test("pptx_chart.pptx: a chart is a figure with its type and title, its series a
     (item): item is FigureItem => item.label === "figure" && item.chart !== undefined,
   );
   assert.deepEqual(chart?.chart, { type: "bar", title: "Wild Duck Observations by Year" });
-  const data = document.items[document.items.indexOf(chart as FigureItem) + 1] as TableItem;
+  const [caption, data] = document.items.slice(document.items.indexOf(chart as FigureItem) + 1) as [
+    TextItem,
+    TableItem,
+  ];
+  assert.deepEqual([caption.label, caption.text], ["table_caption", "Bar chart"]);
   assert.equal(data.label, "table");
+  assert.equal(data.caption, "Bar chart");
   assert.deepEqual(
     data.cells.filter((cell) => cell.row === 0).map((cell) => cell.text),
     ["", "Freshwater Ducks", "Saltwater Ducks"],
