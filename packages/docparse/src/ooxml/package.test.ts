@@ -42,6 +42,12 @@ for (const [format, mimeType] of Object.entries(TYPES)) {
     );
   });
 
+  test(`${format}: an OLE compound file (password-protected or legacy binary)`, async () => {
+    const ole = new Uint8Array(512);
+    ole.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+    await rejects(ole, mimeType, /OLE compound file \(a password-protected document/);
+  });
+
   test(`${format}: a truncated zip`, async () => {
     const whole = format === "xlsx" ? xlsx([{ name: "S", data: "" }]) : docx("<w:p/>");
     await rejects(whole.subarray(0, Math.floor(whole.length / 2)), mimeType, /cannot be read|not a zip/);

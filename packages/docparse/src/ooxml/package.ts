@@ -31,6 +31,18 @@ export class OoxmlPackage {
   /** Opens the zip; `format` (e.g. `DOCX`) names the document kind in error messages. */
   constructor(bytes: Uint8Array, format: string) {
     this.format = format;
+    // Password-protected OOXML files, and legacy binary Office files, are OLE compound documents.
+    if (
+      bytes.length >= 8 &&
+      bytes[0] === 0xd0 &&
+      bytes[1] === 0xcf &&
+      bytes[2] === 0x11 &&
+      bytes[3] === 0xe0
+    ) {
+      throw new DocumentLoadError(
+        `The file is not a readable ${format} document: it is an OLE compound file (a password-protected document, or a legacy binary Office file)`,
+      );
+    }
     if (bytes.length < 22 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) {
       throw new DocumentLoadError(`The file is not a ${format} document: it is not a zip archive`);
     }
