@@ -115,3 +115,18 @@ test("generated slides: SmartArt node text as a list under a figure, hidden slid
   assert.deepEqual(document.items[0].prov[0].bbox, { x1: 0, y1: 10, x2: 10, y2: 20 });
   assert.ok(result.warnings.some((warning) => /Slide 2 is hidden/.test(warning)));
 });
+
+test("remove_strikethrough_lines drops struck runs of a slide and counts its page", async () => {
+  const tree = `<p:sp><p:nvSpPr><p:cNvPr id="2" name="t"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/><p:txBody><a:p><a:r><a:t xml:space="preserve">Price </a:t></a:r><a:r><a:rPr strike="sngStrike"/><a:t>10</a:t></a:r><a:r><a:t xml:space="preserve"> 8</a:t></a:r></a:p></p:txBody></p:sp>`;
+  const bytes = pptx([{ tree: "" }, { tree }]);
+  const kept = await parseDocument({ bytes, mimeType: PPTX });
+  assert.equal(kept.result.markdown, "Price ~~10~~ 8");
+  const removed = await parseDocument({
+    bytes,
+    mimeType: PPTX,
+    options: { parsing: { remove_strikethrough_lines: true } },
+  });
+  assert.equal(removed.result.markdown, "Price 8");
+  assert.equal(removed.result.usage.strikethrough_removed_pages, 1);
+  assert.deepEqual(removed.document.struckPages, [2]);
+});

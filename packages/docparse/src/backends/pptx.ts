@@ -90,9 +90,16 @@ class PptxReader {
   readonly pages: ModelPage[] = [];
   size: PageSize | null = null;
 
-  constructor(pkg: OoxmlPackage, main: string) {
+  /** remove_strikethrough_lines: struck runs are dropped, their pages counted. */
+  readonly removeStruck: boolean;
+  readonly struckPages = new Set<number>();
+  /** The slide being read. */
+  page = 0;
+
+  constructor(pkg: OoxmlPackage, main: string, removeStruck: boolean) {
     this.pkg = pkg;
     this.main = main;
+    this.removeStruck = removeStruck;
   }
 
   read(): DocumentModel {
@@ -118,6 +125,7 @@ class PptxReader {
       if (slide.attrs.show === "0" || slide.attrs.show === "false") {
         this.warnings.push(`Slide ${page} is hidden in the slide show; its content is kept`);
       }
+      this.page = page;
       this.slide(slide, rel.target, page);
     }
     return {
@@ -127,6 +135,7 @@ class PptxReader {
       pages: this.pages,
       items: this.sink.items,
       warnings: this.warnings,
+      ...(this.struckPages.size > 0 ? { struckPages: [...this.struckPages] } : {}),
     };
   }
 
@@ -401,11 +410,17 @@ class PptxReader {
         const rPr = child(node, "rPr");
         const click = child(rPr, "hlinkClick");
         const rel = click?.attrs.id ? this.pkg.rels(part).get(click.attrs.id) : undefined;
+        const text = textOf(child(node, "t") ?? { name: "t", attrs: {}, children: [] });
+        const strike = rPr?.attrs.strike !== undefined && rPr.attrs.strike !== "noStrike";
+        if (strike && this.removeStruck) {
+          if (text.trim()) this.struckPages.add(this.page);
+          continue;
+        }
         out.push({
-          text: textOf(child(node, "t") ?? { name: "t", attrs: {}, children: [] }),
+          text,
           bold: rPr?.attrs.b === "1" || rPr?.attrs.b === "true",
           italic: rPr?.attrs.i === "1" || rPr?.attrs.i === "true",
-          strike: rPr?.attrs.strike !== undefined && rPr.attrs.strike !== "noStrike",
+          strike,
           link: rel?.external ? rel.target : null,
         });
       } else if (node.name === "br") {
@@ -503,7 +518,7 @@ export const pptxBackend: FormatBackend = {
     if (!main || !pkg.has(main)) {
       throw new DocumentLoadError("The PPTX package has no presentation part (ppt/presentation.xml)");
     }
-    const model = new PptxReader(pkg, main).read();
+    const model = new PptxReader(pkg, main, input.parsing.remove_strikethrough_lines).read();
     model.mimeType = input.mimeType;
     return model;
   },
