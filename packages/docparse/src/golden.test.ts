@@ -21,6 +21,9 @@ const MIME: Record<string, string> = {
   ".jpg": "image/jpeg",
   ".webp": "image/webp",
   ".tif": "image/tiff",
+  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
 
 interface GoldenCase {
@@ -60,6 +63,21 @@ const CASES: GoldenCase[] = [
   },
   { name: "ocr-scanned-pdf", covers: "a scanned PDF page read by OCR", file: "ocr/sources/ocr_test.pdf" },
   { name: "ocr-webp", covers: "a WebP image read by OCR", file: "webp/sources/webp-test.webp" },
+  {
+    name: "docx-sample",
+    covers: "DOCX title, headings, lists, a table, a figure with its caption",
+    file: "docx/sources/word_sample.docx",
+  },
+  {
+    name: "pptx-sample",
+    covers: "PPTX slides with boxes, a table with spans, lists, notes as furniture",
+    file: "pptx/sources/powerpoint_sample.pptx",
+  },
+  {
+    name: "xlsx-sheets-charts",
+    covers: "XLSX sheets as pages, separate blocks as tables, charts with their data",
+    file: "xlsx/sources/xlsx_01.xlsx",
+  },
 ];
 
 /** What is compared: the markdown, and each fragment's type, page, rounded box and first characters. */

@@ -217,10 +217,23 @@ describe("parseDocument", () => {
     );
   });
 
-  test("the registry knows text, markdown, PDF, images, HTML and CSV", () => {
+  test("the registry knows text, markdown, PDF, images, HTML, CSV and Office (OOXML)", () => {
     const types = defaultRegistry.mimeTypes();
     for (const type of [
       "application/pdf",
+      "application/vnd.ms-excel.sheet.macroenabled.12",
+      "application/vnd.ms-excel.template.macroenabled.12",
+      "application/vnd.ms-powerpoint.presentation.macroenabled.12",
+      "application/vnd.ms-powerpoint.slideshow.macroenabled.12",
+      "application/vnd.ms-word.document.macroenabled.12",
+      "application/vnd.ms-word.template.macroenabled.12",
+      "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+      "application/vnd.openxmlformats-officedocument.presentationml.slideshow",
+      "application/vnd.openxmlformats-officedocument.presentationml.template",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.template",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
       "application/x-pdf",
       "image/avif",
       "image/gif",
@@ -242,6 +255,7 @@ describe("parseDocument", () => {
     assert.equal(defaultRegistry.get("application/pdf")?.name, "pdf");
     assert.equal(defaultRegistry.get("image/webp")?.name, "image");
     assert.equal(defaultRegistry.get("text/html; charset=utf-8")?.name, "html");
+    assert.equal(defaultRegistry.get("application/vnd.ms-excel.sheet.macroEnabled.12")?.name, "xlsx");
   });
 
   test("a vague declared type is told from the bytes' signature", () => {

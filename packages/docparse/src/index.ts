@@ -9,14 +9,17 @@ import {
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
 import { csvBackend } from "./backends/csv.ts";
+import { docxBackend } from "./backends/docx.ts";
 import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { pkcs7Backend } from "./backends/pkcs7.ts";
+import { pptxBackend } from "./backends/pptx.ts";
 import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
+import { xlsxBackend } from "./backends/xlsx.ts";
 import { xmlBackend } from "./backends/xml.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
@@ -44,6 +47,9 @@ export const defaultRegistry = new BackendRegistry([
   htmlBackend,
   csvBackend,
   xmlBackend,
+  docxBackend,
+  xlsxBackend,
+  pptxBackend,
 ]);
 // RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
 defaultRegistry.register(rtfBackend(defaultRegistry));

@@ -55,6 +55,10 @@ export interface TextItem extends ItemBase {
   markdown?: string;
   /** Block-quote nesting depth (markdown `>`), 0 when not quoted. */
   quoteDepth?: number;
+  /** A slide's speaker notes: kept as furniture (out of the markdown view), told apart from headers by this. */
+  speakerNotes?: boolean;
+  /** A reviewer's comment (slides, sheets): who wrote it and when, when the file says. */
+  comment?: { author: string | null; time: string | null };
 }
 
 export interface HeadingItem extends ItemBase {
@@ -109,6 +113,8 @@ export interface FigureItem extends ItemBase {
   caption: string | null;
   /** Where the image came from, when the source names it (a markdown image URL). */
   source: string | null;
+  /** Set when the figure is a chart whose data the source holds (OOXML charts): the data follows as a table. */
+  chart?: { type: string; title: string | null };
 }
 
 export type DocItem = TextItem | HeadingItem | ListItem | CodeItem | TableItem | FigureItem;
