@@ -78,8 +78,9 @@ describe("documents datasets API", () => {
     assert.equal(a.chunks?.length, 3, "the first job keeps the settings it was created with");
     assert.equal(b.chunks?.length, 1, "the second job has the new settings");
     const failed = await api.expect(200, "POST", `${base}/${dataset_id}/parse`, {
+      // Text that is not a PDF: this job fails.
       raw_text: "x",
-      mime_type: "text/csv",
+      mime_type: "application/pdf",
     });
     await api.finished(failed.parse_id);
     const idle = await api.expect(200, "GET", `${base}/${dataset_id}?include_analytics=true`);
