@@ -6,7 +6,7 @@ import { bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError } from "./config.ts";
 import type { DocumentsOptions } from "./documents/index.ts";
 import type { HostLookup } from "./executor/linux/egress-policy.ts";
-import { LocalExecutor } from "./executor/linux/local-executor.ts";
+import { LocalExecutor, type LocalExecutorOptions } from "./executor/linux/local-executor.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { createSandboxRepository } from "./sandboxes/repository.ts";
@@ -42,6 +42,7 @@ async function startSandboxes(
   config: Config,
   notes: string[],
   lookup?: HostLookup,
+  onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps> {
   const repo = createSandboxRepository(store.db);
   const log = (message: string, fields?: Record<string, unknown>) => {
@@ -55,6 +56,7 @@ async function startSandboxes(
       memoryOvercommit: config.memoryOvercommit,
       log,
       lookup,
+      onStarted,
     });
     await executor.init();
     const reason = executor.unavailableReason();
@@ -102,13 +104,21 @@ export interface StartOptions {
   ssh?: Pick<SshGatewayOptions, "backendUser" | "sandboxSshdPort">;
   /** How the local executor resolves egress hostnames (tests: names of a fake internet); default the host's. */
   lookup?: HostLookup;
+  /** Called with each sandbox's start timeline (the local executor's; benchmarks print it). */
+  onSandboxStarted?: LocalExecutorOptions["onStarted"];
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
-    const sandboxes = await startSandboxes(store, config, boot.notes, options.lookup);
+    const sandboxes = await startSandboxes(
+      store,
+      config,
+      boot.notes,
+      options.lookup,
+      options.onSandboxStarted,
+    );
     let app: FastifyInstance;
     try {
       app = await buildApp({

@@ -30,6 +30,7 @@ import {
   mountsUnder,
   unmountUnder,
 } from "./mounts.ts";
+import type { StartTimeline } from "./start-timeline.ts";
 
 /** Content of a file written into the sandbox; a string or bytes is a root-owned 0644 file. */
 export type SandboxFile =
@@ -46,6 +47,8 @@ export interface CreateRootfsOptions {
   diskMb: number;
   /** Files to write, by absolute path inside the sandbox. */
   files?: Readonly<Record<string, SandboxFile>>;
+  /** Records each step (disk.mkfs, disk.mount, …) when given. */
+  timeline?: StartTimeline;
 }
 
 export interface RootfsPaths {
@@ -81,6 +84,8 @@ export async function createRootfs(options: CreateRootfsOptions): Promise<Rootfs
   if (/[,:\\\s]/.test(lower))
     throw new Error(`image rootfs path not usable as an overlay lower dir: ${lower}`);
   await mkdir(paths.sandboxDir, { recursive: true, mode: 0o700 });
+  const step = <T>(name: string, action: () => Promise<T>): Promise<T> =>
+    options.timeline ? options.timeline.time(name, action) : action();
   try {
     const disk = await open(paths.diskImage, "wx", 0o600);
     try {
@@ -88,22 +93,30 @@ export async function createRootfs(options: CreateRootfsOptions): Promise<Rootfs
     } finally {
       await disk.close();
     }
-    await runHostCommand("mkfs.ext4", [
-      ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
-      paths.diskImage,
-    ]);
+    await step("disk.mkfs", () =>
+      runHostCommand("mkfs.ext4", [
+        ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
+        paths.diskImage,
+      ]),
+    );
     await mkdir(paths.fsDir, { mode: 0o700 });
     await mkdir(paths.rootDir, { mode: 0o755 });
-    await runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]);
+    await step("disk.mount-loop", () =>
+      runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]),
+    );
     await mkdir(paths.upperDir, { mode: 0o755 });
     await mkdir(paths.workDir, { mode: 0o700 });
-    await runHostCommand("mount", [
-      ...["-t", "overlay", "overlay", "-o"],
-      `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,
-      paths.rootDir,
-    ]);
-    for (const [path, file] of Object.entries(options.files ?? {}))
-      await writeSandboxFile(paths.rootDir, path, file);
+    await step("disk.mount-overlay", () =>
+      runHostCommand("mount", [
+        ...["-t", "overlay", "overlay", "-o"],
+        `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,
+        paths.rootDir,
+      ]),
+    );
+    await step("disk.files", async () => {
+      for (const [path, file] of Object.entries(options.files ?? {}))
+        await writeSandboxFile(paths.rootDir, path, file);
+    });
     return paths;
   } catch (error) {
     await unmountUnder(paths.sandboxDir).catch(() => {});
