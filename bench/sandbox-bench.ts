@@ -96,6 +96,9 @@ function memoryUsage(id: string): { usage: number; rss: number; cache: number } 
   };
 }
 
+/** Temporary directories of the bench still to remove (an interrupt removes them too). */
+const tempDirs = new Set<string>();
+
 /**
  * The floor of a create: the daemon alone started on the host (no sandbox) as sandboxes start it: its bundle,
  * the executor's Node options and a compile cache warmed by `--warm-up`, until it prints that it listens. p50 of
@@ -104,6 +107,7 @@ function memoryUsage(id: string): { usage: number; rss: number; cache: number } 
  */
 async function daemonStartOnHost(runs: number): Promise<{ p50: number; phases: string }> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-daemon-"));
+  tempDirs.add(dir);
   const times: { total: number; phases: string }[] = [];
   try {
     const bundle = await ensureDaemonBundle({ cacheDir: join(dir, "bundle") });
@@ -149,6 +153,7 @@ async function daemonStartOnHost(runs: number): Promise<{ p50: number; phases: s
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
   }
   times.sort((a, b) => a.total - b.total);
   const median = times[Math.ceil(times.length / 2) - 1];
@@ -262,6 +267,7 @@ function reportCreates(label: string, timings: CreateTiming[], targetMs: number)
 }
 
 async function cleanUp(): Promise<void> {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   const deletes = await Promise.allSettled([...live.values()].map((s) => s.delete()));
   const failed = deletes.filter((d) => d.status === "rejected").length;
   if (server) {
