@@ -5,6 +5,9 @@ import { parseArgs } from "node:util";
 import { RUNTIME_PORT } from "@svc/contract/runtime";
 import { buildDaemon, startDaemon } from "./daemon.ts";
 
+/** When this process's modules were loaded, in ms since it started (see the start-up line below). */
+const codeLoadedAt = performance.now();
+
 const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
                   [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
                   [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--spool-dir DIR]
@@ -123,6 +126,15 @@ try {
   process.stderr.write(`svc-daemon: cannot start: ${(error as Error).message}\n`);
   process.exit(1);
 }
+// Start-up phases for the executor's start timeline: the process's start (epoch ms) and, in ms from it, Node's
+// own bootstrap done, the daemon's code loaded, and listening.
+const startup = {
+  origin: performance.timeOrigin,
+  node: performance.nodeTiming.bootstrapComplete,
+  code: codeLoadedAt,
+  listening: performance.now(),
+};
+process.stderr.write(`svc-daemon: start-up ${JSON.stringify(startup)}\n`);
 process.stderr.write(`svc-daemon: listening on ${daemon.url}\n`);
 
 let stopping = false;

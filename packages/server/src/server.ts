@@ -8,7 +8,7 @@ import { bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError } from "./config.ts";
 import type { DocumentsOptions } from "./documents/index.ts";
 import type { HostLookup } from "./executor/linux/egress-policy.ts";
-import { LocalExecutor } from "./executor/linux/local-executor.ts";
+import { LocalExecutor, type LocalExecutorOptions } from "./executor/linux/local-executor.ts";
 import { resolveMount } from "./filesystems/mount-source.ts";
 import { createFileSystemRepository } from "./filesystems/repository.ts";
 import { LocalFileSystemStorage } from "./filesystems/storage.ts";
@@ -54,6 +54,7 @@ async function startSandboxes(
   notes: string[],
   lookup?: HostLookup,
   dnsUpstreams?: string[],
+  onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps> {
   const repo = createSandboxRepository(store.db);
   const log = (message: string, fields?: Record<string, unknown>) => {
@@ -68,6 +69,7 @@ async function startSandboxes(
       log,
       lookup,
       dnsUpstreams,
+      onStarted,
     });
     await executor.init();
     const reason = executor.unavailableReason();
@@ -140,13 +142,22 @@ export interface StartOptions {
   lookup?: HostLookup;
   /** The name servers the sandboxes' resolver asks (tests: a fake one); default the host's. */
   dnsUpstreams?: string[];
+  /** Called with each sandbox's start timeline (the local executor's; benchmarks print it). */
+  onSandboxStarted?: LocalExecutorOptions["onStarted"];
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl ?? undefined });
   try {
     const boot = await bootstrap(store, config);
-    const sandboxes = await startSandboxes(store, config, boot.notes, options.lookup, options.dnsUpstreams);
+    const sandboxes = await startSandboxes(
+      store,
+      config,
+      boot.notes,
+      options.lookup,
+      options.dnsUpstreams,
+      options.onSandboxStarted,
+    );
     let app: FastifyInstance;
     try {
       app = await buildApp({

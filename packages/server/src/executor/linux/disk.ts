@@ -30,6 +30,7 @@ import {
   mountsUnder,
   unmountUnder,
 } from "./mounts.ts";
+import type { StartTimeline } from "./start-timeline.ts";
 
 /** Content of a file written into the sandbox; a string or bytes is a root-owned 0644 file. */
 export type SandboxFile =
@@ -51,6 +52,8 @@ export interface CreateRootfsOptions {
    * diskMb when that is larger, never shrunk.
    */
   fromDisk?: string;
+  /** Records each step (disk.mkfs, disk.mount, …) when given. */
+  timeline?: StartTimeline;
 }
 
 export interface RootfsPaths {
@@ -163,10 +166,15 @@ export async function createRootfs(options: CreateRootfsOptions): Promise<Rootfs
   if (/[,:\\\s]/.test(lower))
     throw new Error(`image rootfs path not usable as an overlay lower dir: ${lower}`);
   await mkdir(paths.sandboxDir, { recursive: true, mode: 0o700 });
+  const step = <T>(name: string, action: () => Promise<T>): Promise<T> =>
+    options.timeline ? options.timeline.time(name, action) : action();
   try {
     const wanted = options.diskMb * 1024 * 1024;
     if (options.fromDisk) {
-      await runHostCommand("cp", ["--sparse=always", "--reflink=auto", options.fromDisk, paths.diskImage]);
+      const from = options.fromDisk;
+      await step("disk.copy", () =>
+        runHostCommand("cp", ["--sparse=always", "--reflink=auto", from, paths.diskImage]),
+      );
       if ((await stat(paths.diskImage)).size < wanted) {
         // A snapshot is taken from a live (frozen) file system: checked before it is grown.
         await runHostCommand("e2fsck", ["-f", "-p", paths.diskImage]).catch((error) => {
@@ -183,23 +191,31 @@ export async function createRootfs(options: CreateRootfsOptions): Promise<Rootfs
       } finally {
         await disk.close();
       }
-      await runHostCommand("mkfs.ext4", [
-        ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
-        paths.diskImage,
-      ]);
+      await step("disk.mkfs", () =>
+        runHostCommand("mkfs.ext4", [
+          ...["-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=1,nodiscard", "-m", "0"],
+          paths.diskImage,
+        ]),
+      );
     }
     await mkdir(paths.fsDir, { mode: 0o700 });
     await mkdir(paths.rootDir, { mode: 0o755 });
-    await runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]);
+    await step("disk.mount-loop", () =>
+      runHostCommand("mount", ["-o", "loop,noatime,discard", paths.diskImage, paths.fsDir]),
+    );
     await mkdir(paths.upperDir, { mode: 0o755 }).catch(ignoreExisting);
     await mkdir(paths.workDir, { mode: 0o700 }).catch(ignoreExisting);
-    await runHostCommand("mount", [
-      ...["-t", "overlay", "overlay", "-o"],
-      `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,
-      paths.rootDir,
-    ]);
-    for (const [path, file] of Object.entries(options.files ?? {}))
-      await writeSandboxFile(paths.rootDir, path, file);
+    await step("disk.mount-overlay", () =>
+      runHostCommand("mount", [
+        ...["-t", "overlay", "overlay", "-o"],
+        `lowerdir=${lower},upperdir=${paths.upperDir},workdir=${paths.workDir}`,
+        paths.rootDir,
+      ]),
+    );
+    await step("disk.files", async () => {
+      for (const [path, file] of Object.entries(options.files ?? {}))
+        await writeSandboxFile(paths.rootDir, path, file);
+    });
     return paths;
   } catch (error) {
     await unmountUnder(paths.sandboxDir).catch(() => {});

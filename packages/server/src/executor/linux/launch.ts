@@ -47,8 +47,8 @@
  *
  * Start-up: Node loading the daemon's modules is most of a launch. The executor launches a bundle of the daemon
  * (daemon-bundle.ts; `daemonBundle`, bound at /opt/svc/app/daemon.mjs) rather than its TypeScript sources, and
- * `warmCompileCache` fills a Node compile cache once per executor start; `compileCacheDir` binds it read-only into
- * every sandbox.
+ * `warmCompileCache` fills a Node compile cache once per bundle (the executor keeps it beside the bundle);
+ * `compileCacheDir` binds it read-only into every sandbox.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, statSync } from "node:fs";
@@ -226,7 +226,8 @@ export interface CompileCacheOptions {
  * Fills a Node compile cache with the daemon's modules by running `svc-daemon --warm-up` (which loads every
  * module a start loads: the app built, every route registered, ready, but not listening) in a throwaway
  * bwrap with the sandbox's /opt/svc layout and the cache writable; no user code runs there. Run it once per
- * executor start (entries of changed files are simply missed until the next warm-up). Resolves with its ms.
+ * bundle (for the sources, entries of changed files are simply missed until the next warm-up). Resolves with its
+ * ms.
  */
 export async function warmCompileCache(options: CompileCacheOptions): Promise<number> {
   const started = performance.now();

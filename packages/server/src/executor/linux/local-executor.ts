@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { lookup as dnsLookup } from "node:dns/promises";
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, watch } from "node:fs";
+import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { SandboxNetworkAccessControl } from "@svc/contract";
@@ -43,6 +43,7 @@ import {
   type SandboxNetwork,
 } from "./network.ts";
 import { SandboxResolver } from "./sandbox-resolver.ts";
+import { StartTimeline } from "./start-timeline.ts";
 
 export interface LocalExecutorOptions {
   dataDir: string;
@@ -55,6 +56,8 @@ export interface LocalExecutorOptions {
   lookup?: HostLookup;
   /** The name servers the sandboxes' resolver asks (`address` or `address:port`); default the host's. */
   dnsUpstreams?: string[];
+  /** Called with each sandbox's start timeline once it answers (benchmarks); every start is logged too. */
+  onStarted?: (id: string, timeline: StartTimeline) => void;
 }
 
 /** The host's resolver: every IPv4 address of a name. */
@@ -120,17 +123,59 @@ function hostNameServers(): string[] {
   }
 }
 
+/** What the daemon prints once it listens (packages/daemon/src/main.ts). */
+const DAEMON_LISTENING = "svc-daemon: listening on";
+
 /**
- * Polls the daemon's health every few ms until it answers. A poll before the daemon listens costs well under a
- * millisecond (the sandbox's address refuses at once), and the daemon's start-up is most of a create, so a
- * fine interval is what keeps create latency close to the daemon's own start-up.
+ * Waits until the daemon answers its health check. Rather than polling it from launch, this watches the daemon's
+ * log (inotify) for the line it prints once it listens, then asks its health once: no requests (and no CPU)
+ * while Node starts, and no polling delay after. A missed change is caught by a re-read every 50 ms, and a health
+ * check that fails after the line (not expected) falls back to polling every 5 ms.
  */
-async function waitForHealth(url: string, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
+async function waitForDaemon(
+  url: string,
+  logFile: string,
+  timeoutMs: number,
+  exited: Promise<unknown>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let gone = false;
   exited.then(() => {
     gone = true;
   });
+  let changed: () => void = () => {};
+  const watcher = watch(logFile, () => changed());
+  watcher.on("error", () => {});
+  try {
+    let offset = 0;
+    let tail = "";
+    while (!tail.includes(DAEMON_LISTENING)) {
+      if (gone) throw new Error("the sandbox's daemon exited during start");
+      if (Date.now() > deadline)
+        throw new Error(`the sandbox's daemon did not answer within ${timeoutMs} ms`);
+      const handle = await open(logFile, "r");
+      try {
+        const { bytesRead, buffer } = await handle.read({
+          buffer: Buffer.alloc(64 * 1024),
+          position: offset,
+        });
+        offset += bytesRead;
+        tail = (tail + buffer.toString("utf8", 0, bytesRead)).slice(-4096);
+      } finally {
+        await handle.close();
+      }
+      if (tail.includes(DAEMON_LISTENING)) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 50);
+        changed = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    watcher.close();
+  }
   while (Date.now() < deadline) {
     if (gone) throw new Error("the sandbox's daemon exited during start");
     try {
@@ -282,9 +327,10 @@ export class LocalExecutor implements Executor {
   }
 
   /**
-   * The daemon's code as sandboxes start it, made once per server start: the daemon bundled into one file
-   * (daemon-bundle.ts, reused while its sources do not change) and a compile cache of it (3× faster start-up).
-   * Either may be missing (logged): then the daemon starts from its sources, or without a cache.
+   * The daemon's code as sandboxes start it: the daemon bundled into one file (daemon-bundle.ts) and a Node
+   * compile cache of it (a third off its start-up), both kept in `<dataDir>/cache` under the bundle's content hash,
+   * so they are made once (at the first start after install or a change of the daemon), not per server start
+   * or sandbox. Either may be missing (logged): then the daemon starts from its sources, or without a cache.
    */
   #code(imageRootfs: string): Promise<DaemonCode> {
     this.#daemonCode ??= (async () => {
@@ -297,14 +343,20 @@ export class LocalExecutor implements Executor {
           error: String(error),
         });
       }
-      // Older bundles and the compile caches of earlier server starts go.
+      const name = daemonBundle ? basename(daemonBundle, ".mjs") : "daemon-sources";
+      const cacheDir = join(cacheRoot, `compile-${name}`);
+      // Older bundles and their compile caches go.
       for (const entry of await readdir(cacheRoot).catch(() => [] as string[])) {
-        if (daemonBundle && entry === basename(daemonBundle)) continue;
+        if (entry === basename(cacheDir) || (daemonBundle && entry === basename(daemonBundle))) continue;
         await rm(join(cacheRoot, entry), { recursive: true, force: true });
       }
-      const cacheDir = join(cacheRoot, `compile-${process.pid}`);
+      // The sources' cache is warmed each time (a changed file is simply missed until the next warm-up); the
+      // bundle's only once: its name is its content.
+      const warmed = join(cacheDir, ".warmed");
+      if (daemonBundle && existsSync(warmed)) return { daemonBundle, compileCacheDir: cacheDir };
       try {
         await warmCompileCache({ cacheDir, imageRootfs, daemonBundle });
+        await writeFile(warmed, "");
         return { daemonBundle, compileCacheDir: cacheDir };
       } catch (error) {
         this.#o.log("daemon compile cache not available", { error: String(error) });
@@ -315,18 +367,20 @@ export class LocalExecutor implements Executor {
   }
 
   async start(spec: SandboxSpec): Promise<StartedSandbox> {
+    const timeline = new StartTimeline();
     let imageRootfs: string;
     try {
-      imageRootfs =
-        spec.image && spec.image !== "default"
-          ? await resolveImage(this.#o.dataDir, spec.image)
-          : await this.#image();
+      imageRootfs = await timeline.time("image", () =>
+        spec.image && spec.image !== "default" ? resolveImage(this.#o.dataDir, spec.image) : this.#image(),
+      );
     } catch (error) {
       if (error instanceof ImageNotFoundError)
         throw new ExecutorError("ImageNotFound", `image not found: ${spec.image}`);
       throw error;
     }
-    const { daemonBundle, compileCacheDir } = await this.#code(imageRootfs);
+    const { daemonBundle, compileCacheDir } = await timeline.time("daemon code", () =>
+      this.#code(imageRootfs),
+    );
     const sandboxDir = join(this.#sandboxesDir(), spec.id);
     /** Network indexes this start held (one, unless another server took the first at the same moment). */
     const held: number[] = [];
@@ -336,10 +390,9 @@ export class LocalExecutor implements Executor {
       // the sandbox's own quota applies once it answers, before the sandbox is reported running. A crash in
       // between leaves the row pending, and a pending sandbox is rebuilt from scratch after a restart.
       const limits = { cpus: spec.cpus, memoryMb: spec.memoryMb };
-      const cgroupProcs = await createCgroups(spec.id, {
-        ...limits,
-        cpus: Math.max(spec.cpus, os.availableParallelism()),
-      });
+      const cgroupProcs = await timeline.time("cgroups", () =>
+        createCgroups(spec.id, { ...limits, cpus: Math.max(spec.cpus, os.availableParallelism()) }),
+      );
       const hostname =
         (spec.name ?? spec.id)
           .toLowerCase()
@@ -349,8 +402,9 @@ export class LocalExecutor implements Executor {
       // Network and disk do not depend on each other: made side by side. Both settle before a failure is
       // reported, so nothing is still being made when the caller cleans up.
       const [network, root] = await allDone([
-        this.#network(spec, sandboxDir, held),
+        this.#network(spec, sandboxDir, held, timeline),
         createRootfs({
+          timeline,
           sandboxDir,
           imageRootfs,
           diskMb: spec.diskMb,
@@ -364,39 +418,47 @@ export class LocalExecutor implements Executor {
       // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
       await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
       const staging = await prepareStaging(sandboxDir);
-      const launched = await launchSandboxProcess({
-        sandboxDir,
-        extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }],
-        rootDir: root.rootDir,
-        hostname,
-        netns: network.netns,
-        cgroupProcs,
-        command: daemonCommand({
-          sandboxId: spec.id,
-          memoryCgroup: true,
-          bundle: daemonBundle !== undefined,
-          extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR],
+      const launched = await timeline.time("launch", () =>
+        launchSandboxProcess({
+          sandboxDir,
+          extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }],
+          rootDir: root.rootDir,
+          hostname,
+          netns: network.netns,
+          cgroupProcs,
+          command: daemonCommand({
+            sandboxId: spec.id,
+            memoryCgroup: true,
+            bundle: daemonBundle !== undefined,
+            extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR],
+          }),
+          env: DAEMON_ENV,
+          authSecret: spec.authSecret,
+          memoryCgroupDir: memoryCgroupDir(spec.id),
+          compileCacheDir,
+          daemonBundle,
         }),
-        env: DAEMON_ENV,
-        authSecret: spec.authSecret,
-        memoryCgroupDir: memoryCgroupDir(spec.id),
-        compileCacheDir,
-        daemonBundle,
-      });
+      );
+      const launchedAt = timeline.now();
       await writeFile(
         join(sandboxDir, "state.json"),
         JSON.stringify({ netIndex: network.index, pid: launched.pid } satisfies SandboxState),
       );
       const address = `http://${network.sandboxIp}:9501`;
       try {
-        await waitForHealth(address, this.#o.startTimeoutMs ?? 30_000, launched.exited);
+        await timeline.time("daemon wait (until it answers)", () =>
+          waitForDaemon(address, launched.logFile, this.#o.startTimeoutMs ?? 30_000, launched.exited),
+        );
       } catch (error) {
         const log = await readFile(launched.logFile, "utf8").catch(() => "");
         throw new Error(
           `${(error as Error).message}${log ? `: ${log.trim().split("\n").slice(-5).join(" | ")}` : ""}`,
         );
       }
-      await createCgroups(spec.id, limits);
+      await timeline.time("cgroup limits", () => createCgroups(spec.id, limits));
+      await this.#daemonPhases(launched.logFile, launchedAt, timeline);
+      this.#o.log("sandbox started", { id: spec.id, timeline: timeline.durations() });
+      this.#o.onStarted?.(spec.id, timeline);
       return { containerId: String(launched.pid), address, netIndex: network.index };
     } finally {
       for (const index of held) this.#reserved.delete(index);
@@ -408,7 +470,12 @@ export class LocalExecutor implements Executor {
    * crash leaves a record of it. Interfaces are host-wide: another server on this host can take the same index
    * at the same moment, and then the next free one is tried.
    */
-  async #network(spec: SandboxSpec, sandboxDir: string, held: number[]): Promise<SandboxNetwork> {
+  async #network(
+    spec: SandboxSpec,
+    sandboxDir: string,
+    held: number[],
+    timeline: StartTimeline,
+  ): Promise<SandboxNetwork> {
     for (let attempt = 1; ; attempt++) {
       const index = allocateIndex([...(await listNetworks()).indexes, ...this.#reserved], {
         after: this.#lastIndex,
@@ -421,8 +488,8 @@ export class LocalExecutor implements Executor {
         JSON.stringify({ netIndex: index, pid: 0 } satisfies SandboxState),
       );
       try {
-        const network = await createNetwork(spec.id, index);
-        await this.#applyNetwork(spec.id, spec.network, index);
+        const network = await timeline.time("network.veth", () => createNetwork(spec.id, index));
+        await timeline.time("network.egress", () => this.#applyNetwork(spec.id, spec.network, index));
         return network;
       } catch (error) {
         const taken = /interface \S+ already exists|RTNETLINK answers: File exists/.test(
@@ -434,6 +501,24 @@ export class LocalExecutor implements Executor {
         if (!taken || attempt >= 5) throw error;
       }
     }
+  }
+
+  /**
+   * Adds the daemon's own start-up phases (its `svc-daemon: start-up {...}` log line: process start, Node
+   * bootstrapped, code loaded, listening) to the timeline; `launchedAt` is when the launch command was spawned.
+   */
+  async #daemonPhases(logFile: string, launchedAt: number, timeline: StartTimeline): Promise<void> {
+    const log = await readFile(logFile, "utf8").catch(() => "");
+    // The last start-up line (an adopted sandbox's log may hold earlier ones).
+    const match = [...log.matchAll(/svc-daemon: start-up (\{.*\})/g)].at(-1);
+    if (!match) return;
+    const phases = JSON.parse(match[1]) as { origin: number; node: number; code: number; listening: number };
+    // The daemon's clock origin on this timeline (both are wall-clock based).
+    const start = phases.origin - (performance.timeOrigin + timeline.originMs);
+    timeline.add("daemon.exec (bash, nsenter, bwrap, setpriv)", launchedAt, start);
+    timeline.add("daemon.node-bootstrap", start, start + phases.node);
+    timeline.add("daemon.load-code", start + phases.node, start + phases.code);
+    timeline.add("daemon.build-and-listen", start + phases.code, start + phases.listening);
   }
 
   async updateNetwork(id: string, network: SandboxNetworkAccessControl | null): Promise<void> {
