@@ -44,6 +44,35 @@ export function suspendSnapshotHandlers(deps: Deps): SuspendSnapshotHandlers {
     return row;
   }
 
+  /**
+   * Starts a filesystem snapshot of a running sandbox (after one under way, if any: one at a time) and returns its
+   * row, in progress.
+   */
+  async function startSnapshot(auth: AuthContext, idOrName: string) {
+    let row = await deps.found(auth, idOrName);
+    if (row.status === "snapshotting") {
+      await scheduler.snapshotSettled(row.id);
+      row = await deps.found(auth, row.id);
+    }
+    if (row.status !== "running") {
+      throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
+    }
+    const snapshot = await snapshots.create({
+      projectId: auth.projectId,
+      sandboxId: row.id,
+      baseImage: row.image ?? "default",
+      snapshotType: "filesystem",
+      status: "in_progress",
+    });
+    try {
+      await scheduler.snapshot(row, snapshot.id);
+    } catch (error) {
+      await snapshots.remove(snapshot.id);
+      throw error;
+    }
+    return snapshot;
+  }
+
   return {
     suspendSandbox: async ({ params, auth, reply }) => {
       const row = await deps.found(auth, params.sandbox_id);
@@ -67,46 +96,15 @@ export function suspendSnapshotHandlers(deps: Deps): SuspendSnapshotHandlers {
 
     snapshotSandbox: async ({ params, body, auth }) => {
       if (body.snapshot_type === "memory") throw new ServiceError("SNAPSHOT_TYPE_UNSUPPORTED");
-      let row = await deps.found(auth, params.sandbox_id);
-      // One snapshot at a time: a second one waits for the first to be taken.
-      if (row.status === "snapshotting") {
-        await scheduler.snapshotSettled(row.id);
-        row = await deps.found(auth, row.id);
-      }
-      if (row.status !== "running")
-        throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
-      const snapshot = await snapshots.create({
-        projectId: auth.projectId,
-        sandboxId: row.id,
-        baseImage: row.image ?? "default",
-        snapshotType: "filesystem",
-        status: "in_progress",
-      });
-      try {
-        await scheduler.snapshot(row, snapshot.id);
-      } catch (error) {
-        await snapshots.remove(snapshot.id);
-        throw error;
-      }
+      const snapshot = await startSnapshot(auth, params.sandbox_id);
       return { snapshot_id: snapshot.id, status: "in_progress" as const };
     },
 
     copySandbox: async ({ params, query, auth }) => {
       // A copy is a snapshot of the running sandbox and new sandboxes started from it with the same settings:
       // its files, not its processes. The snapshot goes once they have their own disks.
-      const source = await deps.found(auth, params.sandbox_id);
-      if (source.status === "snapshotting") await scheduler.snapshotSettled(source.id);
-      const row = await deps.found(auth, source.id);
-      if (row.status !== "running")
-        throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
-      const snapshot = await snapshots.create({
-        projectId: auth.projectId,
-        sandboxId: row.id,
-        baseImage: row.image ?? "default",
-        snapshotType: "filesystem",
-        status: "in_progress",
-      });
-      await scheduler.snapshot(row, snapshot.id);
+      const snapshot = await startSnapshot(auth, params.sandbox_id);
+      const row = await deps.found(auth, snapshot.sandboxId);
       await scheduler.snapshotSettled(row.id);
       const taken = await snapshots.get(auth.projectId, snapshot.id);
       if (taken?.status !== "completed") {
