@@ -9,6 +9,7 @@ import {
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
+import { isUniqueViolation } from "../store/db.ts";
 import { checkMounts } from "./mounts.ts";
 import type { PoolKeeper } from "./pool-keeper.ts";
 import { poolSandbox } from "./pool-keeper.ts";
@@ -128,7 +129,8 @@ export function poolHandlers(deps: Deps): PoolHandlers & {
           fileSystems: claim.mounts,
           ...named,
         });
-      } catch {
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
         throw new ServiceError("SANDBOX_NAME_TAKEN", `a live sandbox is already named ${claim.name}`);
       }
       if (!row) continue;
