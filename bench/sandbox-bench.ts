@@ -12,16 +12,20 @@
  *   `--concurrency` in flight; "running" is seen by polling the record every 5 ms (the SDK's waitUntilRunning
  *   backs off and would measure its own polling), and the executor's own start time (created → started) beside;
  * - delete latency (DELETE returns once the host is clean), p50 and p90;
- * - idle memory: the memory cgroup's usage of idle sandboxes, and the host's MemAvailable drop per sandbox;
+ * - idle memory: the sandbox's memory cgroup `memory.usage_in_bytes` (anonymous memory, page cache and kernel
+ *   memory charged to it: what counts against its memory limit), with its rss and cache, and the host's
+ *   MemAvailable drop per sandbox;
  * - idle sandboxes at once (cpus 0.1, memory_mb 256) started until `--idle` run or one fails, and how long that
  *   took;
  * - the daemon alone on the host (its bundle, a warm compile cache), spawn → listening;
- * each against its target, and at the end checks that nothing of any sandbox is left on the host (and removes
+ * each against its target, and beside each time the in-run baseline: a bare Node process (`node -e 0`, spawn →
+ * exit) measured at the start and again before the daemon alone, with the load average, so that runs on a busy
+ * host can be compared by ratio; and at the end checks that nothing of any sandbox is left on the host (and removes
  * what the bench made in the temporary directory). Bounded: every wait has a deadline.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client, type Sandbox } from "@svc/sdk";
@@ -94,6 +98,33 @@ function memoryUsage(id: string): { usage: number; rss: number; cache: number } 
     rss: Number(stat.rss ?? 0),
     cache: Number(stat.cache ?? 0),
   };
+}
+
+/**
+ * The in-run baseline: a bare Node process (`node -e 0`, spawn → exit) with the daemon's Node options, p50 of
+ * `runs` after one warm-up. What any Node start costs on this host right now; the ratios printed beside the
+ * figures compare runs made under different loads.
+ */
+async function bareNodeStart(runs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["-e", "0"], {
+      env: { PATH: process.env.PATH ?? "", ...DAEMON_ENV },
+      stdio: "ignore",
+    });
+    await new Promise((r) => child.once("exit", r));
+    if (i > 0) times.push(performance.now() - started);
+  }
+  return quantile(times, 0.5);
+}
+let baselineMs = Number.NaN;
+const loadText = () => `load avg ${loadavg()[0]?.toFixed(1)}`;
+/** `N.N× the baseline` for a time in ms. */
+const ratio = (value: number) => `${(value / baselineMs).toFixed(1)}× baseline`;
+async function printBaseline(when: string): Promise<void> {
+  baselineMs = await bareNodeStart(7);
+  line(`baseline: bare Node start (${when})`, `p50 ${ms(baselineMs)}  (${loadText()})`);
 }
 
 /** Temporary directories of the bench still to remove (an interrupt removes them too). */
@@ -257,7 +288,10 @@ async function pool<T>(count: number, parallel: number, task: (i: number) => Pro
 function reportCreates(label: string, timings: CreateTiming[], targetMs: number): number {
   const totals = timings.map((t) => t.total);
   const p50 = quantile(totals, 0.5);
-  line(`${label}: create → first run done`, `${summary(totals)}  ${against(p50, targetMs, "ms")}`);
+  line(
+    `${label}: create → first run done`,
+    `${summary(totals)}  ${against(p50, targetMs, "ms")}  p50 ${ratio(p50)}  (${loadText()})`,
+  );
   line("  of which create → running seen", summary(timings.map((t) => t.running)));
   line("  of which executor start (created → started)", summary(timings.map((t) => t.executor)));
   line("  of which first run", summary(timings.map((t) => t.firstRun)));
@@ -311,6 +345,8 @@ try {
     `after ${((performance.now() - imageStarted) / 1000).toFixed(1)} s (once per machine)`,
   );
 
+  await printBaseline("before the creates");
+
   // The first sandbox of a fresh data dir makes the daemon's bundle and compile cache: cold, outside the figures.
   const cold = await createOne(MEASURED_RESOURCES, 5 * START_TIMEOUT_MS);
   line("first sandbox (cold: bundle, compile cache)", ms(cold.timing.total));
@@ -333,10 +369,12 @@ try {
   });
   reportCreates(`concurrency ${CONCURRENCY}`, concurrent, TARGET.concurrentP50Ms);
   line("delete (DELETE until the host is clean)", summary(deleteTimes));
+  await printBaseline("before the daemon alone");
   const daemon = await daemonStartOnHost(5);
   line(
     "the daemon alone on the host",
-    `p50 ${ms(daemon.p50)} spawn → listening  ${against(daemon.p50, TARGET.daemonStartMs, "ms")}`,
+    `p50 ${ms(daemon.p50)} spawn → listening  ${against(daemon.p50, TARGET.daemonStartMs, "ms")}  ` +
+      ratio(daemon.p50),
   );
   line("  its phases (median run)", daemon.phases);
 
