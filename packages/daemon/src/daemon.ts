@@ -1,5 +1,4 @@
-import type { FastifyInstance } from "fastify";
-import { createDaemonApp, type DaemonAppOptions } from "./app.ts";
+import { createDaemonApp, type DaemonApp, type DaemonAppOptions } from "./app.ts";
 import { registerFileRoutes } from "./files/routes.ts";
 import { registerInfoRoutes } from "./info/routes.ts";
 import { registerLogRoutes } from "./logs/routes.ts";
@@ -22,7 +21,7 @@ export interface DaemonOptions
 }
 
 export interface RunningDaemon {
-  app: FastifyInstance;
+  app: DaemonApp;
   processes: ProcessManager;
   ptys: PtyManager;
   sshd: SshdManager;
@@ -34,7 +33,7 @@ export interface RunningDaemon {
 
 /** The daemon built (every route registered) but not yet listening; see `buildDaemon`. */
 export interface BuiltDaemon {
-  app: FastifyInstance;
+  app: DaemonApp;
   processes: ProcessManager;
   ptys: PtyManager;
   sshd: SshdManager;

@@ -3,10 +3,9 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
 import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
-import { colonPath, type RouteDef } from "@svc/contract/route";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { RouteDef } from "@svc/contract/route";
 import { type WebSocket, WebSocketServer } from "ws";
-import type { DaemonAppOptions } from "./app.ts";
+import type { DaemonApp, DaemonAppOptions, DaemonReply, DaemonRequest } from "./app.ts";
 
 // Not `import … from "node:http"`: the ESM facade of node:http reads every export, and its lazy getters load
 // undici (~15 ms of start-up); the CommonJS object does not.
@@ -77,7 +76,7 @@ export function rejectUpgrade(socket: Duplex, code: ErrorCode, message?: string)
 
 /**
  * The daemon's WebSocket routes (`responseKind: "websocket"` in the contract). Node hands upgrade requests to the
- * server's `upgrade` event, not to Fastify, so they are matched here against their contract paths; each one
+ * server's `upgrade` event, not to its request handler, so they are matched here against their contract paths; each one
  * checks forwarded auth like every other route, then its handler runs its own checks (token, port, connect) and
  * either accepts the handshake or answers a catalog error: an error is a plain HTTP answer, never a 101 followed
  * by a close.
@@ -121,24 +120,23 @@ export class UpgradeRouter {
    * get the route's own answers to bad input (a 400 for a bad port, a 403 for a bad token), and 426
    * UPGRADE_REQUIRED where a handshake would have been accepted.
    */
-  attach(app: FastifyInstance): void {
+  attach(app: DaemonApp): void {
     app.server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", () => socket.destroy());
       this.#dispatch(req, socket, head).catch(() => rejectUpgrade(socket, "INTERNAL_ERROR"));
     });
     for (const route of this.#routes) {
-      app.route({
-        method: "GET",
-        url: colonPath(route.path),
-        handler: (request, reply) => this.#plain(route, request, reply),
+      // Open to the app: the route checks forwarded auth itself, as on the upgrade path.
+      app.route("GET", route.path, (request, reply) => this.#plain(route, request, reply), {
+        open: true,
+        rawBody: true,
       });
     }
   }
 
-  async #plain(route: UpgradeRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async #plain(route: UpgradeRoute, request: DaemonRequest, reply: DaemonReply): Promise<DaemonReply> {
     const answer = (code: ErrorCode, message?: string) => {
-      if (!reply.sent)
-        reply.code(errorCatalog[code].status).type("application/json").send(errorBody(code, message));
+      if (!reply.sent) reply.code(errorCatalog[code].status).json(errorBody(code, message));
     };
     if (!route.open && !this.#forwarded(request.raw)) {
       answer("UNAUTHORIZED", "The request does not carry the sandbox proxy's forwarded auth");

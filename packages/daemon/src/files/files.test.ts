@@ -25,8 +25,7 @@ import { after, before, describe, type TestContext, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { FORWARDED_AUTH_HEADER, signForwardedAuth } from "@svc/contract";
-import type { FastifyInstance } from "fastify";
-import { createDaemonApp } from "../app.ts";
+import { createDaemonApp, type DaemonApp } from "../app.ts";
 import { registerFileRoutes } from "./routes.ts";
 import { UPLOAD_TEMP_PREFIX } from "./write-file.ts";
 
@@ -51,7 +50,7 @@ interface CallOptions {
   signed?: boolean;
 }
 
-let app: FastifyInstance;
+let app: DaemonApp;
 let port: number;
 let home: string;
 

@@ -21,8 +21,7 @@
  * answers 400 IS_DIRECTORY: the route deletes files, never trees.
  */
 import { runtimeRoutes } from "@svc/contract/runtime";
-import type { FastifyInstance } from "fastify";
-import { serve } from "../app.ts";
+import { type DaemonApp, serve } from "../app.ts";
 import { deleteSandboxFile } from "./delete-file.ts";
 import { listSandboxDirectory } from "./list-directory.ts";
 import { readSandboxFile } from "./read-file.ts";
@@ -36,20 +35,26 @@ export interface FileRoutesOptions {
   defaultUser: FileUser;
 }
 
-export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOptions): void {
+export function registerFileRoutes(app: DaemonApp, options: FileRoutesOptions): void {
   const user = options.defaultUser;
-  app.register(async (files) => {
-    // File contents are raw bytes whatever their Content-Type says: a JSON file is not parsed as JSON.
-    files.removeAllContentTypeParsers();
-    files.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-
-    serve(files, runtimeRoutes.readSandboxFile, async ({ query, reply }) => {
+  // File contents are raw bytes whatever their Content-Type says: no file route parses a body (a JSON file is not
+  // parsed as JSON).
+  const raw = { rawBody: true };
+  serve(
+    app,
+    runtimeRoutes.readSandboxFile,
+    async ({ query, reply }) => {
       const file = await readSandboxFile(query.path, user);
       reply.code(200).type("application/octet-stream").header("content-length", file.size);
       return reply.send(file.stream);
-    });
+    },
+    raw,
+  );
 
-    serve(files, runtimeRoutes.writeSandboxFile, async ({ query, request }) => {
+  serve(
+    app,
+    runtimeRoutes.writeSandboxFile,
+    async ({ query, request }) => {
       try {
         await writeSandboxFile(query.path, user, request.raw);
       } catch (error) {
@@ -57,12 +62,18 @@ export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOpti
         if (!request.raw.complete && !request.raw.destroyed) request.raw.resume();
         throw error;
       }
-    });
+    },
+    raw,
+  );
 
-    serve(files, runtimeRoutes.deleteSandboxFile, async ({ query }) => {
+  serve(
+    app,
+    runtimeRoutes.deleteSandboxFile,
+    async ({ query }) => {
       await deleteSandboxFile(query.path, user);
-    });
+    },
+    raw,
+  );
 
-    serve(files, runtimeRoutes.listSandboxDirectory, ({ query }) => listSandboxDirectory(query.path, user));
-  });
+  serve(app, runtimeRoutes.listSandboxDirectory, ({ query }) => listSandboxDirectory(query.path, user), raw);
 }

@@ -1,8 +1,7 @@
 import type { LogRecord, LogsResponse } from "@svc/contract/runtime";
 import { MAX_LOG_RECORDS, runtimeRoutes } from "@svc/contract/runtime";
-import type { FastifyInstance } from "fastify";
 import type { Static } from "typebox";
-import { serve } from "../app.ts";
+import { type DaemonApp, serve } from "../app.ts";
 import type { ManagedProcess, ProcessManager } from "../processes/manager.ts";
 
 type LogLine = Static<typeof LogRecord>;
@@ -37,7 +36,7 @@ async function linesOf(proc: ManagedProcess): Promise<LogLine[]> {
  * then filtered (pids, stream, text) and cut (head with skip, or tail; at most MAX_LOG_RECORDS). The control
  * API serves it to the public SDKs as the sandbox's logs.
  */
-export function registerLogRoutes(app: FastifyInstance, processes: ProcessManager): void {
+export function registerLogRoutes(app: DaemonApp, processes: ProcessManager): void {
   serve(app, runtimeRoutes.getLogs, async ({ query }): Promise<LogsResponse> => {
     const pids = query.pids ? new Set(query.pids.split(",").map(Number)) : null;
     const summaries: LogsResponse["processes"] = [];

@@ -1,9 +1,7 @@
 import { ServiceError } from "@svc/contract/errors";
-import { colonPath } from "@svc/contract/route";
 import { type OutputStream, type RunExitEvent, runtimeRoutes } from "@svc/contract/runtime";
 import { encodeSseComment, encodeSseEvent, SSE_CONTENT_TYPE } from "@svc/contract/sse";
-import type { FastifyInstance, FastifyReply } from "fastify";
-import { serve } from "../app.ts";
+import { type DaemonApp, type DaemonReply, serve } from "../app.ts";
 import type { ManagedProcess, ProcessManager } from "./manager.ts";
 import { lineCount, type OutputBlock, type OutputCursor } from "./output.ts";
 import {
@@ -25,13 +23,7 @@ const RUN_OUTPUT_GRACE_MS = 1000;
 const KEEPALIVE_MS = 15000;
 
 /** The process routes of the runtime API. */
-export function registerProcessRoutes(app: FastifyInstance, processes: ProcessManager): void {
-  // Stdin takes the body as raw bytes whatever its declared type (a JSON type would be parsed otherwise).
-  const stdinUrl = colonPath(runtimeRoutes.writeProcessStdin.path);
-  app.addHook("onRequest", async (request) => {
-    if (request.routeOptions.url === stdinUrl) request.headers["content-type"] = "application/octet-stream";
-  });
-
+export function registerProcessRoutes(app: DaemonApp, processes: ProcessManager): void {
   serve(app, runtimeRoutes.runProcess, async ({ body, reply }) => {
     const managed = await processes.start({
       ...body,
@@ -127,7 +119,7 @@ function exitEvent(managed: ManagedProcess): RunExitEvent {
  */
 async function streamRun(
   managed: ManagedProcess,
-  reply: FastifyReply,
+  reply: DaemonReply,
   processes: ProcessManager,
 ): Promise<void> {
   const out = new StreamResponse(reply, SSE_CONTENT_TYPE);
@@ -162,7 +154,7 @@ async function streamRun(
 async function streamFollow(
   managed: ManagedProcess,
   stream: OutputStream | undefined,
-  reply: FastifyReply,
+  reply: DaemonReply,
 ): Promise<void> {
   const out = new StreamResponse(reply, SSE_CONTENT_TYPE);
   const cursor = managed.output.cursor({ stream });
@@ -183,7 +175,7 @@ async function streamFollow(
 async function sendLines(
   managed: ManagedProcess,
   stream: OutputStream | undefined,
-  reply: FastifyReply,
+  reply: DaemonReply,
 ): Promise<void> {
   const cursor = managed.output.cursor({ stream, snapshot: true });
   const out = new StreamResponse(reply, "application/json; charset=utf-8");

@@ -1,11 +1,11 @@
 import type { ServerResponse } from "node:http";
-import type { FastifyReply } from "fastify";
+import type { DaemonReply } from "../app.ts";
 
 /** Bytes a response may hold for a slow client before its writer waits. */
 const BUFFERED_BYTES = 1024 * 1024;
 
 /**
- * A response the handler writes itself (SSE streams, large JSON documents): takes the reply over from Fastify,
+ * A response the handler writes itself (SSE streams, large JSON documents): takes the reply over,
  * sends the headers, and offers writes that wait while the client is slow, so memory stays bounded.
  */
 export class StreamResponse {
@@ -13,7 +13,7 @@ export class StreamResponse {
   #closed = false;
   #ended = false;
 
-  constructor(reply: FastifyReply, contentType: string, status = 200) {
+  constructor(reply: DaemonReply, contentType: string, status = 200) {
     reply.hijack();
     this.#raw = reply.raw;
     this.#raw.writeHead(status, {

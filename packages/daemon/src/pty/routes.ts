@@ -1,11 +1,10 @@
 import { PTY_TOKEN_HEADER, runtimeRoutes } from "@svc/contract/runtime";
-import type { FastifyInstance } from "fastify";
-import { serve } from "../app.ts";
+import { type DaemonApp, serve } from "../app.ts";
 import type { UpgradeRouter } from "../upgrade.ts";
 import type { PtyManager } from "./manager.ts";
 
 /** The PTY routes: sessions over HTTP, and their WebSocket (`/api/v1/pty/{id}/ws`). */
-export function registerPtyRoutes(app: FastifyInstance, upgrades: UpgradeRouter, ptys: PtyManager): void {
+export function registerPtyRoutes(app: DaemonApp, upgrades: UpgradeRouter, ptys: PtyManager): void {
   serve(app, runtimeRoutes.createPtySession, ({ body, reply }) => {
     const session = ptys.create(body);
     reply.code(201);

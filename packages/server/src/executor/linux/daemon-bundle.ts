@@ -1,7 +1,7 @@
 /**
  * # daemon-bundle
  *
- * The daemon as sandboxes run it: `packages/daemon/src/main.ts` and everything it imports (the contract, fastify,
+ * The daemon as sandboxes run it: `packages/daemon/src/main.ts` and everything it imports (the contract, Ajv,
  * ws, …) bundled by esbuild into one ESM JavaScript file. Node then loads one module with no type stripping and
  * no module resolution, which halves the daemon's start-up (~170 → ~85 ms to listen on the host, with a compile
  * cache either way). Native modules stay outside the bundle (NATIVE_EXTERNALS) and load through `require`
@@ -24,7 +24,7 @@ export const NATIVE_EXTERNALS = ["node-pty", "bufferutil", "utf-8-validate", "cp
 /** Workspace packages whose sources go into the bundle. */
 const BUNDLED_PACKAGES = ["daemon", "contract"] as const;
 
-/** ESM output still has CommonJS dependencies (fastify, ws) that `require` builtins and the native externals. */
+/** ESM output still has CommonJS dependencies (Ajv, ws) that `require` builtins and the native externals. */
 const BANNER =
   'import { createRequire as __svcCreateRequire } from "node:module";\n' +
   "const require = __svcCreateRequire(import.meta.url);";
