@@ -35,9 +35,9 @@ export function stagingDir(sandboxDir: string): string {
 export async function prepareStaging(sandboxDir: string): Promise<string> {
   const dir = stagingDir(sandboxDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await runHostCommand("mount", ["--bind", dir, dir]);
-  await runHostCommand("mount", ["--make-private", dir]);
-  await runHostCommand("mount", ["--make-shared", dir]);
+  // One mount(8) call: util-linux applies the propagation changes in order after the bind (private leaves the
+  // parent's peer group, shared starts a new one).
+  await runHostCommand("mount", ["--bind", "--make-private", "--make-shared", dir, dir]);
   return dir;
 }
 

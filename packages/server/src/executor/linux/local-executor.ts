@@ -400,9 +400,9 @@ export class LocalExecutor implements Executor {
           .replace(/[^a-z0-9-]/g, "-")
           .slice(0, 63)
           .replace(/^-+|-+$/g, "") || "sandbox";
-      // Network and disk do not depend on each other: made side by side. Both settle before a failure is
-      // reported, so nothing is still being made when the caller cleans up.
-      const [network, root] = await allDone([
+      // Network, disk and the mount staging directory do not depend on each other: made side by side. All
+      // settle before a failure is reported, so nothing is still being made when the caller cleans up.
+      const [network, root, staging] = await allDone([
         this.#network(spec, sandboxDir, held, timeline),
         createRootfs({
           timeline,
@@ -415,10 +415,10 @@ export class LocalExecutor implements Executor {
             "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
           },
         }),
+        timeline.time("staging", () => prepareStaging(sandboxDir)),
       ]);
       // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
       await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
-      const staging = await prepareStaging(sandboxDir);
       const launched = await timeline.time("launch", () =>
         launchSandboxProcess({
           sandboxDir,
