@@ -9,7 +9,7 @@
  * /opt/svc/app/node_modules.
  *
  * Built once per content hash of the daemon's inputs (its and the contract's sources and package.json files,
- * the lockfile, esbuild's version) into `<cacheDir>/daemon-<hash>.mjs`; a bundle already there is reused.
+ * the lockfile, this file, esbuild's version) into `<cacheDir>/daemon-<hash>.mjs`; a bundle already there is reused.
  * `node packages/daemon/src/main.ts` stays the way to run the daemon in development and tests.
  */
 import { createHash } from "node:crypto";
@@ -25,9 +25,30 @@ export const NATIVE_EXTERNALS = ["node-pty", "bufferutil", "utf-8-validate", "cp
 const BUNDLED_PACKAGES = ["daemon", "contract"] as const;
 
 /** ESM output still has CommonJS dependencies (Ajv, ws) that `require` builtins and the native externals. */
-const BANNER =
-  'import { createRequire as __svcCreateRequire } from "node:module";\n' +
-  "const require = __svcCreateRequire(import.meta.url);";
+const BANNER = 'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);';
+
+/**
+ * Node's built-in modules reach the bundle as CommonJS (`process.getBuiltinModule`), not as ESM imports: an ESM
+ * import of a built-in builds its ESM facade, which reads every export, and some exports are lazy getters that
+ * load or compute more (node:net's and node:http's cost ~10 ms of the daemon's start). As CommonJS, a named
+ * import is a property read where it is used.
+ */
+const builtinsAsCommonJs = {
+  name: "builtins-as-commonjs",
+  setup(build: {
+    onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => unknown): void;
+    onLoad(
+      options: { filter: RegExp; namespace: string },
+      callback: (args: { path: string }) => { contents: string; loader: "js" },
+    ): void;
+  }) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: "node-builtin" }));
+    build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -44,6 +65,8 @@ export function daemonBundleHash(appRoot: string, esbuildVersion: string): strin
   const hash = createHash("sha256").update(`esbuild ${esbuildVersion}\n`);
   const files = [
     join(appRoot, "package-lock.json"),
+    // How the bundle is made (this file's options and plugin) is part of what it is.
+    join(appRoot, "packages/server/src/executor/linux/daemon-bundle.ts"),
     ...BUNDLED_PACKAGES.flatMap((p) => [
       join(appRoot, "packages", p, "package.json"),
       ...filesUnder(join(appRoot, "packages", p, "src")).filter((f) => !/\.test\.ts$/.test(f)),
@@ -83,6 +106,7 @@ export async function ensureDaemonBundle(options: DaemonBundleOptions): Promise<
       format: "esm",
       target: "node24",
       external: [...NATIVE_EXTERNALS],
+      plugins: [builtinsAsCommonJs],
       banner: { js: BANNER },
       legalComments: "none",
       // Without comments and whitespace the source is a third smaller, and pure ASCII: V8 keeps a module's source
