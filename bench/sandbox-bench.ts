@@ -405,6 +405,9 @@ try {
     `${idle.length} of ${IDLE} in ${idleSeconds.toFixed(1)} s (${(idle.length / idleSeconds).toFixed(1)}/s), ` +
       `${answering} answer a run${idleFailure ? `; stopped: ${idleFailure}` : ""}`,
   );
+  // Starts slow down as sandboxes accumulate (more mounts, interfaces, processes on the host): the last one shows.
+  const lastIdle = idle.at(-1);
+  if (lastIdle) printTimeline("  start timeline of the last idle one", lastIdle.id);
   line(
     `  target ${TARGET.idleCount} in ≤ ${TARGET.idleStartSecs} s, each answering`,
     idle.length >= TARGET.idleCount && answering === idle.length && idleSeconds <= TARGET.idleStartSecs

@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
 import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
 import type { RouteDef } from "@svc/contract/route";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import type { DaemonApp, DaemonAppOptions, DaemonReply, DaemonRequest } from "./app.ts";
 
 // Not `import … from "node:http"`: the ESM facade of node:http reads every export, and its lazy getters load
@@ -82,12 +82,8 @@ export function rejectUpgrade(socket: Duplex, code: ErrorCode, message?: string)
  * by a close.
  */
 export class UpgradeRouter {
-  readonly wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: MAX_MESSAGE_BYTES,
-    perMessageDeflate: false,
-    clientTracking: false,
-  });
+  /** Made (and `ws` loaded) at the first WebSocket handshake: most sandboxes never open one. */
+  #wss: Promise<WebSocketServer> | undefined;
   readonly #routes: UpgradeRoute[] = [];
   readonly #options: DaemonAppOptions;
 
@@ -203,11 +199,21 @@ export class UpgradeRouter {
         tcp.setTimeout?.(0);
         return { socket, head };
       },
-      accept: () => {
+      accept: async () => {
         settled = true;
+        this.#wss ??= import("ws").then(
+          ({ WebSocketServer }) =>
+            new WebSocketServer({
+              noServer: true,
+              maxPayload: MAX_MESSAGE_BYTES,
+              perMessageDeflate: false,
+              clientTracking: false,
+            }),
+        );
+        const wss = await this.#wss;
         return new Promise<WebSocket>((resolve, reject) => {
           if (socket.destroyed) return reject(new Error("the client went away"));
-          this.wss.handleUpgrade(req, socket, head, (ws) => {
+          wss.handleUpgrade(req, socket, head, (ws) => {
             (socket as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
             resolve(ws);
           });
