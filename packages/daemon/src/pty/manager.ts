@@ -1,12 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { delimiter, join, resolve } from "node:path";
 import { ServiceError } from "@svc/contract/errors";
 import { PTY_PRE_READY_BUFFER_BYTES } from "@svc/contract/pty-frames";
 import { type CreatePtySessionRequest, clampPtySize, MAX_PTY_SESSIONS } from "@svc/contract/runtime";
-import { spawn as spawnPty } from "node-pty";
+import type * as NodePty from "node-pty";
 import { type ResolvedUser, UserDatabase } from "../processes/users.ts";
 import { PtySession } from "./session.ts";
+
+const requireModule = createRequire(import.meta.url);
+let nodePty: typeof NodePty | undefined;
+
+/**
+ * node-pty (a native addon) is loaded at the first PTY, not at start: loading it was ~15 ms of the daemon's
+ * start-up, and most sandboxes never open a PTY.
+ */
+function spawnPty(...args: Parameters<typeof NodePty.spawn>): NodePty.IPty {
+  nodePty ??= requireModule("node-pty") as typeof NodePty;
+  return nodePty.spawn(...args);
+}
 
 export interface PtyManagerOptions {
   /**
@@ -109,7 +122,7 @@ export class PtyManager {
           [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
         ]
       : [executable, args];
-    let pty: ReturnType<typeof spawnPty>;
+    let pty: NodePty.IPty;
     try {
       pty = spawnPty(file, argv, {
         name: env.TERM,
