@@ -4,8 +4,98 @@
  * Runs a host tool (mount, mkfs.ext4, debootstrap, …) and collects its output. Failures reject with a
  * `HostCommandError` that carries the command, its exit status and its stderr, so a caller's error says what
  * broke. The environment is the server's, with `LC_ALL=C` so tools print messages this code can match.
+ *
+ * Tools run through the tool runner (tool-runner.ts), a small process started at the first call, so that the
+ * server's own event loop does not pay a fork of its whole process per tool; a command whose output lines are
+ * followed (`onLine`: the image build) is spawned here directly.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { ToolAnswer, ToolRequest } from "./tool-runner.ts";
+
+const RUNNER_PATH = fileURLToPath(new URL("./tool-runner.ts", import.meta.url));
+
+/** The server's connection to its tool runner: requests by id, answers matched back. */
+class ToolRunnerClient {
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<
+    number,
+    { resolve: (answer: ToolAnswer) => void; reject: (e: Error) => void }
+  >();
+  #next = 1;
+  #gone: Error | undefined;
+
+  constructor() {
+    this.#child = spawn(process.execPath, [RUNNER_PATH], {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    this.#child.on("error", (error) => this.#end(error));
+    this.#child.on("exit", (code, signal) =>
+      this.#end(new Error(`the tool runner exited (${signal ?? code})`)),
+    );
+    this.#child.stdin?.on("error", () => {});
+    createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      let answer: ToolAnswer;
+      try {
+        answer = JSON.parse(line) as ToolAnswer;
+      } catch {
+        return;
+      }
+      const waiter = this.#pending.get(answer.id);
+      if (!waiter) return;
+      this.#pending.delete(answer.id);
+      waiter.resolve(answer);
+      this.#hold();
+    });
+    this.#hold();
+  }
+
+  get alive(): boolean {
+    return this.#gone === undefined;
+  }
+
+  run(request: Omit<ToolRequest, "id">): Promise<ToolAnswer> {
+    if (this.#gone) return Promise.reject(this.#gone);
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#hold();
+      this.#child.stdin?.write(`${JSON.stringify({ ...request, id })}\n`);
+    });
+  }
+
+  /** Keeps this process alive only while requests wait for answers (the runner itself never does). */
+  #hold(): void {
+    const streams = [this.#child.stdin, this.#child.stdout] as unknown as { ref(): void; unref(): void }[];
+    for (const stream of streams) {
+      if (this.#pending.size > 0) stream?.ref?.();
+      else stream?.unref?.();
+    }
+    if (this.#pending.size > 0) this.#child.ref();
+    else this.#child.unref();
+  }
+
+  #end(error: Error): void {
+    if (this.#gone) return;
+    this.#gone = error;
+    for (const waiter of this.#pending.values()) waiter.reject(error);
+    this.#pending.clear();
+    if (runner === this) runner = undefined;
+  }
+}
+
+let runner: ToolRunnerClient | undefined;
+
+/**
+ * Runs a tool through the tool runner (see the module comment) and answers with its exit and output. A runner
+ * that died is started again at the next call; the requests it had in flight reject (a tool may have half run).
+ */
+export function runTool(request: Omit<ToolRequest, "id">): Promise<ToolAnswer> {
+  runner ??= new ToolRunnerClient();
+  return runner.run(request);
+}
 
 export class HostCommandError extends Error {
   readonly command: string;
@@ -35,6 +125,19 @@ export function runHostCommand(
   args: string[],
   options: HostCommandOptions = {},
 ): Promise<string> {
+  if (!options.onLine) {
+    return runTool({ file, args, env: options.env, cwd: options.cwd }).then(
+      (answer) => {
+        if (answer.code === 0 && !answer.error) return answer.stdout;
+        const command = `${file} ${args.join(" ")}`;
+        if (answer.error) throw new HostCommandError(command, null, null, answer.error);
+        throw new HostCommandError(command, answer.code, answer.signal, answer.stderr);
+      },
+      (error: Error) => {
+        throw new HostCommandError(`${file} ${args.join(" ")}`, null, null, error.message);
+      },
+    );
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       stdio: ["ignore", "pipe", "pipe"],

@@ -14,9 +14,10 @@
  * that still exist (`listNetworks`), since a deleted namespace's veth can linger for seconds. All `ip` work is
  * batched: two `ip -b` runs to create, one to destroy.
  */
-import { spawn } from "node:child_process";
+
 import { existsSync } from "node:fs";
 import { readdir, writeFile } from "node:fs/promises";
+import { runTool as runHostTool } from "./host-command.ts";
 
 export const DEFAULT_POOL = "10.213.0.0/16";
 export const NETNS_PREFIX = "svc-";
@@ -65,31 +66,21 @@ export class ToolError extends Error {
   }
 }
 
-/** Runs a host tool with `input` on its stdin; resolves with stdout, rejects with a ToolError unless it exits 0. */
-export function runTool(file: string, args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      env: { ...process.env, LC_ALL: "C" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-64 * 1024);
-    });
-    child.on("error", (error) => reject(new ToolError(`${file} ${args.join(" ")}`, null, error.message)));
-    child.on("close", (code) => {
-      if (code === 0) resolve(stdout);
-      else reject(new ToolError(`${file} ${args.join(" ")}`, code, stderr));
-    });
-    if (input !== undefined) {
-      child.stdin?.on("error", () => {}); // a tool that exits early closes its stdin; its exit code tells
-      child.stdin?.end(input);
-    }
-  });
+/**
+ * Runs a host tool with `input` on its stdin (through the tool runner, host-command.ts); resolves with stdout,
+ * rejects with a ToolError unless it exits 0.
+ */
+export async function runTool(file: string, args: string[], input?: string): Promise<string> {
+  const command = `${file} ${args.join(" ")}`;
+  let answer: Awaited<ReturnType<typeof runHostTool>>;
+  try {
+    answer = await runHostTool({ file, args, input });
+  } catch (error) {
+    throw new ToolError(command, null, (error as Error).message);
+  }
+  if (answer.error) throw new ToolError(command, null, answer.error);
+  if (answer.code !== 0) throw new ToolError(command, answer.code, answer.stderr);
+  return answer.stdout;
 }
 
 // ---- IPv4 helpers, shared with the firewall and egress policy ----
