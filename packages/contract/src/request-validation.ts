@@ -1,7 +1,9 @@
 import { Ajv } from "ajv";
+import standaloneCodeModule from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const standaloneCode = standaloneCodeModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
 
 export interface ValidatorCompilerOptions {
   /**
@@ -10,6 +12,30 @@ export interface ValidatorCompilerOptions {
    * turns it off (its schemas are the contract's, checked by the contract's tests).
    */
   validateSchemas?: boolean;
+}
+
+/** Ajv's options for a JSON body (strict types) or for path and query values (text, coerced). */
+function ajvOptions(part: "body" | "text") {
+  const coerceTypes = part === "body" ? false : ("array" as const);
+  return { strict: false, coerceTypes, useDefaults: true, allErrors: false };
+}
+
+/**
+ * ESM source of validators compiled ahead of time (Ajv's standalone code), with the options
+ * `createValidatorCompiler` uses for `part`: `export const <name> = <validator>` per schema, names being
+ * identifiers. For a bundle that should neither load Ajv nor compile at run time (the daemon's:
+ * daemon-bundle.ts); the source `require`s Ajv's small runtime helpers (ajv/dist/runtime/...).
+ */
+export function standaloneValidators(schemas: Record<string, unknown>, part: "body" | "text"): string {
+  const ajv = addFormats(
+    new Ajv({ ...ajvOptions(part), validateSchema: false, code: { source: true, esm: true } }),
+  );
+  const refs: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    ajv.addSchema(schema as object, name);
+    refs[name] = name;
+  }
+  return standaloneCode(ajv, refs);
 }
 
 /**
@@ -23,10 +49,7 @@ export function createValidatorCompiler(options: ValidatorCompilerOptions = {}) 
   const ajvFor = (part: "body" | "text"): Ajv => {
     let ajv = ajvs.get(part);
     if (!ajv) {
-      const coerceTypes = part === "body" ? false : ("array" as const);
-      ajv = addFormats(
-        new Ajv({ strict: false, coerceTypes, useDefaults: true, allErrors: false, validateSchema }),
-      );
+      ajv = addFormats(new Ajv({ ...ajvOptions(part), validateSchema }));
       ajvs.set(part, ajv);
     }
     return ajv;

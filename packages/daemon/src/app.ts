@@ -2,12 +2,11 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { pipeline, type Readable } from "node:stream";
 import { type ErrorCode, errorBody, errorCatalog } from "@svc/contract/errors";
 import { FORWARDED_AUTH_HEADER, verifyForwardedAuth } from "@svc/contract/forwarded-auth";
-import type { ErrorObject } from "@svc/contract/request-errors";
-import { createValidatorCompiler } from "@svc/contract/request-validation";
 import type { RouteBody, RouteDef, RouteParams, RouteQuery, RouteResponse } from "@svc/contract/route";
 import { errorResponse, routeSchema } from "@svc/contract/route-http";
 import { isJsonContentType, readJsonBody } from "./json-body.ts";
 import { RouteTable } from "./route-table.ts";
+import { routeValidator, type Validator, validatorKey } from "./route-validators.ts";
 
 // Not `import … from "node:http"`: the ESM facade of node:http reads every export, and its lazy getters load
 // undici (~15 ms of start-up); the CommonJS object does not.
@@ -17,7 +16,7 @@ const { createServer } = process.getBuiltinModule("node:http");
  * # app
  *
  * The daemon's HTTP layer: Node's HTTP server, the contract's route table, and per route forwarded auth, JSON
- * body parsing, validation from the route's schemas (Ajv, compiled on the route's first request) and catalog
+ * body parsing, validation from the route's schemas (route-validators.ts) and catalog
  * errors for everything (never a crash). No framework: a daemon idles in every sandbox, and a framework's
  * modules were a sixth of its memory and a quarter of its start-up; its request handling is these few rules:
  * - routes match by method and exact path (a trailing slash ignored, HEAD served by GET); anything else is 404
@@ -26,8 +25,8 @@ const { createServer } = process.getBuiltinModule("node:http");
  * - an `application/json` body is read (at most `bodyLimitBytes`, else 413 PAYLOAD_TOO_LARGE) and parsed (400
  *   INVALID_JSON) unless the route takes raw bytes; a body of any other type is left unread (the route's schema,
  *   if it wants an object, then rejects it);
- * - path, body and query are validated in that order; a failure is 400 INVALID_REQUEST (query:
- *   INVALID_QUERY_PARAMS) naming the field;
+ * - path, body and query are validated in that order (route-validators.ts); a failure is 400 INVALID_REQUEST
+ *   (query: INVALID_QUERY_PARAMS) naming the field;
  * - a handler's result is sent as JSON with the route's status (no body for `empty` routes); a handler that
  *   streams writes the reply itself.
  */
@@ -46,9 +45,6 @@ export interface DaemonAppOptions {
 /** How long an idle keep-alive connection stays open (the proxy reuses its connections to the daemon). */
 const KEEP_ALIVE_MS = 72_000;
 const JSON_TYPE = "application/json; charset=utf-8";
-
-/** Without the meta-schema check: see ValidatorCompilerOptions (runtime.test.ts checks every runtime schema). */
-const validatorCompiler = createValidatorCompiler({ validateSchemas: false });
 
 export interface DaemonRequest {
   raw: IncomingMessage;
@@ -287,13 +283,11 @@ export function isForwarded(
   });
 }
 
-type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
-
-/** A validator compiled on its first use (most routes of a sandbox are never called). */
-function lazyValidator(schema: unknown, httpPart: string): (data: unknown) => void {
+/** A validator taken (compiled, outside the bundle) on its first use: most routes of a sandbox are never called. */
+function lazyValidator(key: string, schema: unknown, httpPart: string): (data: unknown) => void {
   let compiled: Validator | undefined;
   return (data) => {
-    compiled ??= validatorCompiler({ schema, httpPart }) as Validator;
+    compiled ??= routeValidator(key, schema, httpPart);
     if (compiled(data)) return;
     const validation = compiled.errors ?? [];
     throw Object.assign(new Error(`${httpPart} is not valid`), {
@@ -316,9 +310,12 @@ export function serve<R extends RouteDef>(
 ): void {
   const schema = routeSchema(route);
   const checks: [keyof DaemonRequest & ("params" | "body" | "query"), (data: unknown) => void][] = [];
-  if (schema.params) checks.push(["params", lazyValidator(schema.params, "params")]);
-  if (schema.body) checks.push(["body", lazyValidator(schema.body, "body")]);
-  if (schema.querystring) checks.push(["query", lazyValidator(schema.querystring, "querystring")]);
+  const key = (part: string) => validatorKey(route.method, route.path, part);
+  if (schema.params) checks.push(["params", lazyValidator(key("params"), schema.params, "params")]);
+  if (schema.body) checks.push(["body", lazyValidator(key("body"), schema.body, "body")]);
+  if (schema.querystring) {
+    checks.push(["query", lazyValidator(key("querystring"), schema.querystring, "querystring")]);
+  }
   const rawBody = route.bodyKind === "raw";
   app.route(
     route.method,

@@ -33,15 +33,20 @@ const BANNER = 'const require = process.getBuiltinModule("node:module").createRe
  * load or compute more (node:net's and node:http's cost ~10 ms of the daemon's start). As CommonJS, a named
  * import is a property read where it is used.
  */
-const builtinsAsCommonJs = {
-  name: "builtins-as-commonjs",
+interface EsbuildPlugin {
+  name: string;
   setup(build: {
     onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => unknown): void;
     onLoad(
       options: { filter: RegExp; namespace: string },
-      callback: (args: { path: string }) => { contents: string; loader: "js" },
+      callback: (args: { path: string }) => { contents: string; loader: "js"; resolveDir?: string },
     ): void;
-  }) {
+  }): void;
+}
+
+const builtinsAsCommonJs: EsbuildPlugin = {
+  name: "builtins-as-commonjs",
+  setup(build) {
     build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: "node-builtin" }));
     build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
@@ -49,6 +54,70 @@ const builtinsAsCommonJs = {
     }));
   },
 };
+
+/**
+ * The daemon's request validators compiled at bundle time: `packages/daemon/src/route-validators.ts` (which
+ * compiles with Ajv at first use) is replaced in the bundle by a table of Ajv's standalone code for every part
+ * of every runtime route, keyed as route-validators.ts keys them. A sandbox then neither loads Ajv nor compiles
+ * on its first request (a CPU profile: ~30 ms of a first `run`). Made from this checkout's contract, so only
+ * when the bundled checkout is this one.
+ */
+async function precompiledValidators(): Promise<EsbuildPlugin> {
+  const { runtimeRoutes } = await import("@svc/contract/runtime");
+  const { routeSchema } = await import("@svc/contract/route-http");
+  const { standaloneValidators } = await import("@svc/contract/request-validation");
+  const schemas = { body: {} as Record<string, unknown>, text: {} as Record<string, unknown> };
+  const table: string[] = [];
+  for (const route of Object.values(runtimeRoutes)) {
+    const schema = routeSchema(route);
+    const parts = [
+      ["params", schema.params],
+      ["body", schema.body],
+      ["querystring", schema.querystring],
+    ] as const;
+    for (const [part, partSchema] of parts) {
+      if (partSchema === undefined) continue;
+      const kind = part === "body" ? "body" : "text";
+      const name = `v${table.length}`;
+      schemas[kind][name] = partSchema;
+      table.push(`${JSON.stringify(`${route.method} ${route.path} ${part}`)}: ${kind}.${name}`);
+    }
+  }
+  const modules: Record<string, string> = {
+    "validators-body": standaloneValidators(schemas.body, "body"),
+    "validators-text": standaloneValidators(schemas.text, "text"),
+    "route-validators": [
+      'import * as body from "svc-precompiled:validators-body";',
+      'import * as text from "svc-precompiled:validators-text";',
+      `const table = {${table.join(",")}};`,
+      'export function validatorKey(method, path, part) { return method + " " + path + " " + part; }',
+      "export function routeValidator(key) {",
+      "  const validate = table[key];",
+      '  if (!validate) throw new Error("no validator compiled for " + key);',
+      "  return validate;",
+      "}",
+    ].join("\n"),
+  };
+  const resolveDir = join(DEFAULT_APP_ROOT, "packages/contract");
+  return {
+    name: "precompiled-validators",
+    setup(build) {
+      build.onResolve({ filter: /(^|\/)route-validators\.ts$/ }, () => ({
+        path: "route-validators",
+        namespace: "svc-precompiled",
+      }));
+      build.onResolve({ filter: /^svc-precompiled:/ }, (args) => ({
+        path: args.path.slice("svc-precompiled:".length),
+        namespace: "svc-precompiled",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "svc-precompiled" }, (args) => ({
+        contents: modules[args.path] ?? "",
+        loader: "js",
+        resolveDir,
+      }));
+    },
+  };
+}
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -106,7 +175,7 @@ export async function ensureDaemonBundle(options: DaemonBundleOptions): Promise<
       format: "esm",
       target: "node24",
       external: [...NATIVE_EXTERNALS],
-      plugins: [builtinsAsCommonJs],
+      plugins: [builtinsAsCommonJs, ...(appRoot === DEFAULT_APP_ROOT ? [await precompiledValidators()] : [])],
       banner: { js: BANNER },
       legalComments: "none",
       // Without comments and whitespace the source is a third smaller, and pure ASCII: V8 keeps a module's source
