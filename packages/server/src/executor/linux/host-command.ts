@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { ToolAnswer, ToolRequest } from "./tool-runner.ts";
+import type { LaunchAnswer, LaunchRequest, ToolAnswer, ToolRequest } from "./tool-runner.ts";
 
 const RUNNER_PATH = fileURLToPath(new URL("./tool-runner.ts", import.meta.url));
 
@@ -21,8 +21,10 @@ class ToolRunnerClient {
   readonly #child: ChildProcess;
   readonly #pending = new Map<
     number,
-    { resolve: (answer: ToolAnswer) => void; reject: (e: Error) => void }
+    { resolve: (answer: ToolAnswer & LaunchAnswer) => void; reject: (e: Error) => void }
   >();
+  /** Launched sandboxes' exits, reported while the runner lives (they never keep this process alive). */
+  readonly #exits = new Map<number, (exit: NonNullable<LaunchAnswer["exit"]>) => void>();
   #next = 1;
   #gone: Error | undefined;
 
@@ -37,10 +39,15 @@ class ToolRunnerClient {
     );
     this.#child.stdin?.on("error", () => {});
     createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      let answer: ToolAnswer;
+      let answer: ToolAnswer & LaunchAnswer;
       try {
-        answer = JSON.parse(line) as ToolAnswer;
+        answer = JSON.parse(line) as ToolAnswer & LaunchAnswer;
       } catch {
+        return;
+      }
+      if (answer.exit) {
+        this.#exits.get(answer.id)?.(answer.exit);
+        this.#exits.delete(answer.id);
         return;
       }
       const waiter = this.#pending.get(answer.id);
@@ -57,8 +64,26 @@ class ToolRunnerClient {
   }
 
   run(request: Omit<ToolRequest, "id">): Promise<ToolAnswer> {
+    return this.#send(request);
+  }
+
+  /** Starts a sandbox's first process; resolves with its pid, `onExit` called if it exits while the runner lives. */
+  async launch(
+    request: Omit<LaunchRequest, "id" | "kind">,
+    onExit: (exit: NonNullable<LaunchAnswer["exit"]>) => void,
+  ): Promise<number> {
+    const answer = await this.#send({ ...request, kind: "launch" }, (id) => this.#exits.set(id, onExit));
+    if (answer.pid === undefined) throw new Error(`sandbox launch: ${answer.error ?? "no pid"}`);
+    return answer.pid;
+  }
+
+  #send(
+    request: Omit<ToolRequest, "id"> | Omit<LaunchRequest, "id">,
+    onId?: (id: number) => void,
+  ): Promise<ToolAnswer & LaunchAnswer> {
     if (this.#gone) return Promise.reject(this.#gone);
     const id = this.#next++;
+    onId?.(id);
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#hold();
@@ -87,6 +112,22 @@ class ToolRunnerClient {
 }
 
 let runner: ToolRunnerClient | undefined;
+
+/**
+ * Starts a sandbox's first process through the tool runner (tool-runner.ts, LaunchRequest): resolves with its
+ * pid; `exited` resolves if it exits while the runner lives.
+ */
+export async function launchThroughRunner(
+  request: Omit<LaunchRequest, "id" | "kind">,
+): Promise<{ pid: number; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
+  runner ??= new ToolRunnerClient();
+  let exit: (value: { code: number | null; signal: NodeJS.Signals | null }) => void = () => {};
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    exit = resolve;
+  });
+  const pid = await runner.launch(request, (value) => exit(value));
+  return { pid, exited };
+}
 
 /**
  * Runs a tool through the tool runner (see the module comment) and answers with its exit and output. A runner

@@ -40,22 +40,22 @@
  * timer_list, sysrq-trigger and the like masked), a minimal `/dev`, `/tmp` on the sandbox's disk, a 64 MiB tmpfs
  * `/dev/shm` (1777), no `/sys`.
  *
- * The process is detached (own session and process group), unref'd, with stdin /dev/null and stdout/stderr
- * appended to `<sandboxDir>/daemon.log`, and not tied to this process's life (no --die-with-parent), so a server
- * crash leaves the sandbox running to be adopted. The secret reaches bwrap through a pipe (fd 4), never argv or
- * an environment variable.
+ * The process is spawned by the server's tool runner (host-command.ts), detached (own session and process
+ * group), unref'd, with stdin /dev/null and stdout/stderr appended to `<sandboxDir>/daemon.log`, and not tied to
+ * the server's or the runner's life (no --die-with-parent), so a server crash leaves the sandbox running to be
+ * adopted. The secret reaches bwrap through a pipe (fd 4), never argv or an environment variable (it crosses the
+ * pipe between the server and its runner, both root).
  *
  * Start-up: Node loading the daemon's modules is most of a launch. The executor launches a bundle of the daemon
  * (daemon-bundle.ts; `daemonBundle`, bound at /opt/svc/app/daemon.mjs) rather than its TypeScript sources, and
  * `warmCompileCache` fills a Node compile cache once per bundle (the executor keeps it beside the bundle);
  * `compileCacheDir` binds it read-only into every sandbox.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runHostCommand } from "./host-command.ts";
+import { launchThroughRunner, runHostCommand } from "./host-command.ts";
 import { writeSeccompFile } from "./seccomp.ts";
 
 /** Capabilities the daemon keeps (see the module comment for why each). */
@@ -368,34 +368,14 @@ export async function launchSandboxProcess(spec: SandboxLaunch): Promise<Launche
   await writeSeccompFile(seccompPath);
   const logFile = spec.logFile ?? join(spec.sandboxDir, "daemon.log");
   const { file, args } = launchCommand(spec);
-  const logFd = openSync(logFile, "a", 0o600);
-  const seccompFd = openSync(seccompPath, "r");
-  let child: ChildProcess;
-  try {
-    child = spawn(file, args, {
-      detached: true,
-      stdio: ["ignore", logFd, logFd, seccompFd, spec.authSecret !== undefined ? "pipe" : "ignore"],
-      env: { PATH: process.env.PATH ?? DEFAULT_SANDBOX_PATH, LC_ALL: "C" },
-      cwd: "/",
-    });
-    await new Promise<void>((resolveSpawn, rejectSpawn) => {
-      child.once("spawn", resolveSpawn);
-      child.once("error", rejectSpawn);
-    });
-  } finally {
-    closeSync(logFd);
-    closeSync(seccompFd);
-  }
-  const secretPipe = child.stdio[4];
-  if (secretPipe && "write" in secretPipe) {
-    secretPipe.on("error", () => {}); // bwrap died before reading: its error is in the log
-    // Once written, our end closes: bwrap reads the buffered secret, then EOF.
-    secretPipe.end(spec.authSecret, () => secretPipe.destroy());
-  }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
-    child.once("exit", (code, signal) => resolveExit({ code, signal })),
-  );
-  child.unref();
-  if (child.pid === undefined) throw new Error("sandbox launch: no pid");
-  return { pid: child.pid, logFile, exited };
+  // Spawned by the tool runner (host-command.ts): a fork of this server's whole process is not paid here.
+  const { pid, exited } = await launchThroughRunner({
+    file,
+    args,
+    env: { PATH: process.env.PATH ?? DEFAULT_SANDBOX_PATH, LC_ALL: "C" },
+    logFile,
+    seccompFile: seccompPath,
+    secret: spec.authSecret,
+  });
+  return { pid, logFile, exited };
 }
