@@ -234,7 +234,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         store,
         adminTokenHash: boot.adminTokenHash,
         sandboxes,
-        documents: options.documents,
+        documents: roles.has("worker") ? options.documents : { ...options.documents, workers: 0 },
       });
       if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
     } catch (error) {

@@ -193,7 +193,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       // A sandbox on another host: one connection through its executor's relay per request.
       ...(dialer
         ? {
-            agent: false,
+            // No agent: with one (even `false`), Node ignores createConnection.
             createConnection: (_options, done) => {
               dialer.connect(resolved.row, resolved.upstream.port).then(
                 (socket) => done(null, socket),
