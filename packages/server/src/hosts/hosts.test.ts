@@ -353,7 +353,9 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const result = await api.finished(slow.parse_id, 120_000);
   assert.equal(result.status, "successful", result.error ?? "");
   assert.match(result.chunks?.[0].content ?? "", /survivor/);
-  const [job] = await store.db.query<{ attempts: number }>("SELECT * FROM parse_jobs WHERE id = ?", [slow.parse_id]);
+  const [job] = await store.db.query<{ attempts: number }>("SELECT * FROM parse_jobs WHERE id = ?", [
+    slow.parse_id,
+  ]);
   assert.equal(Number(job.attempts), 2, JSON.stringify(job));
   const parsed = await api.finished(pages.parse_id, 120_000);
   assert.equal(parsed.status, "successful", parsed.error ?? "");
