@@ -162,6 +162,7 @@ async function startSandboxes(
   }
   return {
     cluster,
+    dialer: cluster?.dialer,
     store,
     repo,
     scheduler,
@@ -268,6 +269,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         authenticate: (key) => authenticateKey(store, key),
         secretOf: sandboxes.secretOf,
         keys: await loadGatewayKeys(store.settings),
+        dialer: cluster?.dialer,
         log: (message, fields) => {
           if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
         },

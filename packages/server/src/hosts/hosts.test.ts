@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { after, test } from "node:test";
+import { SANDBOX_SSHD_PORT } from "@svc/contract";
 import pg from "pg";
+import { WebSocket } from "ws";
 import { documentsApi } from "../documents/api.testing.ts";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
 import { openStore } from "../store/store.ts";
@@ -110,7 +112,8 @@ async function start(host: Host, database: string): Promise<void> {
     port: 8900,
     proxyHost: host.address,
     proxyPort: 9443,
-    sshPort: 0,
+    sshHost: host.address,
+    sshPort: host.roles.includes("proxy") ? 2222 : 0,
     relayHost: host.address,
     relayPort: 9510,
     executor: host.roles.includes("executor") ? "local" : "none",
@@ -299,6 +302,34 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
       assert.equal(info.status, 200, `${id} (${JSON.stringify(placed)}) through ${host.name}: ${info.text}`);
     }
   }
+  // Logs through an API host without an executor; SSH through its gateway into a sandbox of b; a tunnel
+  // WebSocket through its proxy to the sshd that SSH started there.
+  const onB = on("local-b")[0];
+  const logs = await call(c, "GET", `/sandboxes/${onB}/logs`);
+  assert.equal(logs.status, 200, JSON.stringify(logs.body));
+  const ssh = await new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+    execFile(
+      "sshpass",
+      [
+        ...["-e", "ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"],
+        ...["-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no", "-p", "2222"],
+        ...[`${onB}@${c.address}`, "echo hi from $(hostname)"],
+      ],
+      { env: { ...process.env, SSHPASS: apiKey }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+  assert.equal(ssh.code, 0, ssh.stderr);
+  assert.match(ssh.stdout, /^hi from /);
+  const tunnel = new WebSocket(
+    `ws://${c.address}:${c.proxyPort}/sandboxes/${onB}/api/v1/tunnels/tcp?port=${SANDBOX_SSHD_PORT}`,
+    { headers: { authorization: `Bearer ${apiKey}` } },
+  );
+  const [banner] = (await once(tunnel, "message")) as [Buffer];
+  assert.match(banner.toString(), /^SSH-2\.0-/);
+  tunnel.close();
+
   // No relay serves a stranger: a connection that does not open with a signed line is closed with nothing.
   const relay = net.connect(9510, b.address);
   await once(relay, "connect");
