@@ -1,28 +1,23 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { after, test } from "node:test";
 import { SANDBOX_SSHD_PORT } from "@svc/contract";
-import pg from "pg";
 import { WebSocket } from "ws";
 import { documentsApi } from "../documents/api.testing.ts";
-import { LocalExecutor } from "../executor/linux/local-executor.ts";
 import { openStore } from "../store/store.ts";
+import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing.ts";
 
 /**
  * Three hosts on this machine: separate server processes, each in a network namespace of its own with its own
- * address on a bridge, one PostgreSQL (reached through a forwarder on the bridge address). Host a runs every role
- * but the workers, b is an executor and worker host, c runs no executor. Sandboxes land on both executors and are
- * reached through either proxy; b is killed and its sandboxes end executor_lost while new ones land on a; a parse
- * under way on c is killed with c and finishes on b once b comes back (which also removes what its old sandboxes
- * left). Namespaces, the bridge and the schema are removed at the end, also after a failure.
+ * address on a bridge, one PostgreSQL (cluster.testing.ts). Host a runs every role but the workers, b is an
+ * executor and worker host, c runs no executor. Sandboxes land on both executors and are reached through either
+ * proxy, the SSH gateway and a tunnel; b is killed and its sandboxes end executor_lost while new ones land on a;
+ * a parse under way on c is killed with c and finishes on b once b comes back (which also removes what its old
+ * sandboxes left). Namespaces, the bridge and the schema are removed at the end, also after a failure.
  */
 
 const databaseUrl = process.env.SVC_TEST_DATABASE_URL;
@@ -34,24 +29,6 @@ const skip =
       : false;
 if (process.env.CI === "true" && skip) test("several hosts", () => assert.fail(`cannot run: ${skip}`));
 
-const HOST_SCRIPT = new URL("./host.testing.ts", import.meta.url).pathname;
-const tag = randomBytes(2).toString("hex");
-const subnet = `10.251.${randomBytes(1)[0] % 250}`;
-const bridge = `svhb${tag}`;
-const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
-
-interface Host {
-  name: string;
-  netns: string;
-  address: string;
-  dataDir: string;
-  roles: string;
-  child: ChildProcess | null;
-  url: string;
-  proxyPort: number;
-}
-
-const hosts: Host[] = [];
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) {
@@ -62,105 +39,6 @@ after(async () => {
     }
   }
 });
-
-/** A TCP forwarder on the bridge address to PostgreSQL on loopback (it listens on loopback only). */
-async function forwardPostgres(target: URL): Promise<number> {
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    client.pipe(upstream).pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end);
-    upstream.on("error", end);
-    client.on("close", end);
-    upstream.on("close", end);
-  });
-  server.listen(0, `${subnet}.1`);
-  await once(server, "listening");
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return (server.address() as net.AddressInfo).port;
-}
-
-function setUpNetwork(names: string[]): void {
-  ip("link", "add", bridge, "type", "bridge");
-  cleanups.push(() => ip("link", "del", bridge));
-  ip("addr", "add", `${subnet}.1/24`, "dev", bridge);
-  ip("link", "set", bridge, "up");
-  names.forEach((name, i) => {
-    const netns = `svc-host-${tag}-${name}`;
-    ip("netns", "add", netns);
-    cleanups.push(() => ip("netns", "del", netns));
-    const outside = `svhv${tag}${i}`;
-    ip("link", "add", outside, "type", "veth", "peer", "name", `svhp${tag}${i}`);
-    ip("link", "set", `svhp${tag}${i}`, "netns", netns);
-    ip("link", "set", outside, "master", bridge, "up");
-    ip("-n", netns, "link", "set", "lo", "up");
-    ip("-n", netns, "addr", "add", `${subnet}.${11 + i}/24`, "dev", `svhp${tag}${i}`);
-    ip("-n", netns, "link", "set", `svhp${tag}${i}`, "up");
-  });
-}
-
-async function start(host: Host, database: string): Promise<void> {
-  const config = {
-    dataDir: host.dataDir,
-    databaseUrl: database,
-    roles: host.roles,
-    hostId: host.name,
-    host: host.address,
-    port: 8900,
-    proxyHost: host.address,
-    proxyPort: 9443,
-    sshHost: host.address,
-    sshPort: host.roles.includes("proxy") ? 2222 : 0,
-    relayHost: host.address,
-    relayPort: 9510,
-    executor: host.roles.includes("executor") ? "local" : "none",
-    executorLostSecs: 6,
-    ...(process.env.SVC_HOSTS_TEST_LOG ? { logLevel: "info" } : {}),
-  };
-  const documents = { workers: 1, leaseSecs: 2, pollIntervalMs: 100 };
-  // Only the network namespace changes: cgroups, /run/netns and the mounts stay the machine's.
-  const child = spawn(
-    "nsenter",
-    [
-      `--net=/run/netns/${host.netns}`,
-      process.execPath,
-      HOST_SCRIPT,
-      JSON.stringify(config),
-      JSON.stringify(documents),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  host.child = child;
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  // The ready line, among the log lines when the hosts log (SVC_HOSTS_TEST_LOG=1).
-  const readyLine = new Promise<string>((resolve) =>
-    lines.on("line", (line) => {
-      if (line.includes('"relayAddress"')) resolve(line);
-      else process.stderr.write(`${host.name}: ${line}\n`);
-    }),
-  );
-  const line = await Promise.race([
-    readyLine,
-    once(child, "exit").then(([code]): string => {
-      throw new Error(`host ${host.name} exited with ${code} before serving`);
-    }),
-  ]);
-  const ready = JSON.parse(line) as { url: string; proxyPort: number };
-  host.url = ready.url;
-  host.proxyPort = ready.proxyPort;
-}
-
-async function kill(host: Host, signal: NodeJS.Signals): Promise<void> {
-  const child = host.child;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill(signal);
-  await exited;
-  host.child = null;
-}
 
 async function eventually<T>(
   what: string,
@@ -176,69 +54,37 @@ async function eventually<T>(
   }
 }
 
+type Host = ClusterHost;
+
 test("three hosts: placement on both executors, proxies across hosts, executor_lost, a parse survives its worker host", {
   skip,
   timeout: 600_000,
 }, async () => {
-  // A schema of its own in the test database.
-  const schema = `svc_hosts_${process.pid}_${tag}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  cleanups.push(() => admin(`DROP SCHEMA ${schema} CASCADE`));
-
-  const names = ["a", "b", "c"];
-  const roles = ["api,proxy,scheduler,executor", "api,proxy,executor,worker", "api,proxy,scheduler,worker"];
-  setUpNetwork(names);
-  const pgUrl = new URL(databaseUrl as string);
-  const forwarded = await forwardPostgres(pgUrl);
-  const database = new URL(databaseUrl as string);
-  database.host = `${subnet}.1:${forwarded}`;
-  database.searchParams.set("options", `-c search_path=${schema}`);
-  const localDatabase = new URL(databaseUrl as string);
-  localDatabase.searchParams.set("options", `-c search_path=${schema}`);
-
-  for (const [i, name] of names.entries()) {
-    const host: Host = {
-      name,
-      netns: `svc-host-${tag}-${name}`,
-      address: `${subnet}.${11 + i}`,
-      dataDir: await mkdtemp(path.join(tmpdir(), `svc-host-${name}-`)),
-      roles: roles[i],
-      child: null,
-      url: "",
-      proxyPort: 0,
-    };
-    hosts.push(host);
-  }
-  // After a failure: processes killed, then what their sandboxes left on this machine removed.
-  cleanups.push(async () => {
-    for (const host of hosts) await kill(host, "SIGKILL");
-    for (const host of hosts) {
-      const executor = new LocalExecutor({
-        dataDir: host.dataDir,
-        hostId: host.name,
-        cpuOvercommit: 1,
-        memoryOvercommit: 1,
-        log: () => {},
-      });
-      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
-      await rm(host.dataDir, { recursive: true, force: true });
-    }
+  const cluster: Cluster = await createCluster({
+    databaseUrl: databaseUrl as string,
+    names: ["a", "b", "c"],
+    onLog: (host, line) => process.stderr.write(`${host}: ${line}\n`),
   });
+  cleanups.push(() => cluster.dispose());
+  const { hosts, kill } = cluster;
+  const roles: Record<string, string> = {
+    a: "api,proxy,scheduler,executor",
+    b: "api,proxy,executor,worker",
+    c: "api,proxy,scheduler,worker",
+  };
+  const start = (host: Host) =>
+    cluster.start(
+      host,
+      roles[host.name],
+      { executorLostSecs: 6, ...(process.env.SVC_HOSTS_TEST_LOG ? { logLevel: "info" } : {}) },
+      { workers: 1, leaseSecs: 2, pollIntervalMs: 100 },
+    );
   const [a, b, c] = hosts;
   // The first host migrates the schema and bootstraps the project; the others join it.
-  await start(a, database.toString());
-  await Promise.all([start(b, database.toString()), start(c, database.toString())]);
+  await start(a);
+  await Promise.all([start(b), start(c)]);
   const apiKey = readFileSync(path.join(a.dataDir, "api-key"), "utf8").trim();
-  const store = await openStore({ databaseUrl: localDatabase.toString() });
+  const store = await openStore({ databaseUrl: cluster.localDatabaseUrl });
   cleanups.push(() => store.close());
 
   const call = async (host: Host, method: string, route: string, body?: unknown) => {
@@ -378,7 +224,7 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const pages = await api.expect(200, "POST", "/documents/v2/parse", { file_id: file.file_id });
   const leftBehind = readdirSync(path.join(b.dataDir, "sandboxes"));
   assert.ok(leftBehind.length > 0, "b's killed process left its sandboxes behind");
-  await start(b, database.toString());
+  await start(b);
   // Coming back, b removed what its ended sandboxes left.
   assert.deepEqual(readdirSync(path.join(b.dataDir, "sandboxes")), []);
   const result = await api.finished(slow.parse_id, 120_000);
