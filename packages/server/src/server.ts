@@ -106,7 +106,13 @@ async function startSandboxes(
     let relay: net.Server | null = null;
     let relayAddress: string | null = null;
     if (local) {
-      relay = createRelayServer({ secret, executorId: local.id, repo, log });
+      relay = createRelayServer({
+        secret,
+        executorId: local.id,
+        repo,
+        log,
+        control: (op, id, args) => scheduler.control(op, id, args),
+      });
       const server = relay;
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -151,6 +157,7 @@ async function startSandboxes(
           hostId: hostIdOf(config),
           relayAddress: cluster.relayAddress,
           lostAfterMs: config.executorLostSecs * 1000,
+          dialer: cluster.dialer,
         }
       : undefined,
   });

@@ -130,7 +130,11 @@ export async function createCluster(options: {
           memoryOvercommit: 1,
           log: () => {},
         });
-        for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+        for (const id of await executor.leftovers()) {
+          // A suspended sandbox's frozen processes take a kill only once thawed.
+          await executor.thaw(id).catch(() => undefined);
+          await executor.stop(id).catch(() => undefined);
+        }
         await rm(host.dataDir, { recursive: true, force: true });
       }
     });
@@ -139,8 +143,11 @@ export async function createCluster(options: {
     });
 
     const target = new URL(options.databaseUrl);
+    const open = new Set<net.Socket>();
     const forwarder = net.createServer((client) => {
       const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      open.add(client);
+      client.on("close", () => open.delete(client));
       client.pipe(upstream).pipe(client);
       const end = () => {
         client.destroy();
@@ -153,10 +160,12 @@ export async function createCluster(options: {
     });
     forwarder.listen(0, `${subnet}.1`);
     await once(forwarder, "listening");
+    // Closed with its connections (a server still running holds some).
     cleanups.push(
       () =>
         new Promise((resolve) => {
           forwarder.close(resolve);
+          for (const socket of open) socket.destroy();
         }),
     );
     const hostsDatabase = new URL(options.databaseUrl);

@@ -176,6 +176,24 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   assert.match(banner.toString(), /^SSH-2\.0-/);
   tunnel.close();
 
+  // Operations only b's executor can do, asked of c (no executor): they run on b, errors included.
+  const named = await call(c, "PATCH", `/sandboxes/${onB}`, { name: "on-b" });
+  assert.equal(named.status, 200, JSON.stringify(named.body));
+  const unresolvable = await call(c, "PATCH", `/sandboxes/${onB}`, {
+    network: { allow_internet_access: false, allow_out: ["no-such-host.invalid"] },
+  });
+  assert.equal(unresolvable.status, 400, JSON.stringify(unresolvable.body));
+  assert.equal(unresolvable.body.code, "INVALID_REQUEST");
+  const closed = await call(c, "PATCH", `/sandboxes/${onB}`, { network: { allow_internet_access: false } });
+  assert.equal(closed.status, 200, JSON.stringify(closed.body));
+  const suspended = await call(c, "POST", `/sandboxes/${onB}/suspend`);
+  assert.equal(suspended.status, 202, JSON.stringify(suspended.body));
+  assert.equal((await sandbox(onB)).status, "suspended");
+  assert.match((await viaProxy(a, onB, "/api/v1/info")).text, /SANDBOX_NOT_RUNNING/);
+  const resumed = await call(c, "POST", `/sandboxes/${onB}/resume`);
+  assert.equal(resumed.status, 202, JSON.stringify(resumed.body));
+  assert.equal((await viaProxy(a, onB, "/api/v1/info")).status, 200);
+
   // No relay serves a stranger: a connection that does not open with a signed line is closed with nothing.
   const relay = net.connect(9510, b.address);
   await once(relay, "connect");

@@ -1,5 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import http from "node:http";
 import net from "node:net";
+import { type ErrorCode, errorBody, errorCatalog, ServiceError } from "@svc/contract";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import type { SettingsRepository } from "../store/settings.ts";
 import type { ExecutorRegistry } from "./registry.ts";
@@ -53,17 +55,29 @@ export function checkPreamble(secret: Buffer, line: string, now: number): Preamb
   const [, sandboxId, portText, executorId, atText, nonce, mac] = parts;
   if (!/^\d{1,5}$/.test(portText) || !/^\d{1,15}$/.test(atText)) return null;
   const p = { sandboxId, port: Number(portText), executorId, at: Number(atText), nonce };
-  if (p.port < 1 || p.port > 65535 || Math.abs(now - p.at) > MAX_SKEW_MS) return null;
+  if (p.port < 0 || p.port > 65535 || Math.abs(now - p.at) > MAX_SKEW_MS) return null;
   const want = Buffer.from(sign(secret, p));
   const got = Buffer.from(mac);
   if (want.length !== got.length || !timingSafeEqual(want, got)) return null;
   return p;
 }
 
+/** Operations another host asks of the executor host that runs a sandbox. */
+export type ControlOp = "network" | "mounts" | "unmount" | "suspend" | "resume" | "snapshot";
+const CONTROL_OPS = new Set<string>(["network", "mounts", "unmount", "suspend", "resume", "snapshot"]);
+
+export type ControlHandler = (
+  op: ControlOp,
+  sandboxId: string,
+  args: Record<string, unknown>,
+) => Promise<unknown>;
+
 export interface RelayOptions {
   secret: Buffer;
   executorId: string;
   repo: SandboxRepository;
+  /** Serves the control channel (port 0); without it, control connections are closed. */
+  control?: ControlHandler;
   log?: (message: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -92,6 +106,35 @@ export function createRelayServer(options: RelayOptions): net.Server {
     client.on("data", onData);
   });
 
+  /** One control request on a connection whose preamble named `sandboxId`. */
+  function controlServer(sandboxId: string): http.Server {
+    return http.createServer(async (req, res) => {
+      const answer = (status: number, body: unknown) => {
+        const text = JSON.stringify(body ?? null);
+        res.writeHead(status, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+        });
+        res.end(text);
+      };
+      try {
+        let text = "";
+        for await (const chunk of req) {
+          text += chunk;
+          if (text.length > 65_536) throw new ServiceError("INVALID_REQUEST", "control request too large");
+        }
+        const { op, args } = JSON.parse(text) as { op: string; args?: Record<string, unknown> };
+        if (req.method !== "POST" || req.url !== "/control" || !CONTROL_OPS.has(op)) {
+          throw new ServiceError("INVALID_REQUEST", `not a control operation: ${op}`);
+        }
+        answer(200, { result: (await options.control?.(op as ControlOp, sandboxId, args ?? {})) ?? null });
+      } catch (error) {
+        const code: ErrorCode = error instanceof ServiceError ? error.code : "INTERNAL_ERROR";
+        answer(errorCatalog[code].status, errorBody(code, (error as Error).message));
+      }
+    });
+  }
+
   async function open(client: net.Socket, line: string, rest: Buffer): Promise<void> {
     const t = now();
     for (const [nonce, at] of seen) if (t - at > 2 * MAX_SKEW_MS) seen.delete(nonce);
@@ -102,6 +145,17 @@ export function createRelayServer(options: RelayOptions): net.Server {
       return;
     }
     seen.set(preamble.nonce, t);
+    if (preamble.port === 0) {
+      const row = await options.repo.get(preamble.sandboxId);
+      if (!options.control || !row || row.executorId !== options.executorId || row.status === "terminated") {
+        client.destroy();
+        return;
+      }
+      if (rest.length > 0) client.unshift(rest);
+      controlServer(preamble.sandboxId).emit("connection", client);
+      client.resume();
+      return;
+    }
     const row = await options.repo.get(preamble.sandboxId);
     if (!row || row.executorId !== options.executorId || row.status !== "running" || !row.address) {
       client.destroy();
@@ -137,6 +191,8 @@ export interface SandboxDialer {
   isRemote(row: SandboxRow): boolean;
   /** A connected stream to `port` of the sandbox, through its executor's relay. */
   connect(row: SandboxRow, port: number): Promise<net.Socket>;
+  /** Runs an operation on the executor host of the sandbox; its ServiceError is thrown here as it was there. */
+  control(row: SandboxRow, op: ControlOp, args?: Record<string, unknown>): Promise<unknown>;
 }
 
 export function createSandboxDialer(options: {
@@ -154,8 +210,51 @@ export function createSandboxDialer(options: {
     addresses.set(executorId, { address, at: Date.now() });
     return address;
   }
-  return {
+  const dialer: SandboxDialer = {
     isRemote: (row) => row.executorId !== null && row.executorId !== options.localExecutorId,
+    async control(row, op, args = {}) {
+      const body = JSON.stringify({ op, args });
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            method: "POST",
+            path: "/control",
+            headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+            // Snapshots copy a disk before they answer.
+            timeout: 600_000,
+            createConnection: (_options, done) => {
+              dialer.connect(row, 0).then(
+                (socket) => done(null, socket),
+                (error) => done(error, undefined as never),
+              );
+              return undefined;
+            },
+          },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 502, text }));
+            res.on("error", reject);
+          },
+        );
+        req.on("timeout", () => req.destroy(new Error("the executor host did not answer in time")));
+        req.on("error", (error) =>
+          reject(new ServiceError("CONNECTION_FAILED", `the sandbox's executor host: ${error.message}`)),
+        );
+        req.end(body);
+      });
+      const parsed = JSON.parse(answer.text || "null") as {
+        result?: unknown;
+        code?: ErrorCode;
+        message?: string;
+      };
+      if (answer.status >= 200 && answer.status < 300) return parsed?.result ?? null;
+      const code = parsed?.code && parsed.code in errorCatalog ? parsed.code : "INTERNAL_ERROR";
+      throw new ServiceError(code, parsed?.message ?? `the executor host answered ${answer.status}`);
+    },
     async connect(row, port) {
       const executorId = row.executorId;
       const address = executorId ? await relayAddress(executorId) : null;
@@ -185,4 +284,5 @@ export function createSandboxDialer(options: {
       return socket;
     },
   };
+  return dialer;
 }

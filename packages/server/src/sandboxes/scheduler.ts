@@ -1,6 +1,7 @@
 import { type FileSystemMount, ServiceError } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
 import type { ExecutorRegistry } from "../hosts/registry.ts";
+import type { ControlOp, SandboxDialer } from "../hosts/relay.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 
@@ -24,6 +25,8 @@ export interface ClusterScheduling {
   heartbeatMs?: number;
   /** How long after its row ended a sandbox still on this host is removed by the sweep (a stop under way finishes first). */
   sweepGraceMs?: number;
+  /** Runs operations on the executor host of a sandbox that runs elsewhere (egress policy, mounts, suspend...). */
+  dialer?: SandboxDialer;
 }
 
 export interface SchedulerOptions {
@@ -393,6 +396,34 @@ export class Scheduler {
     }
   }
 
+  /** Several hosts: the sandbox runs on another host's executor, which does its operations; null when here. */
+  #remote(row: SandboxRow): ((op: ControlOp, args?: Record<string, unknown>) => Promise<unknown>) | null {
+    const { cluster, executor } = this.#o;
+    const dialer = cluster?.dialer;
+    if (!dialer || !row.executorId || row.executorId === executor?.id) return null;
+    return (op, args) => dialer.control(row, op, args);
+  }
+
+  /** Serves an operation another host forwarded for a sandbox of this host's executor (the relay's control). */
+  async control(op: ControlOp, id: string, args: Record<string, unknown>): Promise<unknown> {
+    const row = await this.#o.repo.get(id);
+    if (!row) throw new ServiceError("SANDBOX_NOT_FOUND", `no sandbox ${id}`);
+    switch (op) {
+      case "network":
+        return this.applyNetwork(id);
+      case "mounts":
+        return this.applyMounts(id);
+      case "unmount":
+        return this.detachMount(row, String(args.path));
+      case "suspend":
+        return this.suspend(row);
+      case "resume":
+        return this.resume(row);
+      case "snapshot":
+        return this.snapshot(row, String(args.snapshotId));
+    }
+  }
+
   /**
    * Applies a sandbox's stored egress policy to its live firewall, when it runs on this server's executor; a
    * sandbox being started is waited for (its start may have read the row before the change). Throws what the
@@ -400,6 +431,12 @@ export class Scheduler {
    */
   async applyNetwork(id: string): Promise<void> {
     const { repo, executor } = this.#o;
+    const stored = this.#o.cluster ? await repo.get(id) : null;
+    const remote = stored && this.#remote(stored);
+    if (remote) {
+      await remote("network");
+      return;
+    }
     if (!executor) return;
     for (let waited = 0; ; waited++) {
       await this.settled(id);
@@ -472,6 +509,11 @@ export class Scheduler {
         const { repo, executor } = this.#o;
         await this.settled(id);
         const row = await repo.get(id);
+        const remote = row && this.#remote(row);
+        if (remote) {
+          await remote("mounts");
+          return;
+        }
         if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
         for (const mount of row.fileSystems) {
           // Ended meanwhile (deleted, timed out): nothing more to mount.
@@ -502,6 +544,11 @@ export class Scheduler {
   async detachMount(row: SandboxRow, path: string): Promise<void> {
     const { executor } = this.#o;
     await this.#mountApplies.get(row.id)?.catch(() => undefined);
+    const remote = this.#remote(row);
+    if (remote) {
+      await remote("unmount", { path });
+      return;
+    }
     if (!executor || row.status !== "running" || row.executorId !== executor.id) return;
     await executor.unmount(row.id, path);
   }
@@ -524,6 +571,8 @@ export class Scheduler {
    */
   async suspend(row: SandboxRow): Promise<SandboxRow> {
     if (row.status === "suspended") return row;
+    const remote = this.#remote(row);
+    if (remote) return (await remote("suspend")) as SandboxRow;
     const executor = this.#localExecutor(row);
     const suspending = await this.#o.repo.transition(row.id, ["running"], { status: "suspending" });
     if (!suspending) throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
@@ -540,6 +589,8 @@ export class Scheduler {
   /** Resumes a suspended sandbox where it stopped: suspended → running. Already running: unchanged. */
   async resume(row: SandboxRow): Promise<SandboxRow> {
     if (row.status === "running") return row;
+    const remote = this.#remote(row);
+    if (remote) return (await remote("resume")) as SandboxRow;
     const executor = this.#localExecutor(row);
     if (row.status !== "suspended") throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}`);
     await executor.thaw(row.id);
@@ -553,6 +604,11 @@ export class Scheduler {
    * disk is copied) → running; the snapshot row ends completed or failed.
    */
   async snapshot(row: SandboxRow, snapshotId: string): Promise<void> {
+    const remote = this.#remote(row);
+    if (remote) {
+      await remote("snapshot", { snapshotId });
+      return;
+    }
     const executor = this.#localExecutor(row);
     const { repo, snapshots } = this.#o;
     const taking = await repo.transition(row.id, ["running"], { status: "snapshotting" });
