@@ -3,7 +3,7 @@
  * Each host is a server process in a network namespace of its own, all on one PostgreSQL (the harness of the
  * several-hosts test, packages/server/src/hosts/cluster.testing.ts). Needs root.
  *
- *   node bench/hosts-bench.ts [--sandboxes 8] [--jobs 12] [--pdf <file>]
+ *   node bench/hosts-bench.ts [--sandboxes 8] [--jobs 12] [--pdf <file>]   (default: the corpus's normal_4pages.pdf)
  *
  * PostgreSQL: $SVC_TEST_DATABASE_URL, else scripts/postgres.sh is run for one. Every host runs every role with
  * the default settings (2 parse workers each). Creates: N sandboxes posted at once, from the first POST until the
@@ -17,6 +17,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
 import { type ClusterHost, createCluster } from "../packages/server/src/hosts/cluster.testing.ts";
 import { openStore } from "../packages/server/src/store/store.ts";
 
@@ -24,12 +25,11 @@ const { values } = parseArgs({
   options: {
     sandboxes: { type: "string", default: "8" },
     jobs: { type: "string", default: "12" },
-    pdf: {
-      type: "string",
-      default: "/work/shared/corpus/docling/tests/data/pdf/sources/normal_4pages.pdf",
-    },
+    pdf: { type: "string" },
   },
 });
+const PDF = values.pdf ?? (DOCLING_DATA && path.join(DOCLING_DATA, "pdf/sources/normal_4pages.pdf"));
+if (!PDF) throw new Error("no shared corpus: pass --pdf <file> (or set SVC_CORPUS_DIR)");
 const SANDBOXES = Number(values.sandboxes);
 const JOBS = Number(values.jobs);
 if (process.getuid?.() !== 0) throw new Error("hosts-bench needs root (network namespaces and sandboxes)");
@@ -117,9 +117,9 @@ try {
     return { perSec: count / seconds, on };
   }
 
-  const pdf = new Uint8Array(readFileSync(values.pdf));
+  const pdf = new Uint8Array(readFileSync(PDF));
   const form = new FormData();
-  form.set("file", new Blob([pdf], { type: "application/pdf" }), path.basename(values.pdf));
+  form.set("file", new Blob([pdf], { type: "application/pdf" }), path.basename(PDF));
   const uploaded = await fetch(`${a.url}/documents/v2/files`, {
     method: "PUT",
     headers: { authorization: `Bearer ${apiKey}` },
@@ -153,7 +153,7 @@ try {
     return { pagesPerSec: pages / seconds, pages };
   }
 
-  console.log(`hosts-bench: ${SANDBOXES} sandboxes, ${JOBS} parse jobs of ${path.basename(values.pdf)}`);
+  console.log(`hosts-bench: ${SANDBOXES} sandboxes, ${JOBS} parse jobs of ${path.basename(PDF)}`);
   // Warm-up: the first sandbox of a data directory builds the daemon's code cache; the first parse warms pdf.js.
   await creates([a], 1);
   await parses([a], 2);

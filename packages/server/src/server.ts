@@ -121,6 +121,11 @@ async function startSandboxes(
       const bound = relay.address();
       const port = typeof bound === "object" && bound ? bound.port : config.relayPort;
       const host = config.relayAdvertise ?? config.relayHost;
+      if (/^(127\.|::1$|localhost$)/.test(host)) {
+        notes.push(
+          `the host relay is on ${host}: proxies on other hosts cannot reach this executor's sandboxes (set relayHost or relayAdvertise)`,
+        );
+      }
       relayAddress = `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
     }
     cluster = {
