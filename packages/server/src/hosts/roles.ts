@@ -14,10 +14,7 @@ export const ALL_ROLES = ["api", "proxy", "scheduler", "executor", "worker"] as 
 
 export type Role = (typeof ALL_ROLES)[number];
 
-const ROLE = `(${ALL_ROLES.join("|")})`;
-export const ROLES_PATTERN = `^${ROLE}(,${ROLE})*$`;
-
-/** The set of roles named by the `roles` option (validated by its pattern). */
+/** The set of roles named by the `roles` option (checked by checkRoles at load). */
 export function rolesOf(config: Pick<Config, "roles">): Set<Role> {
   return new Set(config.roles.split(",") as Role[]);
 }
@@ -36,6 +33,10 @@ export function isClustered(config: Pick<Config, "databaseUrl">): boolean {
 export function checkRoles(
   config: Pick<Config, "roles" | "databaseUrl" | "relayHost" | "relayAdvertise">,
 ): string | null {
+  const unknown = config.roles.split(",").filter((role) => !(ALL_ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    return `roles: unknown role ${unknown.map((role) => JSON.stringify(role)).join(", ")} in ${JSON.stringify(config.roles)} (the roles are ${ALL_ROLES.join(", ")})`;
+  }
   const roles = rolesOf(config);
   if (roles.size < ALL_ROLES.length && !config.databaseUrl) {
     return `roles ${config.roles} leave the other roles to other hosts, which needs a shared PostgreSQL store: set databaseUrl (SVC_DATABASE_URL or --database-url)`;
