@@ -77,7 +77,7 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
     cluster.start(
       host,
       roles[host.name],
-      { executorLostSecs: 6, ...(process.env.SVC_HOSTS_TEST_LOG ? { logLevel: "info" } : {}) },
+      { executorLostSecs: 10, ...(process.env.SVC_HOSTS_TEST_LOG ? { logLevel: "info" } : {}) },
       { workers: 1, leaseSecs: 2, pollIntervalMs: 100 },
     );
   const [a, b, c] = hosts;
@@ -267,6 +267,14 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const parsed = await api.finished(pages.parse_id, 120_000);
   assert.equal(parsed.status, "successful", parsed.error ?? "");
   assert.match(JSON.stringify(parsed.chunks), /parsed on host b/);
+
+  // a dies and comes back within executorLostSecs: it adopts its running sandboxes, which answer again.
+  await kill(a, "SIGKILL");
+  await start(a);
+  for (const id of [...on("local-a"), more.body.sandbox_id]) {
+    assert.equal((await sandbox(id)).status, "running");
+    assert.equal((await viaProxy(a, id, "/api/v1/info")).status, 200);
+  }
 
   // The end: every sandbox deleted through a; both executors remove theirs.
   for (const id of [...created, more.body.sandbox_id]) await call(a, "DELETE", `/sandboxes/${id}`);
