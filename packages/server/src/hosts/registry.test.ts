@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { onEveryStore } from "../documents/webhooks/testing.ts";
 import { createSandboxRepository, pendingSandbox } from "../sandboxes/repository.ts";
+import { createSnapshotRepository } from "../sandboxes/snapshots.ts";
 import { createExecutorRegistry } from "./registry.ts";
 
 onEveryStore("executor registry", (makeTarget) => {
@@ -80,7 +81,18 @@ onEveryStore("executor registry", (makeTarget) => {
       await repo.insert(starting);
       assert.ok(await registry.place(running, "local-a"));
       assert.ok(await registry.place(starting, "local-a"));
-      await repo.transition(running.id, ["pending"], { status: "running", address: "http://10.1.0.2:9501" });
+      await repo.transition(running.id, ["pending"], {
+        status: "snapshotting",
+        address: "http://10.1.0.2:9501",
+      });
+      const snapshots = createSnapshotRepository(store.db);
+      const snapshot = await snapshots.create({
+        projectId: project.id,
+        sandboxId: running.id,
+        baseImage: "default",
+        snapshotType: "filesystem",
+        status: "in_progress",
+      });
       clock += 5000;
       assert.deepEqual(await registry.declareLost("local-a", clock - 10_000), null, "its heartbeat is fresh");
       assert.equal((await registry.stale(clock - 10_000)).length, 0);
@@ -105,6 +117,8 @@ onEveryStore("executor registry", (makeTarget) => {
       assert.equal(queued?.status, "pending");
       assert.equal(queued?.executorId, null);
       assert.equal(await registry.get("local-a"), null);
+      const failed = await snapshots.get(project.id, snapshot.id);
+      assert.equal(failed?.status, "failed", "the snapshot it was taking failed with it");
     } finally {
       await store.close();
       await target.dispose();

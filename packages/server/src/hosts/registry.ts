@@ -154,7 +154,15 @@ export function createExecutorRegistry(db: Db, now: () => number = Date.now): Ex
            WHERE executor_id = ? AND status = 'pending'`,
           [at, id],
         );
-        return ended.map((row) => row.id);
+        const ids = ended.map((row) => row.id);
+        if (ids.length > 0) {
+          await tx.execute(
+            `UPDATE sandbox_snapshots SET status = 'failed', error = 'the executor host taking it was lost'
+             WHERE status = 'in_progress' AND sandbox_id IN (${ids.map(() => "?").join(", ")})`,
+            ids,
+          );
+        }
+        return ids;
       });
     },
   };

@@ -800,6 +800,8 @@ export class Scheduler {
       });
     }
     for (const snapshot of (await this.#o.snapshots?.inProgress()) ?? []) {
+      // Several hosts: another executor's snapshot under way is its own.
+      if (this.#o.cluster && (await repo.get(snapshot.sandboxId))?.executorId !== executor.id) continue;
       await this.#o.snapshots?.finish(snapshot.id, {
         error: "the server restarted while the snapshot was taken",
       });
