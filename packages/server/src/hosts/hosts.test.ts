@@ -194,6 +194,25 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const resumed = await call(c, "POST", `/sandboxes/${onB}/resume`);
   assert.equal(resumed.status, 202, JSON.stringify(resumed.body));
   assert.equal((await viaProxy(a, onB, "/api/v1/info")).status, 200);
+  // A snapshot taken on b (asked of c) is on b's disk: a sandbox started from it, through a, lands on b.
+  const snap = await call(c, "POST", `/sandboxes/${onB}/snapshot`, {});
+  assert.equal(snap.status, 202, JSON.stringify(snap.body));
+  await eventually("the snapshot", async () => {
+    const { body } = await call(a, "GET", `/snapshots/${snap.body.snapshot_id}`);
+    assert.notEqual(body.status, "failed", JSON.stringify(body));
+    return body.status === "completed" ? body : undefined;
+  });
+  const restored = await call(a, "POST", "/sandboxes", {
+    snapshot_id: snap.body.snapshot_id,
+    resources: { cpus: 0.5, memory_mb: 256 },
+  });
+  assert.equal(restored.status, 200, JSON.stringify(restored.body));
+  const fromSnapshot = await eventually("the sandbox from the snapshot", async () => {
+    const row = await sandbox(restored.body.sandbox_id);
+    assert.notEqual(row.status, "terminated", JSON.stringify(row));
+    return row.status === "running" ? row : undefined;
+  });
+  assert.equal(fromSnapshot.executor_id, "local-b");
 
   // b runs neither the API nor the proxy: nothing listens there but its relay.
   for (const port of [8900, 9443, 2222]) {
@@ -215,7 +234,7 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
 
   // Executor b dies: its sandboxes end executor_lost; new sandboxes land on a.
   await kill(b, "SIGKILL");
-  for (const id of on("local-b")) {
+  for (const id of [...on("local-b"), restored.body.sandbox_id]) {
     const ended = await eventually(`${id} executor_lost`, async () => {
       const row = await sandbox(id);
       return row.status === "terminated" ? row : undefined;

@@ -302,7 +302,10 @@ export class Scheduler {
         cpus: e.cpus - e.usedCpus,
         memoryMb: e.memoryMb - e.usedMemoryMb,
       });
+      // A snapshot's disk is on the executor host that took it: a sandbox started from one goes there.
+      const pinned = row.snapshotId ? await this.#snapshotHost(row.projectId, row.snapshotId) : null;
       const candidates = executors
+        .filter((e) => !pinned || e.id === pinned)
         .filter((e) => free(e).cpus + 1e-9 >= row.cpus && free(e).memoryMb >= row.memoryMb)
         .sort((a, b) => free(b).cpus - free(a).cpus || free(b).memoryMb - free(a).memoryMb);
       let placed = false;
@@ -324,6 +327,12 @@ export class Scheduler {
         await repo.update(row.id, { pendingReason: "no_resources_available" });
       }
     }
+  }
+
+  /** The executor that took a snapshot (its disk is there), or null when that is not known. */
+  async #snapshotHost(projectId: string, snapshotId: string): Promise<string | null> {
+    const snapshot = await this.#o.snapshots?.get(projectId, snapshotId);
+    return snapshot ? ((await this.#o.repo.get(snapshot.sandboxId))?.executorId ?? null) : null;
   }
 
   /**
