@@ -79,8 +79,9 @@ export class Scheduler {
   #snapshotting = new Map<string, Promise<void>>();
   /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
   #mountApplies = new Map<string, Promise<void>>();
-  /** When this host's executor last beat (cluster mode). */
-  #lastBeat = 0;
+  /** When this host's executor last swept what other hosts ended (cluster mode). */
+  #lastSweep = 0;
+  #beating: NodeJS.Timeout | undefined;
 
   constructor(options: SchedulerOptions) {
     this.#o = {
@@ -96,14 +97,21 @@ export class Scheduler {
   async start(): Promise<void> {
     await this.reconcile();
     await this.#beat();
+    // Heartbeats on a timer of their own, so a long pass (slow health checks) never makes this executor look lost.
+    const { cluster, executor } = this.#o;
+    if (cluster && executor && !executor.unavailableReason()) {
+      this.#beating = setInterval(() => {
+        this.#beat().catch((error) => this.#o.log("heartbeat failed", { error: String(error) }));
+      }, cluster.heartbeatMs ?? 2000);
+      this.#beating.unref();
+    }
     this.#schedule();
   }
 
   /** Registers this host's executor with a fresh heartbeat (cluster mode, an executor that can run sandboxes). */
   async #beat(): Promise<void> {
-    const { cluster, executor, now } = this.#o;
-    if (!cluster || !executor || executor.unavailableReason()) return;
-    this.#lastBeat = now();
+    const { cluster, executor } = this.#o;
+    if (!cluster || !executor || executor.unavailableReason() || this.#stopped) return;
     await cluster.registry.register({
       id: executor.id,
       hostId: cluster.hostId,
@@ -123,6 +131,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#beating);
     await this.#ticking;
     await Promise.allSettled([...this.#starting.values(), ...this.#snapshotting.values()]);
   }
@@ -229,8 +238,8 @@ export class Scheduler {
   async #clusterPass(cluster: ClusterScheduling): Promise<void> {
     const { repo, executor, now } = this.#o;
     const local = executor && !executor.unavailableReason() ? executor : null;
-    if (local && now() - this.#lastBeat >= (cluster.heartbeatMs ?? 2000)) {
-      await this.#beat();
+    if (local && now() - this.#lastSweep >= (cluster.heartbeatMs ?? 2000)) {
+      this.#lastSweep = now();
       await this.#sweep(local, cluster);
     }
     if (cluster.places) {
