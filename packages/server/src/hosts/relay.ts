@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import { type ErrorCode, errorBody, errorCatalog, ServiceError } from "@svc/contract";
+import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import type { SettingsRepository } from "../store/settings.ts";
 import type { ExecutorRegistry } from "./registry.ts";
@@ -222,13 +223,7 @@ export function createSandboxDialer(options: {
             headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
             // Snapshots copy a disk before they answer.
             timeout: 600_000,
-            createConnection: (_options, done) => {
-              dialer.connect(row, 0).then(
-                (socket) => done(null, socket),
-                (error) => done(error, undefined as never),
-              );
-              return undefined;
-            },
+            ...connectionThrough((port) => dialer.connect(row, port), 0),
           },
           (res) => {
             let text = "";

@@ -15,6 +15,7 @@ import { readChunks } from "@svc/contract/socket-reads";
 import { bearerToken } from "../auth/bearer.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
+import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import { type ProxyTarget, proxyTarget, SANDBOX_ID_HEADERS } from "./target.ts";
 
@@ -190,18 +191,10 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       method: req.method,
       path: resolved.target.path,
       headers: upstreamHeaders(req, resolved),
-      // A sandbox on another host: one connection through its executor's relay per request.
+      // A sandbox on another host: one connection through its relay per request (no agent: with one, Node
+      // ignores createConnection).
       ...(dialer
-        ? {
-            // No agent: with one (even `false`), Node ignores createConnection.
-            createConnection: (_options, done) => {
-              dialer.connect(resolved.row, resolved.upstream.port).then(
-                (socket) => done(null, socket),
-                (error) => done(error, undefined as never),
-              );
-              return undefined;
-            },
-          }
+        ? connectionThrough((port) => dialer.connect(resolved.row, port), resolved.upstream.port)
         : { agent }),
     });
     upstream.setTimeout(readTimeoutMs, () =>
@@ -248,19 +241,24 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     const headers = upstreamHeaders(req, resolved);
     headers.connection = "Upgrade";
     headers.upgrade = req.headers.upgrade ?? "websocket";
+    // A sandbox on another host: through its executor's relay, connected once the dialer resolves.
+    const remote = options.dialer?.isRemote(resolved.row) ? options.dialer : null;
     let connecting: net.Socket;
-    if (options.dialer?.isRemote(resolved.row)) {
+    if (remote) {
       try {
-        connecting = await options.dialer.connect(resolved.row, resolved.upstream.port);
+        connecting = await remote.connect(resolved.row, resolved.upstream.port);
       } catch (error) {
         rawError(socket, error);
         return;
       }
-      queueMicrotask(() => connecting.emit("connect"));
+      if (socket.destroyed) {
+        connecting.destroy();
+        return;
+      }
     } else connecting = net.connect(resolved.upstream.port, resolved.upstream.host);
     connecting.on("error", (error) => rawError(socket, error));
     socket.on("close", () => connecting.destroy());
-    connecting.once("connect", () => {
+    const opened = () => {
       connecting.setNoDelay(true);
       (socket as net.Socket).setNoDelay?.(true);
       const sides = relay(socket, connecting);
@@ -278,7 +276,9 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       });
       sides.client.on("close", () => sides.upstream.destroy());
       sides.upstream.on("close", () => sides.client.destroy());
-    });
+    };
+    if (remote) opened();
+    else connecting.once("connect", opened);
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
