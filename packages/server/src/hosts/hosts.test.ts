@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -14,11 +15,14 @@ import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing
 
 /**
  * Three hosts on this machine: separate server processes, each in a network namespace of its own with its own
- * address on a bridge, one PostgreSQL (cluster.testing.ts). Host a runs every role but the workers, b is an
- * executor and worker host, c runs no executor. Sandboxes land on both executors and are reached through either
- * proxy, the SSH gateway and a tunnel; b is killed and its sandboxes end executor_lost while new ones land on a;
- * a parse under way on c is killed with c and finishes on b once b comes back (which also removes what its old
- * sandboxes left). Namespaces, the bridge and the schema are removed at the end, also after a failure.
+ * address on a bridge, one PostgreSQL (cluster.testing.ts). a runs api, proxy, scheduler and executor; b only
+ * executor and worker (no port but its relay); c api, proxy, scheduler and worker, no executor. Sandboxes land
+ * on both executors and are reached through a's and c's proxies (daemon, exposed port), c's SSH gateway, a
+ * tunnel WebSocket and the logs route; policy, suspend, resume and snapshot asked of c run on b; a sandbox from
+ * b's snapshot lands on b. b is killed: its sandboxes end executor_lost, new ones land on a. A parse under way on
+ * c dies with c and finishes on b when b comes back (removing what its old sandboxes left); a comes back within
+ * executorLostSecs and adopts its sandboxes. Namespaces, the bridge, leftovers and the schema are removed at the
+ * end, also after a failure.
  */
 
 const databaseUrl = process.env.SVC_TEST_DATABASE_URL;
@@ -176,6 +180,37 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const [banner] = (await once(tunnel, "message")) as [Buffer];
   assert.match(banner.toString(), /^SSH-2\.0-/);
   tunnel.close();
+
+  // An exposed port of a sandbox on b, through a's and c's proxies.
+  const exposed = await call(c, "PATCH", `/sandboxes/${onB}`, { exposed_ports: [8080] });
+  assert.equal(exposed.status, 200, JSON.stringify(exposed.body));
+  const serving = await fetch(`http://${c.address}:${c.proxyPort}/sandboxes/${onB}/api/v1/processes`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ command: "python3", args: ["-m", "http.server", "8080", "--bind", "0.0.0.0"] }),
+  });
+  assert.equal(serving.status, 201, await serving.text());
+  const viaPort = (host: Host) =>
+    new Promise<number>((resolve) => {
+      const req = http.get(
+        {
+          host: host.address,
+          port: host.proxyPort,
+          path: "/",
+          headers: { host: `8080-${onB}.sandbox.localhost`, authorization: `Bearer ${apiKey}` },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", () => resolve(0));
+    });
+  for (const host of [c, a]) {
+    await eventually(`port 8080 through ${host.name}`, async () =>
+      (await viaPort(host)) === 200 ? true : undefined,
+    );
+  }
 
   // Operations only b's executor can do, asked of c (no executor): they run on b, errors included.
   const named = await call(c, "PATCH", `/sandboxes/${onB}`, { name: "on-b" });
