@@ -45,6 +45,7 @@ Usage: svc <command> [options]
 
 Commands:
   server [--port N] [--host H] [--data-dir D] [--database-url URL] ...   run the server
+         [--roles api,proxy,scheduler,executor,worker]   the roles of this host (a subset needs --database-url)
   whoami                                       the project and key this client uses
   keys create [--project P] [--name N]         create an API key (shown once)
   keys list [--project P]                      list API keys

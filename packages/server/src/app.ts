@@ -15,6 +15,7 @@ import type { Config } from "./config.ts";
 import { createDocuments, type DocumentsOptions } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
+import { rolesOf } from "./hosts/roles.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -108,7 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onWebhookQueued: () => webhooks.wake(),
   });
   documents.install(app);
-  app.addHook("onReady", async () => webhooks.start());
+  // Deliveries are the worker role's (every host by default).
+  if (rolesOf(deps.config).has("worker")) app.addHook("onReady", async () => webhooks.start());
   app.addHook("onClose", async () => webhooks.stop());
   registerRoutes(
     app,

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
 import Type, { type Static, type TSchema } from "typebox";
+import { ALL_ROLES, checkRoles } from "./hosts/roles.ts";
 
 /**
  * One option of the server's configuration: its key in the config file, its environment variable, its
@@ -185,6 +186,53 @@ export const options = {
     description:
       "Delivery attempts of one webhook event (backoff 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h...)",
   },
+  roles: {
+    env: "SVC_ROLES",
+    flag: "--roles",
+    schema: Type.String({ minLength: 1 }),
+    default: ALL_ROLES.join(","),
+    description:
+      "Roles this process runs, comma-separated: api, proxy (and SSH gateway), scheduler, executor, worker; a subset needs databaseUrl",
+  },
+  hostId: {
+    env: "SVC_HOST_ID",
+    flag: "--host-id",
+    schema: Type.Union([Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$" }), Type.Null()]),
+    default: null,
+    description:
+      "This host's name among the hosts of one database (its executor is local-<hostId>); unset: the machine's hostname",
+  },
+  relayHost: {
+    env: "SVC_RELAY_HOST",
+    flag: "--relay-host",
+    schema: Type.String({ minLength: 1 }),
+    default: "127.0.0.1",
+    description:
+      "With databaseUrl and the executor role: address of the host relay, where other hosts' proxies reach this host's sandboxes",
+  },
+  relayPort: {
+    env: "SVC_RELAY_PORT",
+    flag: "--relay-port",
+    schema: Type.Integer({ minimum: 0, maximum: 65535 }),
+    default: 9510,
+    description: "Port of the host relay (0 picks a free port)",
+  },
+  relayAdvertise: {
+    env: "SVC_RELAY_ADVERTISE",
+    flag: "--relay-advertise",
+    schema: Type.Union([Type.String({ minLength: 1, pattern: "^[A-Za-z0-9.:\\[\\]-]+$" }), Type.Null()]),
+    default: null,
+    description:
+      "Address other hosts reach the relay at; unset: relayHost (which then must not be 0.0.0.0 or ::)",
+  },
+  executorLostSecs: {
+    env: "SVC_EXECUTOR_LOST_SECS",
+    flag: "--executor-lost-secs",
+    schema: Type.Integer({ minimum: 2, maximum: 3600 }),
+    default: 20,
+    description:
+      "With databaseUrl: an executor whose heartbeat is this old is lost; its sandboxes end executor_lost",
+  },
   logLevel: {
     env: "SVC_LOG_LEVEL",
     flag: "--log-level",
@@ -276,5 +324,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   }
   const result = config as Config;
   result.dataDir = path.resolve(result.dataDir);
+  const clash = checkRoles(result);
+  if (clash) throw new ConfigError(clash);
   return result;
 }

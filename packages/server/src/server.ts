@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type http from "node:http";
+import type net from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
@@ -12,6 +13,9 @@ import { LocalExecutor, type LocalExecutorOptions } from "./executor/linux/local
 import { resolveMount } from "./filesystems/mount-source.ts";
 import { createFileSystemRepository } from "./filesystems/repository.ts";
 import { LocalFileSystemStorage } from "./filesystems/storage.ts";
+import { createExecutorRegistry } from "./hosts/registry.ts";
+import { clusterSecret, createRelayServer, createSandboxDialer, type SandboxDialer } from "./hosts/relay.ts";
+import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { PoolKeeper } from "./sandboxes/pool-keeper.ts";
@@ -36,8 +40,12 @@ export interface RunningServer {
   sandboxes: SandboxDeps;
   config: Config;
   app: FastifyInstance;
-  /** The sandbox proxy's HTTP server. */
+  /** The sandbox proxy's HTTP server (made but not listening when this host has no proxy role). */
   proxy: http.Server;
+  /** The roles this process runs. */
+  roles: Set<Role>;
+  /** Several hosts: where other hosts reach this host's relay (`host:port`), when it runs an executor. */
+  relayAddress: string | null;
   store: Store;
   /** The API key created by this start (first start of a data directory), else null. */
   createdApiKey: string | null;
@@ -45,6 +53,15 @@ export interface RunningServer {
   notes: string[];
   /** Stops accepting requests, lets the ones in flight finish, closes the store. Idempotent. */
   close(): Promise<void>;
+}
+
+/** What a host of several runs besides the single-host parts. */
+interface ClusterParts {
+  registry: ReturnType<typeof createExecutorRegistry>;
+  /** This executor host's relay, listening; null without an executor. */
+  relay: net.Server | null;
+  relayAddress: string | null;
+  dialer: SandboxDialer;
 }
 
 /** The sandbox domain: repository, this host's executor (if any) and the scheduler, started. */
@@ -55,15 +72,17 @@ async function startSandboxes(
   lookup?: HostLookup,
   dnsUpstreams?: string[],
   onStarted?: LocalExecutorOptions["onStarted"],
-): Promise<SandboxDeps> {
+): Promise<SandboxDeps & { cluster: ClusterParts | null }> {
   const repo = createSandboxRepository(store.db);
   const log = (message: string, fields?: Record<string, unknown>) => {
     if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
   };
   let executor: LocalExecutor | null = null;
-  if (config.executor === "local") {
+  const roles = rolesOf(config);
+  if (config.executor === "local" && roles.has("executor")) {
     executor = new LocalExecutor({
       dataDir: config.dataDir,
+      hostId: hostIdOf(config),
       cpuOvercommit: config.cpuOvercommit,
       memoryOvercommit: config.memoryOvercommit,
       log,
@@ -77,6 +96,45 @@ async function startSandboxes(
       notes.push(`this host runs no sandboxes (${reason}): they wait pending with no_executors_available`);
   }
   const secretOf = await sandboxSecretDeriver(store.settings);
+  // Several hosts: the executors table, the relay other hosts reach this executor's sandboxes by, and the
+  // dialer this host's proxy reaches theirs with.
+  let cluster: ClusterParts | null = null;
+  if (isClustered(config)) {
+    const registry = createExecutorRegistry(store.db);
+    const secret = await clusterSecret(store.settings);
+    const local = executor && !executor.unavailableReason() ? executor : null;
+    let relay: net.Server | null = null;
+    let relayAddress: string | null = null;
+    if (local) {
+      relay = createRelayServer({
+        secret,
+        executorId: local.id,
+        repo,
+        log,
+        control: (op, id, args) => scheduler.control(op, id, args),
+      });
+      const server = relay;
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(config.relayPort, config.relayHost, () => resolve());
+      });
+      const bound = relay.address();
+      const port = typeof bound === "object" && bound ? bound.port : config.relayPort;
+      const host = config.relayAdvertise ?? config.relayHost;
+      if (/^(127\.|::1$|localhost$)/.test(host)) {
+        notes.push(
+          `the host relay is on ${host}: proxies on other hosts cannot reach this executor's sandboxes (set relayHost or relayAdvertise)`,
+        );
+      }
+      relayAddress = `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
+    }
+    cluster = {
+      registry,
+      relay,
+      relayAddress,
+      dialer: createSandboxDialer({ secret, registry, localExecutorId: local?.id ?? null }),
+    };
+  }
   const fileSystems = {
     repo: createFileSystemRepository(store.db),
     storage: new LocalFileSystemStorage(config.dataDir),
@@ -97,9 +155,26 @@ async function startSandboxes(
     log,
     resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
     keepPools: (now) => keeper.pass(now),
+    cluster: cluster
+      ? {
+          registry: cluster.registry,
+          places: roles.has("scheduler"),
+          hostId: hostIdOf(config),
+          relayAddress: cluster.relayAddress,
+          lostAfterMs: config.executorLostSecs * 1000,
+          dialer: cluster.dialer,
+        }
+      : undefined,
   });
-  await scheduler.start();
+  try {
+    await scheduler.start();
+  } catch (error) {
+    cluster?.relay?.close();
+    throw error;
+  }
   return {
+    cluster,
+    dialer: cluster?.dialer,
     store,
     repo,
     scheduler,
@@ -158,18 +233,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       options.dnsUpstreams,
       options.onSandboxStarted,
     );
+    const roles = rolesOf(config);
+    const { cluster } = sandboxes;
+    const stopSandboxes = async () => {
+      await sandboxes.scheduler.stop();
+      await new Promise((resolve) => (cluster?.relay ? cluster.relay.close(resolve) : resolve(null)));
+    };
     let app: FastifyInstance;
     try {
+      // The app also runs the parse workers and webhook deliveries: built on every host, served with the api role.
       app = await buildApp({
-        config,
+        config: roles.has("worker") ? config : { ...config, parseWorkers: 0 },
         store,
         adminTokenHash: boot.adminTokenHash,
         sandboxes,
-        documents: options.documents,
+        documents: roles.has("worker") ? options.documents : { ...options.documents, workers: 0 },
       });
-      await app.listen({ host: config.host, port: config.port });
+      if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
     } catch (error) {
-      await sandboxes.scheduler.stop();
+      await stopSandboxes();
       throw error;
     }
     const proxy = createProxyServer({
@@ -178,24 +260,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       authenticate: (key) => authenticateKey(store, key),
       secretOf: sandboxes.secretOf,
       tls: proxyTls(config),
+      dialer: cluster?.dialer,
     });
     try {
-      await new Promise<void>((resolve, reject) => {
-        proxy.once("error", reject);
-        proxy.listen(config.proxyPort, config.proxyHost, () => resolve());
-      });
+      if (roles.has("proxy")) {
+        await new Promise<void>((resolve, reject) => {
+          proxy.once("error", reject);
+          proxy.listen(config.proxyPort, config.proxyHost, () => resolve());
+        });
+      }
     } catch (error) {
       await app.close();
-      await sandboxes.scheduler.stop();
+      await stopSandboxes();
       throw error;
     }
     let gateway: ReturnType<typeof createSshGateway> | null = null;
-    if (config.sshPort !== 0) {
+    if (config.sshPort !== 0 && roles.has("proxy")) {
       gateway = createSshGateway({
         repo: sandboxes.repo,
         authenticate: (key) => authenticateKey(store, key),
         secretOf: sandboxes.secretOf,
         keys: await loadGatewayKeys(store.settings),
+        dialer: cluster?.dialer,
         log: (message, fields) => {
           if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
         },
@@ -210,16 +296,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       } catch (error) {
         proxy.close();
         await app.close();
-        await sandboxes.scheduler.stop();
+        await stopSandboxes();
         throw error;
       }
     }
     const sshAddress = gateway?.server.address();
     const proxyAddress = proxy.address();
-    const proxyPort = typeof proxyAddress === "object" && proxyAddress ? proxyAddress.port : config.proxyPort;
+    const proxyPort =
+      typeof proxyAddress === "object" && proxyAddress
+        ? proxyAddress.port
+        : roles.has("proxy")
+          ? config.proxyPort
+          : 0;
     sandboxes.ingress.proxyPort = proxyPort;
     const address = app.server.address();
-    const port = typeof address === "object" && address ? address.port : config.port;
+    const port = typeof address === "object" && address ? address.port : roles.has("api") ? config.port : 0;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     let closing: Promise<void> | undefined;
     return {
@@ -231,6 +322,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       config,
       app,
       proxy,
+      roles,
+      relayAddress: cluster?.relayAddress ?? null,
       store,
       createdApiKey: boot.createdApiKey,
       adminToken: boot.adminToken,
@@ -238,8 +331,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       close: () => {
         closing ??= (async () => {
           proxy.closeAllConnections();
-          await Promise.all([app.close(), new Promise((resolve) => proxy.close(resolve)), gateway?.close()]);
-          await sandboxes.scheduler.stop();
+          await Promise.all([
+            app.close(),
+            new Promise((resolve) => (proxy.listening ? proxy.close(resolve) : resolve(null))),
+            gateway?.close(),
+          ]);
+          await stopSandboxes();
           await store.close();
         })();
         return closing;

@@ -36,6 +36,7 @@ export async function startTestServer(
       port: 0,
       proxyPort: 0,
       sshPort: 0,
+      relayPort: 0,
       logLevel: "silent",
       executor: "none",
       ...overrides,

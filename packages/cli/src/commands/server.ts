@@ -2,7 +2,7 @@ import path from "node:path";
 import { API_KEY_FILE, ConfigError, loadConfig, startServer } from "@svc/server";
 import { UsageError } from "../usage.ts";
 
-/** `svc server`: runs every role of the server in this process until SIGTERM or SIGINT. */
+/** `svc server`: runs the server's roles (every one by default) in this process until SIGTERM or SIGINT. */
 export async function serverCommand(args: string[]): Promise<number | undefined> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -13,7 +13,10 @@ export async function serverCommand(args: string[]): Promise<number | undefined>
   }
   const server = await startServer(config);
   const store = config.databaseUrl ? "PostgreSQL" : `SQLite in ${config.dataDir}`;
-  console.log(`svc server: control API on ${server.url} (store: ${store})`);
+  if (server.roles.has("api")) console.log(`svc server: control API on ${server.url} (store: ${store})`);
+  else console.log(`svc server: no control API on this host (store: ${store})`);
+  if (server.roles.size < 5) console.log(`svc server: roles ${[...server.roles].join(", ")}`);
+  if (server.relayAddress) console.log(`svc server: host relay on ${server.relayAddress}`);
   if (server.createdApiKey) {
     console.log(
       `\nAPI key of project 'default' (shown once; also in ${path.join(config.dataDir, API_KEY_FILE)}):`,

@@ -14,6 +14,8 @@ import {
 import { readChunks } from "@svc/contract/socket-reads";
 import { bearerToken } from "../auth/bearer.ts";
 import type { AuthContext } from "../auth/context.ts";
+import type { SandboxDialer } from "../hosts/relay.ts";
+import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import { type ProxyTarget, proxyTarget, SANDBOX_ID_HEADERS } from "./target.ts";
 
@@ -27,6 +29,8 @@ export interface ProxyOptions {
   /** PEM certificate and key: the proxy serves HTTPS (and wss) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
+  dialer?: SandboxDialer;
 }
 
 /** Hop-by-hop headers, never forwarded (RFC 9110 §7.6.1), plus our own that a client must not set. */
@@ -180,13 +184,18 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       fail(res, error);
       return;
     }
+    const dialer = options.dialer?.isRemote(resolved.row) ? options.dialer : null;
     const upstream = http.request({
       host: resolved.upstream.host,
       port: resolved.upstream.port,
       method: req.method,
       path: resolved.target.path,
       headers: upstreamHeaders(req, resolved),
-      agent,
+      // A sandbox on another host: one connection through its relay per request (no agent: with one, Node
+      // ignores createConnection).
+      ...(dialer
+        ? connectionThrough((port) => dialer.connect(resolved.row, port), resolved.upstream.port)
+        : { agent }),
     });
     upstream.setTimeout(readTimeoutMs, () =>
       upstream.destroy(Object.assign(new Error("read timeout"), { code: "READ_TIMEOUT" })),
@@ -232,10 +241,24 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     const headers = upstreamHeaders(req, resolved);
     headers.connection = "Upgrade";
     headers.upgrade = req.headers.upgrade ?? "websocket";
-    const connecting = net.connect(resolved.upstream.port, resolved.upstream.host);
+    // A sandbox on another host: through its executor's relay, connected once the dialer resolves.
+    const remote = options.dialer?.isRemote(resolved.row) ? options.dialer : null;
+    let connecting: net.Socket;
+    if (remote) {
+      try {
+        connecting = await remote.connect(resolved.row, resolved.upstream.port);
+      } catch (error) {
+        rawError(socket, error);
+        return;
+      }
+      if (socket.destroyed) {
+        connecting.destroy();
+        return;
+      }
+    } else connecting = net.connect(resolved.upstream.port, resolved.upstream.host);
     connecting.on("error", (error) => rawError(socket, error));
     socket.on("close", () => connecting.destroy());
-    connecting.on("connect", () => {
+    const opened = () => {
       connecting.setNoDelay(true);
       (socket as net.Socket).setNoDelay?.(true);
       const sides = relay(socket, connecting);
@@ -253,7 +276,9 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       });
       sides.client.on("close", () => sides.upstream.destroy());
       sides.upstream.on("close", () => sides.client.destroy());
-    });
+    };
+    if (remote) opened();
+    else connecting.once("connect", opened);
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

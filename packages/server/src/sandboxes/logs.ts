@@ -8,7 +8,8 @@ import {
 } from "@svc/contract";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
-import { daemonGet } from "./daemon-link.ts";
+import type { SandboxDialer } from "../hosts/relay.ts";
+import { daemonGet, sandboxLink } from "./daemon-link.ts";
 import type { SandboxRow } from "./repository.ts";
 
 /** Records one logs call returns when it names neither head nor tail: the newest ones. */
@@ -34,6 +35,8 @@ interface LogDeps {
   found(auth: AuthContext, idOrName: string): Promise<SandboxRow>;
   namespaceOf(auth: AuthContext): Promise<string>;
   secretOf(sandboxId: string): string;
+  /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
+  dialer?: SandboxDialer;
 }
 
 /**
@@ -48,7 +51,7 @@ export function sandboxLogHandlers(
     if (row.status !== "running" || !row.address) return null;
     const path = `${runtimeRoutes.getLogs.path}?${query}`;
     try {
-      return await daemonGet<LogsResponse>({ row, secret: deps.secretOf(row.id) }, path);
+      return await daemonGet<LogsResponse>(sandboxLink(row, deps.secretOf(row.id), deps.dialer), path);
     } catch (error) {
       throw new ServiceError(
         "CONNECTION_FAILED",

@@ -4,6 +4,7 @@ import type { AuthContext } from "../auth/context.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import type { FileSystemRepository } from "../filesystems/repository.ts";
 import type { FileSystemStorage } from "../filesystems/storage.ts";
+import type { SandboxDialer } from "../hosts/relay.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { sandboxLogHandlers } from "./logs.ts";
@@ -24,6 +25,8 @@ export interface SandboxDeps {
   repo: SandboxRepository;
   scheduler: Scheduler;
   secretOf: (sandboxId: string) => string;
+  /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
+  dialer?: SandboxDialer;
   ingress: IngressConfig;
   executorId: string | null;
   /** The project's named file systems, which sandboxes mount. */
@@ -251,7 +254,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     deleteSandbox: remove,
     listArchivedSandboxes: listArchived,
     getArchivedSandbox: getArchived,
-    ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf }),
+    ...sandboxLogHandlers({ found, namespaceOf, secretOf: deps.secretOf, dialer: deps.dialer }),
     ...mountHandlers({ repo, scheduler, found, view, log: deps.log }),
     createPool: pools.createPool,
     listPools: pools.listPools,

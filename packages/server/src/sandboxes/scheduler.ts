@@ -1,5 +1,7 @@
 import { type FileSystemMount, ServiceError } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
+import type { ExecutorRegistry } from "../hosts/registry.ts";
+import type { ControlOp, SandboxDialer } from "../hosts/relay.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 
@@ -7,6 +9,25 @@ import type { SnapshotRepository } from "./snapshots.ts";
 export type MountResolution =
   | { source: string }
   | { reason: "FileSystemNotFound" | "FileSystemSnapshotNotFound"; details: string };
+
+/** Scheduling across several hosts (a PostgreSQL store): executors register and beat, placement picks among them. */
+export interface ClusterScheduling {
+  registry: ExecutorRegistry;
+  /** This host places pending sandboxes, enforces timeouts and ends lost executors' sandboxes (the scheduler role). */
+  places: boolean;
+  /** This host's name (the executors table's host_id). */
+  hostId: string;
+  /** Where other hosts reach this host's relay (`host:port`), when it runs an executor. */
+  relayAddress: string | null;
+  /** An executor whose heartbeat is this old is lost. */
+  lostAfterMs: number;
+  /** How often this host's executor beats. */
+  heartbeatMs?: number;
+  /** How long after its row ended a sandbox still on this host is removed by the sweep (a stop under way finishes first). */
+  sweepGraceMs?: number;
+  /** Runs operations on the executor host of a sandbox that runs elsewhere (egress policy, mounts, suspend...). */
+  dialer?: SandboxDialer;
+}
 
 export interface SchedulerOptions {
   repo: SandboxRepository;
@@ -28,6 +49,8 @@ export interface SchedulerOptions {
   snapshots?: SnapshotRepository;
   /** Tops up warm pools (PoolKeeper.pass) at the start of each pass, so new warm sandboxes are placed in it. */
   keepPools?: (now: number) => Promise<unknown>;
+  /** Several hosts: unset, this process's executor is the only one and placement is local. */
+  cluster?: ClusterScheduling;
 }
 
 /**
@@ -36,8 +59,10 @@ export interface SchedulerOptions {
  * Every status change is a compare-and-set on the row, so a DELETE racing a start never leaves both half done.
  */
 export class Scheduler {
-  readonly #o: Required<Omit<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools">> &
-    Pick<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools"> & {
+  readonly #o: Required<
+    Omit<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools" | "cluster">
+  > &
+    Pick<SchedulerOptions, "executor" | "resolveMount" | "snapshots" | "keepPools" | "cluster"> & {
       executor: Executor | null;
     };
   #timer: NodeJS.Timeout | undefined;
@@ -54,6 +79,9 @@ export class Scheduler {
   #snapshotting = new Map<string, Promise<void>>();
   /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
   #mountApplies = new Map<string, Promise<void>>();
+  /** When this host's executor last swept what other hosts ended (cluster mode). */
+  #lastSweep = 0;
+  #beating: NodeJS.Timeout | undefined;
 
   constructor(options: SchedulerOptions) {
     this.#o = {
@@ -68,7 +96,28 @@ export class Scheduler {
   /** Adopts or cleans up what a previous process left, then schedules until stop(). */
   async start(): Promise<void> {
     await this.reconcile();
+    await this.#beat();
+    // Heartbeats on a timer of their own, so a long pass (slow health checks) never makes this executor look lost.
+    const { cluster, executor } = this.#o;
+    if (cluster && executor && !executor.unavailableReason()) {
+      this.#beating = setInterval(() => {
+        this.#beat().catch((error) => this.#o.log("heartbeat failed", { error: String(error) }));
+      }, cluster.heartbeatMs ?? 2000);
+      this.#beating.unref();
+    }
     this.#schedule();
+  }
+
+  /** Registers this host's executor with a fresh heartbeat (cluster mode, an executor that can run sandboxes). */
+  async #beat(): Promise<void> {
+    const { cluster, executor } = this.#o;
+    if (!cluster || !executor || executor.unavailableReason() || this.#stopped) return;
+    await cluster.registry.register({
+      id: executor.id,
+      hostId: cluster.hostId,
+      relayAddress: cluster.relayAddress,
+      ...executor.capacity(),
+    });
   }
 
   /** Runs a scheduling pass soon (after a create or delete). */
@@ -82,6 +131,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#beating);
     await this.#ticking;
     await Promise.allSettled([...this.#starting.values(), ...this.#snapshotting.values()]);
   }
@@ -111,6 +161,7 @@ export class Scheduler {
   }
 
   async #pass(): Promise<void> {
+    if (this.#o.cluster) return this.#clusterPass(this.#o.cluster);
     const { repo, executor, now } = this.#o;
     await this.#o
       .keepPools?.(now())
@@ -178,6 +229,142 @@ export class Scheduler {
     }
   }
 
+  /**
+   * One pass with several hosts. Every host with an executor beats, removes what its sandboxes left after their
+   * rows ended elsewhere (a DELETE or timeout served by another host, an executor_lost), and starts the sandboxes
+   * placed on it. Hosts with the scheduler role end the sandboxes of executors whose heartbeat stopped, enforce
+   * timeouts and max_pending_secs, and place pending sandboxes on the executor with the most free capacity.
+   */
+  async #clusterPass(cluster: ClusterScheduling): Promise<void> {
+    const { repo, executor, now } = this.#o;
+    const local = executor && !executor.unavailableReason() ? executor : null;
+    if (local && now() - this.#lastSweep >= (cluster.heartbeatMs ?? 2000)) {
+      this.#lastSweep = now();
+      await this.#sweep(local, cluster);
+    }
+    if (cluster.places) {
+      const lostBefore = now() - cluster.lostAfterMs;
+      for (const lost of await cluster.registry.stale(lostBefore)) {
+        const ended = await cluster.registry.declareLost(lost.id, lostBefore);
+        if (ended) this.#o.log("an executor stopped its heartbeat", { executor: lost.id, ended });
+      }
+      await this.#o
+        .keepPools?.(now())
+        .catch((error) => this.#o.log("pool refill failed", { error: String(error) }));
+    }
+    const live = await repo.withStatus(["pending", "running", "suspending", "suspended", "snapshotting"]);
+    const t = now();
+    if (local && t - this.#lastLiveness >= this.#o.livenessIntervalMs) {
+      this.#lastLiveness = t;
+      const running = live.filter((row) => row.status === "running" && row.executorId === local.id);
+      await this.#checkLiveness(local, running);
+    }
+    if (cluster.places) await this.#placeAcrossHosts(cluster, live, t);
+    // The sandboxes placed on this host: started here, a few at a time.
+    if (!local) return;
+    for (const row of live) {
+      if (row.status !== "pending" || row.executorId !== local.id || this.#starting.has(row.id)) continue;
+      if (this.#starting.size >= this.#o.startConcurrency) break;
+      const starting = this.#startOne(local, row).finally(() => {
+        this.#starting.delete(row.id);
+        this.wake();
+      });
+      this.#starting.set(row.id, starting);
+    }
+  }
+
+  /** Timeouts, max_pending_secs, and placement of unplaced pending sandboxes on the executor with most room. */
+  async #placeAcrossHosts(cluster: ClusterScheduling, live: SandboxRow[], t: number): Promise<void> {
+    const { repo, now } = this.#o;
+    const executors = await cluster.registry.alive(now() - cluster.lostAfterMs);
+    for (const row of live) {
+      if (row.status !== "pending") {
+        if (row.warm) continue;
+        const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
+        const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
+        if (due && (row.status === "running" || row.status === "suspended")) {
+          await this.terminate(row, { outcome: "timeout" });
+        }
+        continue;
+      }
+      if (row.executorId) continue; // placed, being started
+      if (row.maxPendingSecs && t >= row.createdAt + row.maxPendingSecs * 1000) {
+        await repo.transition(row.id, ["pending"], {
+          status: "terminated",
+          terminationReason: "no_capacity",
+          errorDetails: `no host had room for the sandbox within max_pending_secs (${row.maxPendingSecs} s)`,
+          outcome: "failed",
+          endedAt: t,
+        });
+        continue;
+      }
+      if (executors.length === 0) {
+        if (row.pendingReason !== "no_executors_available") {
+          await repo.update(row.id, {
+            pendingReason: "no_executors_available",
+            errorDetails: "no executor host is registered with a live heartbeat",
+          });
+        }
+        continue;
+      }
+      const free = (e: (typeof executors)[number]) => ({
+        cpus: e.cpus - e.usedCpus,
+        memoryMb: e.memoryMb - e.usedMemoryMb,
+      });
+      // A snapshot's disk is on the executor host that took it: a sandbox started from one goes there.
+      const pinned = row.snapshotId ? await this.#snapshotHost(row.projectId, row.snapshotId) : null;
+      const candidates = executors
+        .filter((e) => !pinned || e.id === pinned)
+        .filter((e) => free(e).cpus + 1e-9 >= row.cpus && free(e).memoryMb >= row.memoryMb)
+        .sort((a, b) => free(b).cpus - free(a).cpus || free(b).memoryMb - free(a).memoryMb);
+      let placed = false;
+      for (const candidate of candidates) {
+        if (await cluster.registry.place(row, candidate.id)) {
+          candidate.usedCpus += row.cpus;
+          candidate.usedMemoryMb += row.memoryMb;
+          placed = true;
+          if (candidate.id === this.#o.executor?.id) this.#again = true;
+          break;
+        }
+        // Taken by another scheduler, or the executor filled up meanwhile: the next candidate.
+        if ((await repo.get(row.id))?.executorId) {
+          placed = true;
+          break;
+        }
+      }
+      if (!placed && row.pendingReason !== "no_resources_available") {
+        await repo.update(row.id, { pendingReason: "no_resources_available" });
+      }
+    }
+  }
+
+  /** The executor that took a snapshot (its disk is there), or null when that is not known. */
+  async #snapshotHost(projectId: string, snapshotId: string): Promise<string | null> {
+    const snapshot = await this.#o.snapshots?.get(projectId, snapshotId);
+    return snapshot ? ((await this.#o.repo.get(snapshot.sandboxId))?.executorId ?? null) : null;
+  }
+
+  /**
+   * Removes from this host the sandboxes whose rows ended (or moved) while they were here: their DELETE or
+   * timeout was served by another host, or this executor was declared lost. A row that ended only moments ago is
+   * left to the stop its own host is making.
+   */
+  async #sweep(executor: Executor, cluster: ClusterScheduling): Promise<void> {
+    const { repo, now } = this.#o;
+    const present = await executor.leftovers();
+    if (present.length === 0) return;
+    const grace = cluster.sweepGraceMs ?? 5000;
+    for (const id of present) {
+      if (this.#starting.has(id)) continue;
+      const row = await repo.get(id);
+      const ours = row && row.status !== "terminated" && row.executorId === executor.id;
+      if (ours) continue;
+      if (row?.status === "terminated" && row.endedAt !== null && now() - row.endedAt < grace) continue;
+      this.#o.log("removing a sandbox whose row ended on another host", { sandbox: id });
+      await this.#cleanup(executor, id);
+    }
+  }
+
   async #startOne(executor: Executor, row: SandboxRow): Promise<void> {
     const { repo, now } = this.#o;
     try {
@@ -196,6 +383,11 @@ export class Scheduler {
       // Mounts given at create: in place before the sandbox is reported running; one that cannot converge
       // ends the sandbox with its typed reason.
       for (const mount of row.fileSystems) await this.#mountOne(executor, row, mount, true);
+      // Several hosts: this executor may have been declared lost meanwhile and the sandbox placed again.
+      if (this.#o.cluster && (await repo.get(row.id))?.executorId !== executor.id) {
+        await executor.stop(row.id);
+        return;
+      }
       const running = await repo.transition(row.id, ["pending"], {
         status: "running",
         pendingReason: null,
@@ -222,6 +414,34 @@ export class Scheduler {
     }
   }
 
+  /** Several hosts: the sandbox runs on another host's executor, which does its operations; null when here. */
+  #remote(row: SandboxRow): ((op: ControlOp, args?: Record<string, unknown>) => Promise<unknown>) | null {
+    const { cluster, executor } = this.#o;
+    const dialer = cluster?.dialer;
+    if (!dialer || !row.executorId || row.executorId === executor?.id) return null;
+    return (op, args) => dialer.control(row, op, args);
+  }
+
+  /** Serves an operation another host forwarded for a sandbox of this host's executor (the relay's control). */
+  async control(op: ControlOp, id: string, args: Record<string, unknown>): Promise<unknown> {
+    const row = await this.#o.repo.get(id);
+    if (!row) throw new ServiceError("SANDBOX_NOT_FOUND", `no sandbox ${id}`);
+    switch (op) {
+      case "network":
+        return this.applyNetwork(id);
+      case "mounts":
+        return this.applyMounts(id);
+      case "unmount":
+        return this.detachMount(row, String(args.path));
+      case "suspend":
+        return this.suspend(row);
+      case "resume":
+        return this.resume(row);
+      case "snapshot":
+        return this.snapshot(row, String(args.snapshotId));
+    }
+  }
+
   /**
    * Applies a sandbox's stored egress policy to its live firewall, when it runs on this server's executor; a
    * sandbox being started is waited for (its start may have read the row before the change). Throws what the
@@ -229,6 +449,12 @@ export class Scheduler {
    */
   async applyNetwork(id: string): Promise<void> {
     const { repo, executor } = this.#o;
+    const stored = this.#o.cluster ? await repo.get(id) : null;
+    const remote = stored && this.#remote(stored);
+    if (remote) {
+      await remote("network");
+      return;
+    }
     if (!executor) return;
     for (let waited = 0; ; waited++) {
       await this.settled(id);
@@ -301,6 +527,11 @@ export class Scheduler {
         const { repo, executor } = this.#o;
         await this.settled(id);
         const row = await repo.get(id);
+        const remote = row && this.#remote(row);
+        if (remote) {
+          await remote("mounts");
+          return;
+        }
         if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
         for (const mount of row.fileSystems) {
           // Ended meanwhile (deleted, timed out): nothing more to mount.
@@ -331,6 +562,11 @@ export class Scheduler {
   async detachMount(row: SandboxRow, path: string): Promise<void> {
     const { executor } = this.#o;
     await this.#mountApplies.get(row.id)?.catch(() => undefined);
+    const remote = this.#remote(row);
+    if (remote) {
+      await remote("unmount", { path });
+      return;
+    }
     if (!executor || row.status !== "running" || row.executorId !== executor.id) return;
     await executor.unmount(row.id, path);
   }
@@ -353,6 +589,8 @@ export class Scheduler {
    */
   async suspend(row: SandboxRow): Promise<SandboxRow> {
     if (row.status === "suspended") return row;
+    const remote = this.#remote(row);
+    if (remote) return (await remote("suspend")) as SandboxRow;
     const executor = this.#localExecutor(row);
     const suspending = await this.#o.repo.transition(row.id, ["running"], { status: "suspending" });
     if (!suspending) throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
@@ -369,6 +607,8 @@ export class Scheduler {
   /** Resumes a suspended sandbox where it stopped: suspended → running. Already running: unchanged. */
   async resume(row: SandboxRow): Promise<SandboxRow> {
     if (row.status === "running") return row;
+    const remote = this.#remote(row);
+    if (remote) return (await remote("resume")) as SandboxRow;
     const executor = this.#localExecutor(row);
     if (row.status !== "suspended") throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}`);
     await executor.thaw(row.id);
@@ -382,6 +622,11 @@ export class Scheduler {
    * disk is copied) → running; the snapshot row ends completed or failed.
    */
   async snapshot(row: SandboxRow, snapshotId: string): Promise<void> {
+    const remote = this.#remote(row);
+    if (remote) {
+      await remote("snapshot", { snapshotId });
+      return;
+    }
     const executor = this.#localExecutor(row);
     const { repo, snapshots } = this.#o;
     const taking = await repo.transition(row.id, ["running"], { status: "snapshotting" });
@@ -573,6 +818,8 @@ export class Scheduler {
       });
     }
     for (const snapshot of (await this.#o.snapshots?.inProgress()) ?? []) {
+      // Several hosts: another executor's snapshot under way is its own.
+      if (this.#o.cluster && (await repo.get(snapshot.sandboxId))?.executorId !== executor.id) continue;
       await this.#o.snapshots?.finish(snapshot.id, {
         error: "the server restarted while the snapshot was taken",
       });

@@ -7,6 +7,8 @@ import ssh2, {
   type AuthContext as SshAuthContext,
 } from "ssh2";
 import type { AuthContext } from "../auth/context.ts";
+import type { SandboxDialer } from "../hosts/relay.ts";
+import { sandboxLink } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository } from "../sandboxes/repository.ts";
 import { forwardSession, forwardTcpip } from "./channel-forwarding.ts";
 import { blobFingerprint, type GatewayKeys } from "./gateway-keys.ts";
@@ -22,6 +24,8 @@ export interface SshGatewayOptions {
   /** Port of the in-sandbox sshd. Default {@link SANDBOX_SSHD_PORT}. */
   sandboxSshdPort?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
+  dialer?: SandboxDialer;
 }
 
 // ssh2 is CommonJS: its classes are read from the default export.
@@ -61,7 +65,7 @@ export function createSshGateway(options: SshGatewayOptions): SshGateway {
     if (!row) throw new Error(`the sandbox ${sandboxId} no longer exists`);
     if (row.status !== "running" || !row.address)
       throw new Error(`the sandbox ${sandboxId} is ${row.status}`);
-    const link = { row, secret: options.secretOf(row.id) };
+    const link = sandboxLink(row, options.secretOf(row.id), options.dialer);
     const status = await enableSandboxSsh(link, options.keys.backendPublicKey, backendUser);
     const sock = await openSandboxPort(link, sshdPort);
     const client = new SshClient();

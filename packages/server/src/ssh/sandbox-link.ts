@@ -1,8 +1,14 @@
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { type errorBody, runtimeRoutes, type SshStatus } from "@svc/contract";
-import { createWebSocketStream, WebSocket } from "ws";
-import { daemonUrl, type SandboxLink, signedHeaders } from "../sandboxes/daemon-link.ts";
+import { type ClientOptions, createWebSocketStream, WebSocket } from "ws";
+import {
+  connectionThrough,
+  daemonRequestThrough,
+  daemonUrl,
+  type SandboxLink,
+  signedHeaders,
+} from "../sandboxes/daemon-link.ts";
 
 export type { SandboxLink };
 
@@ -13,13 +19,26 @@ export async function enableSandboxSsh(
   backendUser: string,
 ): Promise<SshStatus> {
   const path = runtimeRoutes.enableSsh.path;
-  const response = await fetch(new URL(path, daemonUrl(link)), {
-    method: "POST",
-    headers: { ...signedHeaders(link, "POST", path), "content-type": "application/json" },
-    body: JSON.stringify({ proxy_pubkey: proxyPubkey, backend_user: backendUser }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
+  const headers = { ...signedHeaders(link, "POST", path), "content-type": "application/json" };
+  const body = JSON.stringify({ proxy_pubkey: proxyPubkey, backend_user: backendUser });
+  let response: { ok: boolean; status: number; text: string };
+  if (link.connect) {
+    const { connect } = link;
+    const answer = await daemonRequestThrough(
+      { ...link, connect },
+      { method: "POST", pathAndQuery: path, headers, body, timeoutMs: 30_000 },
+    );
+    response = { ...answer, ok: answer.status >= 200 && answer.status < 300 };
+  } else {
+    const answer = await fetch(new URL(path, daemonUrl(link)), {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    response = { ok: answer.ok, status: answer.status, text: await answer.text() };
+  }
+  const { text } = response;
   if (!response.ok) {
     let message = text;
     try {
@@ -44,6 +63,10 @@ export function openSandboxPort(link: SandboxLink, port: number, timeoutMs = 15_
       headers: signedHeaders(link, "GET", path),
       handshakeTimeout: timeoutMs,
       perMessageDeflate: false,
+      // A sandbox on another host: through its relay.
+      ...(link.connect
+        ? (connectionThrough(link.connect, Number(base.port)) as Pick<ClientOptions, "createConnection">)
+        : {}),
     });
     ws.once("open", () => {
       ws.removeAllListeners("error");
@@ -54,6 +77,10 @@ export function openSandboxPort(link: SandboxLink, port: number, timeoutMs = 15_
       ws.terminate();
       if (response.statusCode !== 404) {
         reject(new Error(`the sandbox's TCP tunnel answered ${response.statusCode}`));
+        return;
+      }
+      if (link.connect) {
+        link.connect(port).then(resolve, reject);
         return;
       }
       const socket = net.connect({ host: base.hostname, port, timeout: timeoutMs });

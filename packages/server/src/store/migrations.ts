@@ -1,4 +1,5 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
+import { executorsMigration } from "../hosts/migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import type { Db } from "./db.ts";
@@ -162,6 +163,7 @@ export const migrations: readonly Migration[] = [
   sandboxesMigration,
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
+  executorsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -47,6 +47,8 @@ import { StartTimeline } from "./start-timeline.ts";
 
 export interface LocalExecutorOptions {
   dataDir: string;
+  /** This host's name among several (the executor's id is `local-<hostId>`); default the machine's hostname. */
+  hostId?: string;
   cpuOvercommit: number;
   memoryOvercommit: number;
   log: (message: string, fields?: Record<string, unknown>) => void;
@@ -270,7 +272,7 @@ export class LocalExecutor implements Executor {
 
   constructor(options: LocalExecutorOptions) {
     this.#o = options;
-    this.id = `local-${os.hostname()}`;
+    this.id = `local-${options.hostId ?? os.hostname()}`;
   }
 
   /**
