@@ -32,6 +32,7 @@ import type { ViewOptions } from "./views/selection.ts";
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
 export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
+export * from "./providers/index.ts";
 export { sniffMimeType } from "./sniff.ts";
 export { toChunks } from "./views/chunks.ts";
 export { toPages } from "./views/fragments.ts";
