@@ -123,21 +123,23 @@ export const MODEL_PROVIDER_ALIASES = {
   "claude-3-5-sonnet-latest": "sonnet",
 } as const satisfies Record<string, CanonicalModelProvider>;
 
-/** Accepts the canonical names and their aliases; `tensorlake` is the service's own offline provider. */
-const modelProviderNames = [
-  ...MODEL_PROVIDERS,
-  "gpt4o_mini",
-  "gpt-4o-mini",
-  "claude-3-5-sonnet-latest",
-] as const;
-export const ModelProvider = Type.Enum([...modelProviderNames]);
+/**
+ * A model provider name: the canonical names, their aliases, or the name of any provider the server's
+ * configuration defines. The schema checks only the spelling; the server answers 400 INVALID_CONFIGURATION,
+ * naming it, for a name it has no provider for. `tensorlake` is the service's own offline provider.
+ */
+export const ModelProvider = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
+});
 export type ModelProvider = Static<typeof ModelProvider>;
 
-/** The canonical name of a model provider, alias or not. */
-export function canonicalModelProvider(provider: ModelProvider): CanonicalModelProvider {
+/** The canonical name of a model provider: an alias's canonical name, any other name as given. */
+export function canonicalModelProvider(provider: string): string {
   return Object.hasOwn(MODEL_PROVIDER_ALIASES, provider)
     ? MODEL_PROVIDER_ALIASES[provider as keyof typeof MODEL_PROVIDER_ALIASES]
-    : (provider as CanonicalModelProvider);
+    : provider;
 }
 
 const PartitionPatterns = Type.Object(
