@@ -30,6 +30,10 @@ import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export { CLASSIFICATION_THRESHOLD, classifyPages, type PageClassification } from "./intelligence/classify.ts";
+export { type Citation, extractStructured } from "./intelligence/extract.ts";
+export { type Partition, partitionDocument } from "./intelligence/partition.ts";
+export { type JsonSchema, validateAgainstSchema } from "./intelligence/schema.ts";
 export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
 export * from "./providers/index.ts";

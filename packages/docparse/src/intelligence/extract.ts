@@ -1,0 +1,451 @@
+/**
+ * Offline structured extraction: schema-guided key-value extraction over a partition's items, deterministic and
+ * without a model. Precision over recall: a field whose label is not found, or whose value does not read as the
+ * field's type, is null; nothing is invented.
+ *
+ * - Scalar fields: the document's label/value pairs (pairs.ts) are matched to each field by label terms against
+ *   the field's name (snake_case/camelCase split), the names of the objects it sits in, aliases its description
+ *   quotes ("also labelled 'Inv #'"), and common abbreviations (No./#/Num, Qty, Amt...). A match is kept when its
+ *   score is at least LABEL_MATCH_THRESHOLD and the value reads as the field's type (numbers with currency and
+ *   thousands separators, dates to ISO 8601, booleans and checkbox marks, enums by nearest option). Each field
+ *   takes at most one pair and each pair serves at most one field, best scores first.
+ * - Arrays of objects: the rows of tables whose column headers match at least two of the item's properties (or its
+ *   only one); totals rows are left out.
+ * - Arrays of scalars: a table column, the list under a matching heading, or a comma-separated value.
+ * - Nested objects: recursively, their fields matched with the object's name as context.
+ */
+import type { Box, DocItem, ListItem, TableCell, TableItem } from "../model.ts";
+import { collectPairs, headerRows, type Pair, tableGrid } from "./pairs.ts";
+import type { Partition } from "./partition.ts";
+import { escapePointer, type JsonSchema, resolveSchema, schemaProperties, schemaType } from "./schema.ts";
+import { labelTerms, terms } from "./terms.ts";
+import { matchEnum, parseBoolean, parseDate, parseNumber } from "./values.ts";
+
+/** Where an extracted value was read. `field` is a JSON pointer into the data. */
+export interface Citation {
+  field: string;
+  page_number: number;
+  bbox: Box | null;
+  text: string;
+}
+
+/** The least label score for a pair to fill a field. */
+export const LABEL_MATCH_THRESHOLD = 0.75;
+
+interface FieldSpec {
+  pointer: string;
+  schema: JsonSchema;
+  /** Label-term variants the field answers to, each with the score a full match earns. */
+  variants: { terms: Set<string>; weight: number }[];
+  /** Terms of the objects the field sits in (for scope). */
+  parentTerms: Set<string>;
+}
+
+interface Found {
+  value: unknown;
+  citation: Omit<Citation, "field">;
+}
+
+/** Aliases a description quotes: 'Inv #', "Invoice No.", and phrases after "also called/labelled/known as". */
+function descriptionAliases(description: unknown): string[] {
+  if (typeof description !== "string") return [];
+  const aliases: string[] = [];
+  for (const match of description.matchAll(/["“'‘]([^"”'’]{1,40})["”'’]/gu)) aliases.push(match[1]);
+  for (const match of description.matchAll(
+    /\b(?:also (?:called|labell?ed|known as|shown as)|labell?ed|aka)\s+([\p{L}\p{N} #./-]{1,40})/giu,
+  )) {
+    aliases.push(match[1].split(/\s+(?:or|and)\s+|,/)[0]);
+  }
+  return aliases;
+}
+
+function fieldSpec(pointer: string, name: string, schema: JsonSchema, parents: string[]): FieldSpec {
+  const own = labelTerms(name);
+  const parentTerms = new Set(parents.flatMap((parent) => labelTerms(parent)));
+  const variants: FieldSpec["variants"] = [{ terms: new Set(own), weight: 1 }];
+  if (parents.length > 0) variants.push({ terms: new Set([...parentTerms, ...own]), weight: 1 });
+  if (typeof schema.title === "string")
+    variants.push({ terms: new Set(labelTerms(schema.title)), weight: 1 });
+  for (const alias of descriptionAliases(schema.description)) {
+    variants.push({ terms: new Set(labelTerms(alias)), weight: 1 });
+  }
+  return { pointer, schema, variants: variants.filter((variant) => variant.terms.size > 0), parentTerms };
+}
+
+/**
+ * How well a label names a field, 0..1: the best variant's Jaccard similarity of terms, where terms the label
+ * lacks (or has beyond the variant) count as present when the context supplies them (the document's headings or
+ * the label's scope, e.g. "Date" under an INVOICE title for `invoice_date`).
+ */
+function labelScore(pair: Pair, field: FieldSpec, context: Set<string>): number {
+  const label = new Set(pair.labelTerms);
+  if (label.size === 0) return 0;
+  let best = 0;
+  for (const variant of field.variants) {
+    let common = 0;
+    for (const term of label) if (variant.terms.has(term)) common++;
+    if (common === 0) continue;
+    let missing = 0;
+    for (const term of variant.terms)
+      if (!label.has(term) && !context.has(term) && !pair.scope.has(term)) missing++;
+    let extra = 0;
+    for (const term of label) if (!variant.terms.has(term) && !context.has(term)) extra++;
+    const exact = common === label.size && common === variant.terms.size;
+    const score = exact ? 1 : common / (common + missing + extra);
+    // A match that leans on context is a little weaker than one the label states in full.
+    best = Math.max(best, variant.weight * (exact ? 1 : score * 0.95));
+  }
+  // A field inside an object whose name the label omits fits better under a heading naming that object.
+  if (
+    field.parentTerms.size > 0 &&
+    ![...field.parentTerms].some((term) => label.has(term) || pair.scope.has(term))
+  ) {
+    best *= 0.85;
+  }
+  return best;
+}
+
+const EMPTY_VALUES = new Set([
+  "",
+  "-",
+  "—",
+  "–",
+  "n/a",
+  "na",
+  "n.a.",
+  "none",
+  "null",
+  "not applicable",
+  "tbd",
+  "?",
+]);
+
+/** The checked option of a checkbox group ("☐ Single ☑ Married" → "Married"), or undefined. */
+function checkedOption(text: string): string | undefined {
+  const checked = [...text.matchAll(/(?:[☑☒✓✔]|\[\s?[xX✓✔]\s?\]|\(\s?[xX]\s?\))\s*([^☐☑☒✓✔[(]+)/gu)];
+  if (checked.length !== 1) return undefined;
+  return checked[0][1].trim();
+}
+
+function hasCheckboxes(text: string): boolean {
+  return /[☐☑☒]|\[\s?[xX✓✔]?\s?\]/u.test(text);
+}
+
+function isDateField(name: string, schema: JsonSchema): boolean {
+  const format = schema.format;
+  if (format === "date" || format === "date-time") return true;
+  return /(?:^|[_\s-])date$|Date$|^date/.test(name) || /\bdate\b/i.test(String(schema.description ?? ""));
+}
+
+/** A value text read as the schema's type, or undefined when it is not one. */
+export function typedValue(text: string, schema: JsonSchema, name: string): unknown {
+  const raw = text.trim().replace(/\s+/g, " ");
+  if (EMPTY_VALUES.has(raw.toLowerCase())) return undefined;
+  const type = schemaType(schema);
+  if (Array.isArray(schema.enum)) {
+    const options = schema.enum.filter((option) => option !== null);
+    const choice = hasCheckboxes(raw) ? checkedOption(raw) : raw;
+    return choice === undefined ? undefined : matchEnum(choice, options);
+  }
+  switch (type) {
+    case "number":
+    case "integer": {
+      const value = parseNumber(raw);
+      if (value === undefined || (type === "integer" && !Number.isInteger(value))) return undefined;
+      return value;
+    }
+    case "boolean": {
+      if (hasCheckboxes(raw) && raw.replace(/[☐☑☒✓✔[\]\sxX()]/gu, "") !== "") {
+        const choice = checkedOption(raw);
+        return choice === undefined ? undefined : parseBoolean(choice);
+      }
+      return parseBoolean(raw);
+    }
+    case "string":
+    case null: {
+      if (isDateField(name, schema)) {
+        const date = parseDate(raw);
+        if (date !== undefined) return schema.format === "date-time" ? `${date}T00:00:00Z` : date;
+        if (schema.format === "date" || schema.format === "date-time") return undefined;
+      }
+      if (hasCheckboxes(raw)) return checkedOption(raw);
+      return raw;
+    }
+    default:
+      return undefined;
+  }
+}
+
+interface Extraction {
+  pairs: Pair[];
+  used: Set<Pair>;
+  context: Set<string>;
+  items: readonly DocItem[];
+  citations: Citation[];
+  usedTables: Set<TableItem>;
+}
+
+/** Fills the scalar fields of one object level: best label scores first, one pair per field and field per pair. */
+function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): Map<string, Found> {
+  const candidates: { field: number; pair: Pair; score: number; value: unknown }[] = [];
+  fields.forEach((field, index) => {
+    for (const pair of state.pairs) {
+      if (state.used.has(pair)) continue;
+      if (pair.kind === "section" && schemaType(field.schema) !== "string") continue;
+      const score = labelScore(pair, field, state.context);
+      if (score < LABEL_MATCH_THRESHOLD) continue;
+      const value = typedValue(pair.value, field.schema, names[index]);
+      if (value === undefined) continue;
+      candidates.push({ field: index, pair, score: pair.kind === "section" ? score * 0.9 : score, value });
+    }
+  });
+  candidates.sort((a, b) => b.score - a.score || a.pair.order - b.pair.order);
+  const filled = new Map<string, Found>();
+  for (const candidate of candidates) {
+    const field = fields[candidate.field];
+    if (filled.has(field.pointer) || state.used.has(candidate.pair)) continue;
+    state.used.add(candidate.pair);
+    filled.set(field.pointer, {
+      value: candidate.value,
+      citation: { page_number: candidate.pair.page, bbox: candidate.pair.bbox, text: candidate.pair.source },
+    });
+  }
+  return filled;
+}
+
+/** How well a column header names a property (the same label score, without context). */
+function headerScore(header: string, field: FieldSpec): number {
+  const pair: Pair = {
+    label: header,
+    labelTerms: labelTerms(header),
+    value: "",
+    kind: "table",
+    page: 1,
+    bbox: null,
+    source: "",
+    order: 0,
+    scope: new Set(),
+  };
+  return labelScore(pair, { ...field, parentTerms: new Set() }, new Set());
+}
+
+const TOTALS_CELL =
+  /^(?:sub-?total|total|grand total|tax|vat|gst|sales tax|amount due|balance due|balance)\b.{0,20}$/i;
+
+/** Objects from the rows of tables whose headers match the item schema's properties. */
+function tableObjects(
+  itemSchema: JsonSchema,
+  root: JsonSchema,
+  pointer: string,
+  state: Extraction,
+): unknown[] | null {
+  const properties = schemaProperties(itemSchema).map(([name, node]) => {
+    const schema = resolveSchema(root, node);
+    return { name, schema, spec: fieldSpec("", name, schema, []) };
+  });
+  const scalar = properties.filter(
+    (property) => !["object", "array"].includes(schemaType(property.schema) ?? ""),
+  );
+  if (scalar.length === 0) return null;
+  const rows: unknown[] = [];
+  for (const item of state.items) {
+    if (item.label !== "table" || state.usedTables.has(item)) continue;
+    const grid = tableGrid(item);
+    const headers = headerRows(item, grid);
+    if (headers === 0) continue;
+    const headerText = (col: number) =>
+      grid
+        .slice(0, headers)
+        .map((row) => row[col]?.text ?? "")
+        .join(" ")
+        .trim();
+    // Each property to its best column (a column serves one property).
+    const columns = new Map<string, number>();
+    const taken = new Set<number>();
+    const scored: { name: string; col: number; score: number }[] = [];
+    for (const property of scalar) {
+      for (let col = 0; col < item.numCols; col++) {
+        const score = headerScore(headerText(col), property.spec);
+        if (score >= 0.5) scored.push({ name: property.name, col, score });
+      }
+    }
+    scored.sort((a, b) => b.score - a.score);
+    for (const entry of scored) {
+      if (columns.has(entry.name) || taken.has(entry.col)) continue;
+      columns.set(entry.name, entry.col);
+      taken.add(entry.col);
+    }
+    if (columns.size < Math.min(2, scalar.length)) continue;
+    state.usedTables.add(item);
+    for (const row of grid.slice(headers)) {
+      const first = row.find((cell) => cell !== null && cell.text.trim() !== "");
+      if (!first || TOTALS_CELL.test(first.text.trim())) continue;
+      const filledCells = row.filter((cell) => cell !== null && cell.text.trim() !== "").length;
+      if (filledCells < Math.min(2, columns.size)) continue;
+      const index = rows.length;
+      const object: Record<string, unknown> = {};
+      for (const property of properties) {
+        const col = columns.get(property.name);
+        const cell: TableCell | null = col === undefined ? null : row[col];
+        const value = cell ? typedValue(cell.text, property.schema, property.name) : undefined;
+        object[property.name] = value === undefined ? emptyValue(property.schema) : value;
+        if (value !== undefined && cell) {
+          state.citations.push({
+            field: `${pointer}/${index}/${escapePointer(property.name)}`,
+            page_number: item.prov[0]?.page ?? 1,
+            bbox: cell.bbox ?? item.prov[0]?.bbox ?? null,
+            text: cell.text.trim(),
+          });
+        }
+      }
+      rows.push(object);
+    }
+  }
+  return rows.length > 0 ? rows : null;
+}
+
+/** A not-found value: null for every type (arrays and objects included). */
+function emptyValue(_schema: JsonSchema): null {
+  return null;
+}
+
+/** Scalars of an array field: the list under a heading naming it, else a comma-separated pair value. */
+function scalarList(
+  name: string,
+  itemSchema: JsonSchema,
+  pointer: string,
+  state: Extraction,
+): unknown[] | null {
+  const nameTerms = new Set(terms(name));
+  for (let index = 0; index < state.items.length; index++) {
+    const item = state.items[index];
+    if (item.label !== "section_header" && item.label !== "title") continue;
+    const heading = terms(item.text);
+    if (heading.length === 0 || !heading.every((term) => nameTerms.has(term))) continue;
+    const list: ListItem[] = [];
+    for (const next of state.items.slice(index + 1)) {
+      if (next.label === "list_item") list.push(next);
+      else if (list.length > 0 || next.label === "section_header" || next.label === "title") break;
+    }
+    const values = list.map((entry) => typedValue(entry.text, itemSchema, name));
+    if (list.length > 0 && values.every((value) => value !== undefined)) {
+      list.forEach((entry, position) => {
+        state.citations.push({
+          field: `${pointer}/${position}`,
+          page_number: entry.prov[0]?.page ?? 1,
+          bbox: entry.prov[0]?.bbox ?? null,
+          text: entry.text,
+        });
+      });
+      return values;
+    }
+  }
+  return null;
+}
+
+function extractObject(
+  root: JsonSchema,
+  schema: JsonSchema,
+  pointer: string,
+  parents: string[],
+  state: Extraction,
+): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  const scalarFields: FieldSpec[] = [];
+  const scalarNames: string[] = [];
+  const properties = schemaProperties(schema);
+  for (const [name, node] of properties) {
+    const child = resolveSchema(root, node);
+    const childPointer = `${pointer}/${escapePointer(name)}`;
+    const type = schemaType(child);
+    if (type === "object") {
+      const nested = extractObject(root, child, childPointer, [...parents, name], state);
+      result[name] = Object.values(nested).every((value) => value === null) ? null : nested;
+    } else if (type === "array") {
+      const itemSchema = resolveSchema(root, child.items);
+      const itemType = schemaType(itemSchema);
+      let values: unknown[] | null = null;
+      if (itemType === "object") values = tableObjects(itemSchema, root, childPointer, state);
+      else {
+        values = scalarList(name, itemSchema, childPointer, state);
+        if (values === null) {
+          const spec = fieldSpec(
+            childPointer,
+            name,
+            { ...itemSchema, description: child.description },
+            parents,
+          );
+          const found = fillScalars([spec], [name], { ...state }).get(childPointer);
+          if (found && typeof found.value === "string") {
+            const parts = found.value.split(/\s*[;,]\s*/).filter(Boolean);
+            const typed = parts.map((part) => typedValue(part, itemSchema, name));
+            if (typed.every((value) => value !== undefined)) {
+              values = typed;
+              typed.forEach((_, position) => {
+                state.citations.push({ field: `${childPointer}/${position}`, ...found.citation });
+              });
+            }
+          }
+        }
+      }
+      result[name] = values;
+    } else {
+      result[name] = null;
+      scalarFields.push(fieldSpec(childPointer, name, child, parents));
+      scalarNames.push(name);
+    }
+  }
+  const filled = fillScalars(scalarFields, scalarNames, state);
+  scalarFields.forEach((field, index) => {
+    const found = filled.get(field.pointer);
+    if (!found) return;
+    result[scalarNames[index]] = found.value;
+    state.citations.push({ field: field.pointer, ...found.citation });
+  });
+  // Keep the schema's field order.
+  return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
+}
+
+/**
+ * The data of a schema read from a partition, and where each value came from. Fields not found are null;
+ * `citations` is empty unless asked for.
+ *
+ * @example
+ * const { data } = extractStructured(partition, {
+ *   type: "object",
+ *   properties: { invoice_number: { type: "string" }, total: { type: "number" } },
+ *   required: ["invoice_number", "total"],
+ * }, { provideCitations: false });
+ * // data: { invoice_number: "INV-001", total: 1234.5 } for a page reading "Invoice No: INV-001 ... Total: $1,234.50"
+ */
+export function extractStructured(
+  partition: Partition,
+  schema: JsonSchema,
+  options: { provideCitations: boolean },
+): { data: unknown; citations: Citation[] } {
+  const items = partition.items;
+  const context = new Set<string>();
+  for (const item of items) {
+    if (item.label === "title" || item.label === "section_header")
+      for (const term of labelTerms(item.text)) context.add(term);
+  }
+  const state: Extraction = {
+    pairs: collectPairs(items),
+    used: new Set(),
+    context,
+    items,
+    citations: [],
+    usedTables: new Set(),
+  };
+  const root = resolveSchema(schema, schema);
+  const data = extractObject(schema, root, "", [], state);
+  const order = new Map<string, number>();
+  const citations = options.provideCitations
+    ? state.citations.filter((citation) => {
+        const seen = order.has(citation.field);
+        order.set(citation.field, 1);
+        return !seen;
+      })
+    : [];
+  return { data, citations };
+}

@@ -1,0 +1,221 @@
+/**
+ * The label/value pairs a partition states, the raw material of offline extraction: `Label: value` text (several
+ * on one line too), a label line followed by its value line, checkbox lines, key-value tables (label cells beside
+ * value cells), one-row tables (header above value), and a heading with the prose under it. Each pair keeps where
+ * it was read (page, box, source text) and the heading it sits under.
+ */
+import type { Box, DocItem, TableCell, TableItem } from "../model.ts";
+import { labelTerms, terms } from "./terms.ts";
+
+export type PairKind = "colon" | "table" | "checkbox" | "section";
+
+export interface Pair {
+  label: string;
+  /** labelTerms(label). */
+  labelTerms: string[];
+  value: string;
+  kind: PairKind;
+  page: number;
+  bbox: Box | null;
+  /** The text the value was read from, as cited. */
+  source: string;
+  /** Document order, for ties. */
+  order: number;
+  /** Terms of the heading (or label-only line, or table caption) the pair sits under. */
+  scope: Set<string>;
+}
+
+/** A table as rows of cells (a spanning cell at its first row and column only). */
+export function tableGrid(table: TableItem): (TableCell | null)[][] {
+  const grid: (TableCell | null)[][] = Array.from({ length: table.numRows }, () =>
+    Array.from({ length: table.numCols }, () => null),
+  );
+  for (const cell of table.cells) {
+    if (cell.row < table.numRows && cell.col < table.numCols) grid[cell.row][cell.col] = cell;
+  }
+  return grid;
+}
+
+const NUMERIC = /^[\s$€£¥(+-]*\d[\d\s,.%)]*$/;
+
+/** Rows at the top of a table that are headers: flagged, or a first row of text over rows holding numbers. */
+export function headerRows(table: TableItem, grid: (TableCell | null)[][]): number {
+  let flagged = 0;
+  while (flagged < grid.length && grid[flagged].some((cell) => cell?.columnHeader)) flagged++;
+  if (flagged > 0) return flagged;
+  if (grid.length < 2) return 0;
+  const first = grid[0].filter((cell) => cell !== null && cell.text.trim() !== "");
+  const firstAllText =
+    first.length === table.numCols && first.every((cell) => !NUMERIC.test(cell?.text ?? ""));
+  const laterNumbers = grid
+    .slice(1)
+    .some((row) => row.some((cell) => cell !== null && NUMERIC.test(cell.text)));
+  return firstAllText && (laterNumbers || table.numCols > 2) ? 1 : 0;
+}
+
+/** A label: a short run of words that starts with a letter and is not itself a sentence. */
+function isLabel(text: string): boolean {
+  const t = text.trim();
+  return (
+    t.length > 0 && t.length <= 60 && /^[\p{L}#(]/u.test(t) && t.split(/\s+/).length <= 8 && !/[.!?]$/.test(t)
+  );
+}
+
+const CHECK_MARK = /^(?:[☐☑☒]|\[\s?[xX✓✔]?\s?\])\s*/u;
+
+/**
+ * Splits a line with one or more colons into label/value pairs. The text between two colons holds the value of
+ * the first and the label of the second: split at a run of two or more spaces, a tab or `|` when there is one,
+ * else the label is the trailing run of capitalised words (at most five).
+ */
+export function colonPairs(line: string): { label: string; value: string }[] {
+  const parts = line.split(/(?<=\D):(?=\s|$)/u);
+  if (parts.length < 2) return [];
+  const pairs: { label: string; value: string }[] = [];
+  let label = parts[0].trim();
+  for (let index = 1; index < parts.length; index++) {
+    const segment = parts[index];
+    let value = segment;
+    let nextLabel = "";
+    if (index < parts.length - 1) {
+      const split = /^(.*\S)(?:\s{2,}|\t|\s*\|\s*)(.+)$/su.exec(segment);
+      if (split) {
+        value = split[1];
+        nextLabel = split[2];
+      } else {
+        const tokens = segment.trim().split(/\s+/);
+        let take = 0;
+        for (let k = tokens.length - 1; k >= 1 && tokens.length - k <= 5; k--) {
+          if (/^[\p{Lu}#(][\p{L}.#()'/&-]*$/u.test(tokens[k])) take = tokens.length - k;
+          else break;
+        }
+        value = tokens.slice(0, tokens.length - take).join(" ");
+        nextLabel = tokens.slice(tokens.length - take).join(" ");
+      }
+    }
+    if (isLabel(label)) pairs.push({ label: label.trim(), value: value.trim() });
+    label = nextLabel;
+  }
+  return pairs;
+}
+
+function textOf(item: DocItem): string | null {
+  switch (item.label) {
+    case "table":
+    case "figure":
+    case "code":
+      return null;
+    default:
+      return item.text;
+  }
+}
+
+/** Every pair of a partition's items, in document order. */
+export function collectPairs(items: readonly DocItem[]): Pair[] {
+  const pairs: Pair[] = [];
+  let scope = new Set<string>();
+  let pendingLabel: { label: string; item: DocItem } | null = null;
+  const add = (pair: Omit<Pair, "order" | "labelTerms" | "scope">) => {
+    pairs.push({ ...pair, labelTerms: labelTerms(pair.label), order: pairs.length, scope });
+  };
+  const where = (item: DocItem) => ({ page: item.prov[0]?.page ?? 1, bbox: item.prov[0]?.bbox ?? null });
+
+  items.forEach((item, index) => {
+    if (item.label === "section_header" || item.label === "title") {
+      scope = new Set(terms(item.text));
+      // A heading with the prose under it: a candidate for long text fields (summary, notes...).
+      const body: DocItem[] = [];
+      for (const next of items.slice(index + 1)) {
+        if (next.label === "section_header" || next.label === "title") break;
+        if (next.label === "text" || next.label === "list_item") body.push(next);
+      }
+      if (body.length > 0) {
+        const value = body.map((next) => (next as { text: string }).text).join(" ");
+        add({ label: item.text, value, kind: "section", ...where(body[0]), source: value });
+      }
+      pendingLabel = null;
+      return;
+    }
+    if (item.label === "table") {
+      addTablePairs(item, add, where(item).page);
+      pendingLabel = null;
+      return;
+    }
+    const text = textOf(item);
+    if (text === null) return;
+    for (const rawLine of text.split(/\n/)) {
+      const line = rawLine.trim();
+      if (line === "") continue;
+      if (pendingLabel) {
+        add({ label: pendingLabel.label, value: line, kind: "colon", ...where(item), source: line });
+        pendingLabel = null;
+        continue;
+      }
+      const check = CHECK_MARK.exec(line);
+      if (check && !line.includes(":")) {
+        // "☑ I agree": the mark is the value of the text after it.
+        add({
+          label: line.slice(check[0].length),
+          value: check[0].trim(),
+          kind: "checkbox",
+          ...where(item),
+          source: line,
+        });
+        continue;
+      }
+      const found = colonPairs(line);
+      for (const pair of found) {
+        add({ label: pair.label, value: pair.value, kind: "colon", ...where(item), source: line });
+      }
+      const last = found[found.length - 1];
+      if (last && last.value === "") {
+        // "Bill To:" on its own line: the lines after it are its value, and it scopes what follows.
+        pendingLabel = { label: last.label, item };
+        scope = new Set(terms(last.label));
+      }
+    }
+  });
+  return pairs;
+}
+
+function addTablePairs(
+  table: TableItem,
+  add: (pair: Omit<Pair, "order" | "labelTerms" | "scope">) => void,
+  page: number,
+) {
+  const grid = tableGrid(table);
+  const headers = headerRows(table, grid);
+  const cellPair = (labelCell: TableCell | null, valueCell: TableCell | null) => {
+    if (!labelCell || !valueCell || !isLabel(labelCell.text) || valueCell.text.trim() === "") return;
+    add({
+      label: labelCell.text.trim().replace(/:$/, ""),
+      value: valueCell.text.trim(),
+      kind: "table",
+      page,
+      bbox: valueCell.bbox ?? table.prov[0]?.bbox ?? null,
+      source: valueCell.text.trim(),
+    });
+  };
+  // One header row over one data row: each header labels the value under it.
+  if (headers === 1 && grid.length === 2) {
+    for (let col = 0; col < table.numCols; col++) cellPair(grid[0][col], grid[1][col]);
+    return;
+  }
+  // Key-value tables: label cells in even columns, values to their right (2 or 4 columns, no header row or a
+  // "Field | Value" one).
+  if (table.numCols === 2 || table.numCols === 4) {
+    const labelColumns = table.numCols === 2 ? [0] : [0, 2];
+    const body = grid.slice(headers);
+    const labelLike = labelColumns.every((col) =>
+      body.every((row) => row[col] === null || row[col]?.text.trim() === "" || isLabel(row[col]?.text ?? "")),
+    );
+    if (labelLike && (headers === 0 || table.numCols === 2)) {
+      for (const row of body) for (const col of labelColumns) cellPair(row[col], row[col + 1]);
+      return;
+    }
+  }
+  // Row headers: each row's header labels the cell beside it.
+  for (const row of grid.slice(headers)) {
+    if (row[0]?.rowHeader) cellPair(row[0], row[1] ?? null);
+  }
+}
