@@ -34,6 +34,14 @@ export { CLASSIFICATION_THRESHOLD, classifyPages, type PageClassification } from
 export { type Citation, extractStructured } from "./intelligence/extract.ts";
 export { type Partition, partitionDocument } from "./intelligence/partition.ts";
 export { type JsonSchema, validateAgainstSchema } from "./intelligence/schema.ts";
+export {
+  type ExtractionTask,
+  type StructuredDataEntry,
+  type Understanding,
+  UnderstandingError,
+  type UnderstandOptions,
+  understandDocument,
+} from "./intelligence/understand.ts";
 export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
 export * from "./providers/index.ts";
