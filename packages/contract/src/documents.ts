@@ -444,20 +444,25 @@ export const PageClass = Type.Object({
 });
 export type PageClass = Static<typeof PageClass>;
 
+/** Where one extracted value was read. */
+export const Citation = Type.Object({
+  /** JSON pointer into `data`, e.g. `/line_items/0/amount`. */
+  field: Type.String(),
+  page_number: Type.Integer({ minimum: 1 }),
+  /** The box of the source on its page, in points from the top left; null for formats without geometry. */
+  bbox: nullable(BoundingBox),
+  /** The source text the value was read from. */
+  text: Type.String(),
+});
+export type Citation = Static<typeof Citation>;
+
 export const StructuredData = Type.Object({
   schema_name: Type.String(),
   /** Data in the shape of the request's JSON schema. */
   data: Type.Unknown(),
   page_numbers: Type.Union([Type.Array(Type.Integer({ minimum: 1 })), Type.Integer({ minimum: 1 })]),
-  /** With provide_citations: where each value was read, by JSON pointer into `data`. */
-  citations: Type.Optional(
-    nullable(
-      Type.Record(
-        Type.String(),
-        Type.Array(Type.Object({ page_number: Type.Integer({ minimum: 1 }), bbox: BoundingBox })),
-      ),
-    ),
-  ),
+  /** With provide_citations: where each value was read, one entry per cited value. */
+  citations: Type.Optional(nullable(Type.Array(Citation))),
 });
 export type StructuredData = Static<typeof StructuredData>;
 
@@ -487,6 +492,10 @@ export const ParseUsage = Type.Object({
   extraction_output_tokens_used: Type.Optional(Count),
   summarization_input_tokens_used: Type.Optional(Count),
   summarization_output_tokens_used: Type.Optional(Count),
+  /** Tokens each configured model provider used for this job, by provider name (absent when none was used). */
+  model_providers: Type.Optional(
+    Type.Record(Type.String(), Type.Object({ input_tokens: Count, output_tokens: Count })),
+  ),
 });
 export type ParseUsage = Static<typeof ParseUsage>;
 
