@@ -1,0 +1,69 @@
+/**
+ * `npm run eval:extract [-- --per-layout N] [--format pdf] [--verbose] [--json]`: generates the labelled set in a
+ * temporary directory, prints field precision and recall of the offline extractor per kind, per format and overall,
+ * and page-classification accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { runExtractionEval } from "./extraction-eval.ts";
+import { type FieldCounts, precision, recall } from "./extraction-score.ts";
+import { FORMATS, type Format } from "./extraction-set.ts";
+
+const { values } = parseArgs({
+  options: {
+    "per-layout": { type: "string", default: "1" },
+    format: { type: "string", multiple: true },
+    mixed: { type: "string", default: "6" },
+    verbose: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+  },
+});
+
+const formats = (values.format as Format[] | undefined) ?? FORMATS;
+const dir = mkdtempSync(path.join(tmpdir(), "svc-extract-eval-"));
+try {
+  const report = await runExtractionEval({
+    dir,
+    perLayout: Number(values["per-layout"]),
+    formats,
+    mixed: Number(values.mixed),
+  });
+  if (values.json) {
+    console.log(JSON.stringify(report, null, 2));
+  } else {
+    const line = (name: string, counts: FieldCounts) =>
+      `${name.padEnd(12)} precision ${precision(counts).toFixed(3)}  recall ${recall(counts).toFixed(3)}  ` +
+      `(tp ${counts.tp}, fp ${counts.fp}, fn ${counts.fn})`;
+    console.log(`Offline extraction: ${report.documents.length} documents (${formats.join(", ")})`);
+    for (const [kind, counts] of Object.entries(report.byKind)) console.log(line(kind, counts));
+    for (const [format, counts] of Object.entries(report.byFormat)) console.log(line(format, counts));
+    console.log(line("overall", report.overall));
+    const invalid = report.documents.filter((doc) => doc.schemaErrors.length > 0);
+    console.log(`data failing its schema: ${invalid.length}`);
+    if (values.verbose) {
+      for (const doc of report.documents) {
+        for (const miss of doc.misses) {
+          console.log(
+            `  ${doc.id}.${doc.format} [${doc.layout}] ${miss.field}: expected ${JSON.stringify(miss.expected)}, got ${JSON.stringify(miss.predicted)}`,
+          );
+        }
+        for (const error of doc.schemaErrors) console.log(`  ${doc.id}.${doc.format} schema: ${error}`);
+      }
+    }
+    const correct = report.pages.filter((page) => page.expected === page.predicted).length;
+    console.log(
+      `Page classification: ${correct}/${report.pages.length} pages correct, accuracy ` +
+        `${report.pages.length === 0 ? "n/a" : (correct / report.pages.length).toFixed(3)}`,
+    );
+    for (const mismatch of report.pageCountMismatches) console.log(`  skipped ${mismatch}`);
+    if (values.verbose) {
+      for (const page of report.pages.filter((entry) => entry.expected !== entry.predicted)) {
+        console.log(`  ${page.document} page ${page.page}: expected ${page.expected}, got ${page.predicted}`);
+      }
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
