@@ -30,6 +30,12 @@ import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export {
+  applyEnrichment,
+  type EnrichmentHooks,
+  type EnrichmentScope,
+  MAX_PAGE_IMAGES,
+} from "./intelligence/enrich.ts";
 export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
 export { sniffMimeType } from "./sniff.ts";
