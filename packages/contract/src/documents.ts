@@ -407,11 +407,29 @@ export const TextContent = Type.Object({
   summary: Type.Optional(nullable(Type.String())),
 });
 
+/** A chart's data (enrichment chart_extraction): categories, and one value per category for each series. */
+export const ChartSeriesData = Type.Object({
+  /** `bar`, `line`, `pie`, `scatter`... several joined by `+`. */
+  chart_type: Type.String(),
+  title: nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  series: Type.Array(Type.Object({ name: Type.String(), values: Type.Array(nullable(Type.Number())) })),
+  /** Where the data was read: `chart_part` (an Office chart's values), `vector` (a PDF's drawing), `vision`. */
+  source: Type.Enum(["chart_part", "vector", "vision"]),
+});
+export type ChartSeriesData = Static<typeof ChartSeriesData>;
+/** A `chart` fragment: the data as a markdown table in `content`, and as numbers in `chart`. */
+export const ChartContent = Type.Object({
+  content: Type.String(),
+  summary: Type.Optional(nullable(Type.String())),
+  chart: ChartSeriesData,
+});
+
 /**
  * Content of a fragment by its kind. The most specific shape comes first: a serializer that picks the first
- * matching branch must not take a table (which has `cells`) or a header (`level`) for plain text.
+ * matching branch must not take a table (which has `cells`), a header (`level`) or a chart (`chart`) for plain text.
  */
-export const FragmentContent = Type.Union([TableContent, HeaderContent, TextContent]);
+export const FragmentContent = Type.Union([TableContent, HeaderContent, ChartContent, TextContent]);
 export type FragmentContent = Static<typeof FragmentContent>;
 
 export const PageFragment = Type.Object({
@@ -430,6 +448,8 @@ export const Page = Type.Object({
   page_dimensions: Type.Optional(nullable(Type.Object({ width: Type.Number(), height: Type.Number() }))),
   page_fragments: Type.Optional(nullable(Type.Array(PageFragment))),
   classification_reason: Type.Optional(nullable(Type.String())),
+  /** The page as a PNG, base64 (enrichment include_full_page_image; PDF and image documents). */
+  page_image: Type.Optional(nullable(Type.String())),
 });
 export type Page = Static<typeof Page>;
 

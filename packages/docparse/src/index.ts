@@ -31,6 +31,12 @@ import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
 export { CLASSIFICATION_THRESHOLD, classifyPages, type PageClassification } from "./intelligence/classify.ts";
+export {
+  applyEnrichment,
+  type EnrichmentHooks,
+  type EnrichmentScope,
+  MAX_PAGE_IMAGES,
+} from "./intelligence/enrich.ts";
 export { type Citation, extractStructured } from "./intelligence/extract.ts";
 export { type Partition, partitionDocument } from "./intelligence/partition.ts";
 export { type JsonSchema, validateAgainstSchema } from "./intelligence/schema.ts";

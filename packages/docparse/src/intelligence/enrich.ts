@@ -1,0 +1,232 @@
+import type { EnrichmentOptions } from "@svc/contract";
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import type { ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
+import type { TextRun } from "../paginated/geometry.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { closePdf, openPdf } from "../pdf/open.ts";
+import { tableToMarkdown } from "../views/tables.ts";
+import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
+import { dataUriBytes, pdfCrop, pdfPageImage, rasterCrop, rasterPageImage } from "./page-images.ts";
+import { summarizeTableOffline } from "./table-summary.ts";
+import { addVectorCharts } from "./vector-chart.ts";
+
+/**
+ * Enrichment (enrichment_options): table and figure summaries, chart data, page images, written into the model
+ * in place; the views render them (table and figure fragments' `summary`, `chart` fragments, each page's
+ * `page_image`). Every part works offline; a hook, when given, replaces the offline method of its part (a model
+ * provider). A hook's error propagates: the caller decides whether the job fails.
+ */
+export interface EnrichmentHooks {
+  /** A table's summary; `markdown` is the table as GFM, `prompt` the request's table_summarization_prompt. */
+  summarizeTable?(table: TableItem, markdown: string, prompt: string | null): Promise<string>;
+  /** A figure's summary; `image` is the figure as PNG (cropped from the page) when one could be made. */
+  summarizeFigure?(figure: FigureItem, image: Uint8Array | null, prompt: string | null): Promise<string>;
+  /** The data of a chart shown as a picture (PNG), or null when the picture is not a chart. */
+  readChart?(figure: FigureItem, image: Uint8Array): Promise<ChartData | null>;
+}
+
+/** What the caller parsed, when it was not the whole document. */
+export interface EnrichmentScope {
+  /** The pages parsed (page_range), null or left out for every page: page images are made of these only. */
+  pages?: readonly number[] | null;
+}
+
+/** Page images made for one document at most; the rest are left out with a warning. */
+export const MAX_PAGE_IMAGES = 200;
+
+/** The source document as pictures can be made of it: an open PDF, or an image file's bytes. */
+interface Pictures {
+  pdf: PDFDocumentProxy | null;
+  raster: Uint8Array | null;
+}
+
+async function openPictures(model: DocumentModel, source: { bytes: Uint8Array | null }): Promise<Pictures> {
+  const bytes = source.bytes;
+  if (!bytes || bytes.byteLength === 0) return { pdf: null, raster: null };
+  if (model.backend === "pdf" && isPdf(bytes)) {
+    try {
+      return { pdf: await openPdf(bytes), raster: null };
+    } catch (error) {
+      model.warnings.push(`Enrichment could not open the PDF again: ${(error as Error).message}`);
+      return { pdf: null, raster: null };
+    }
+  }
+  if (model.backend === "image") return { pdf: null, raster: bytes };
+  return { pdf: null, raster: null };
+}
+
+function isPdf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString("latin1");
+  return head.includes("%PDF-");
+}
+
+/**
+ * Annotates the model with the enrichments the options ask for.
+ *
+ * @example
+ * const { document } = await parseDocument({ bytes, mimeType: "application/pdf" });
+ * await applyEnrichment(document, { bytes, mimeType: "application/pdf" }, { ...ENRICHMENT_OPTION_DEFAULTS, table_summarization: true });
+ * documentViews(document).pages[0].page_fragments; // table fragments carry content.summary
+ */
+export async function applyEnrichment(
+  model: DocumentModel,
+  source: { bytes: Uint8Array | null; mimeType: string },
+  options: Required<EnrichmentOptions>,
+  hooks: EnrichmentHooks = {},
+  scope: EnrichmentScope = {},
+): Promise<void> {
+  const wanted =
+    options.table_summarization ||
+    options.figure_summarization ||
+    options.chart_extraction ||
+    options.include_full_page_image;
+  if (!wanted) return;
+  if (options.table_summarization) await summarizeTables(model, options.table_summarization_prompt, hooks);
+  const needPictures =
+    options.figure_summarization || options.chart_extraction || options.include_full_page_image;
+  const pictures = needPictures ? await openPictures(model, source) : { pdf: null, raster: null };
+  try {
+    // Charts first: a figure found to be a chart is summarized as one.
+    if (options.chart_extraction) await extractCharts(model, pictures, hooks);
+    if (options.figure_summarization)
+      await summarizeFigures(model, pictures, options.figure_summarization_prompt, hooks);
+    if (options.include_full_page_image) await addPageImages(model, pictures, scope.pages ?? null);
+  } finally {
+    if (pictures.pdf) await closePdf(pictures.pdf);
+  }
+}
+
+async function summarizeTables(
+  model: DocumentModel,
+  prompt: string | null,
+  hooks: EnrichmentHooks,
+): Promise<void> {
+  for (const item of model.items) {
+    if (item.label !== "table") continue;
+    item.summary = hooks.summarizeTable
+      ? await hooks.summarizeTable(item, tableToMarkdown(item), prompt)
+      : summarizeTableOffline(item);
+  }
+}
+
+function figures(model: DocumentModel): FigureItem[] {
+  return model.items.filter((item): item is FigureItem => item.label === "figure");
+}
+
+/** The figure as PNG: cropped from the rendered PDF page or image page, or its own embedded image. */
+async function figureImage(
+  model: DocumentModel,
+  figure: FigureItem,
+  pictures: Pictures,
+): Promise<Uint8Array | null> {
+  const own = dataUriBytes(figure.source);
+  if (own) return own;
+  const prov = figure.prov[0];
+  if (!prov?.bbox) return null;
+  try {
+    if (pictures.pdf) return await pdfCrop(pictures.pdf, prov.page, prov.bbox);
+    const size = model.pages.find((page) => page.pageNumber === prov.page)?.size;
+    if (pictures.raster && size) return await rasterCrop(pictures.raster, prov.page, size.width, prov.bbox);
+  } catch (error) {
+    model.warnings.push(`No image of the figure on page ${prov.page}: ${(error as Error).message}`);
+  }
+  return null;
+}
+
+async function extractCharts(
+  model: DocumentModel,
+  pictures: Pictures,
+  hooks: EnrichmentHooks,
+): Promise<void> {
+  for (const figure of figures(model)) {
+    if (figure.chart?.data) {
+      figure.chartData = figure.chart.data;
+      continue;
+    }
+    if (!hooks.readChart) continue;
+    const image = await figureImage(model, figure, pictures);
+    if (!image) continue;
+    const data = await hooks.readChart(figure, image);
+    if (data) figure.chartData = { ...data, origin: "vision" };
+  }
+  if (pictures.pdf) await addVectorCharts(model, pictures.pdf);
+}
+
+/** The text runs of a PDF's pages, read once per page. */
+class PageRuns {
+  private readonly cache = new Map<number, TextRun[]>();
+  private readonly pdf: PDFDocumentProxy | null;
+  constructor(pdf: PDFDocumentProxy | null) {
+    this.pdf = pdf;
+  }
+  async of(page: number): Promise<TextRun[]> {
+    if (!this.pdf) return [];
+    let runs = this.cache.get(page);
+    if (!runs) {
+      runs = (await extractPdfPage(this.pdf, page)).runs;
+      this.cache.set(page, runs);
+    }
+    return runs;
+  }
+}
+
+async function summarizeFigures(
+  model: DocumentModel,
+  pictures: Pictures,
+  prompt: string | null,
+  hooks: EnrichmentHooks,
+): Promise<void> {
+  const runs = new PageRuns(pictures.pdf);
+  for (const figure of figures(model)) {
+    const image = await figureImage(model, figure, pictures);
+    if (hooks.summarizeFigure) {
+      figure.summary = await hooks.summarizeFigure(figure, image, prompt);
+      continue;
+    }
+    const prov = figure.prov[0];
+    const box = prov?.bbox ?? null;
+    const inside = box
+      ? (await runs.of(prov.page)).filter((run) => {
+          const x = (run.box.x1 + run.box.x2) / 2;
+          const y = (run.box.y1 + run.box.y2) / 2;
+          return x >= box.x1 && x <= box.x2 && y >= box.y1 && y <= box.y2 && run.text.trim() !== "";
+        })
+      : [];
+    inside.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
+    figure.summary = await summarizeFigureOffline(figure, {
+      caption: figureCaption(model, figure),
+      text: inside.map((run) => run.text.trim()),
+      image,
+      ...placeOnPage(model, prov?.page ?? 1, box),
+    });
+  }
+}
+
+async function addPageImages(
+  model: DocumentModel,
+  pictures: Pictures,
+  pages: readonly number[] | null,
+): Promise<void> {
+  if (!pictures.pdf && !pictures.raster) {
+    model.warnings.push(`Page images are made of PDF and image documents only, not of ${model.mimeType}`);
+    return;
+  }
+  const wanted = pages === null ? null : new Set(pages);
+  const candidates = model.pages.filter(
+    (page) => page.size && (wanted === null || wanted.has(page.pageNumber)),
+  );
+  if (candidates.length > MAX_PAGE_IMAGES) {
+    model.warnings.push(`Page images were made of the first ${MAX_PAGE_IMAGES} pages only`);
+  }
+  for (const page of candidates.slice(0, MAX_PAGE_IMAGES)) {
+    const size = page.size;
+    if (!size) continue;
+    try {
+      page.image = pictures.pdf
+        ? await pdfPageImage(pictures.pdf, page.pageNumber)
+        : await rasterPageImage(pictures.raster as Uint8Array, page.pageNumber, size.width);
+    } catch (error) {
+      model.warnings.push(`No image of page ${page.pageNumber}: ${(error as Error).message}`);
+    }
+  }
+}
