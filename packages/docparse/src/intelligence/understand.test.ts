@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { EnrichmentOptions } from "@svc/contract";
+import { ENRICHMENT_OPTION_DEFAULTS, type EnrichmentOptions } from "@svc/contract";
 import { loadDocument } from "../index.ts";
 import { OpenAiProvider } from "../providers/openai.ts";
 import { startProtocolServer } from "../providers/protocol-server.testing.ts";
@@ -209,5 +209,37 @@ describe("understandDocument with a provider (loopback protocol server, not a mo
       },
       { page_class: "report", page_numbers: [], classification_reasons: {} },
     ]);
+  });
+
+  test("enrichment through a provider: the table summary is the provider's answer to the request's prompt", async () => {
+    answers.push("Two products; Widgets sold the most.");
+    const model = await loadDocument({
+      text: "# Sales\n\n| Product | Units |\n|---|---|\n| Widgets | 40 |\n| Gadgets | 12 |\n",
+      mimeType: "text/markdown",
+    });
+    const before = server.received.length;
+    const result = await understandDocument(model, {
+      pageClassifications: null,
+      extractions: null,
+      enrichment: {
+        ...ENRICHMENT_OPTION_DEFAULTS,
+        table_summarization: true,
+        table_summarization_prompt: "Say which product sold the most.",
+      },
+      source: { bytes: null, mimeType: "text/markdown" },
+      pages: null,
+      classificationProvider: null,
+      enrichmentProvider: provider(),
+    });
+    assert.equal(server.received.length - before, 1);
+    const sent = server.received[before].body as { messages: { content: string }[] };
+    assert.match(sent.messages[1].content, /^Say which product sold the most\./);
+    assert.match(sent.messages[1].content, /\| Widgets \| 40 \|/);
+    const table = model.items.find((item) => item.label === "table");
+    assert.equal(
+      table && "summary" in table ? table.summary : undefined,
+      "Two products; Widgets sold the most.",
+    );
+    assert.deepEqual(result.usage.summarization, [["gpt_4o_mini", { inputTokens: 100, outputTokens: 10 }]]);
   });
 });

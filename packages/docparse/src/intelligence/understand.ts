@@ -11,15 +11,17 @@
  *   checked with `validateAgainstSchema`; an invalid one is asked for once more, with the problems named, and a
  *   second invalid answer fails the parse (an answer that does not fit the request's schema is never returned).
  *   With `provide_citations`, a provider's values are cited where the partition's text shows them.
- * - Enrichment: see `applyEnrichment`; with an enrichment provider its hooks write the summaries (and read
- *   raster charts when the provider has vision).
+ * - Enrichment: `applyEnrichment`; with an enrichment provider, its hooks (providerHooks) write the table and
+ *   figure summaries (the request's prompts honoured) and, when the provider has vision, read charts drawn as
+ *   pictures. A provider failure fails the parse.
  */
 import type { EnrichmentOptions, PageClassConfig, PartitionStrategy } from "@svc/contract";
-import type { DocumentModel } from "../model.ts";
+import type { ChartData, DocumentModel } from "../model.ts";
 import type { ModelProvider, TokenUsage } from "../providers/provider.ts";
 import { ProviderError, UsageMeter } from "../providers/provider.ts";
 import { itemsToMarkdown } from "../views/markdown.ts";
 import { classifyPages, type PageClassification } from "./classify.ts";
+import { applyEnrichment, type EnrichmentHooks } from "./enrich.ts";
 import { type Citation, extractStructured } from "./extract.ts";
 import { groundCitations } from "./grounding.ts";
 import { itemPage, type Partition, partitionDocument } from "./partition.ts";
@@ -291,9 +293,111 @@ async function ask(
   );
 }
 
-/** Enrichment: wired to applyEnrichment once the enrichment module is in (see enrich.ts). */
+/** Enrichment through applyEnrichment; with a provider, its hooks replace the offline summaries and chart reading. */
 async function enrich(
-  _model: DocumentModel,
-  _options: UnderstandOptions,
-  _provider: ModelProvider | null,
-): Promise<void> {}
+  model: DocumentModel,
+  options: UnderstandOptions,
+  provider: ModelProvider | null,
+): Promise<void> {
+  const enrichment = options.enrichment;
+  if (!enrichment) return;
+  const hooks = provider ? providerHooks(provider, options.signal) : {};
+  try {
+    await applyEnrichment(model, options.source, enrichment, hooks, { pages: options.pages });
+  } catch (error) {
+    if (error instanceof ProviderError) throw new UnderstandingError(error.message);
+    throw error;
+  }
+}
+
+const SUMMARY_SYSTEM =
+  "You write short factual summaries of parts of documents. State only what the content shows; no speculation.";
+
+const CHART_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    is_chart: { type: "boolean" },
+    chart_type: { type: "string" },
+    title: { type: "string" },
+    categories: { type: "array", items: { type: "string" } },
+    series: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { name: { type: "string" }, values: { type: "array", items: { type: "number" } } },
+        required: ["name", "values"],
+      },
+    },
+  },
+  required: ["is_chart", "chart_type", "title", "categories", "series"],
+};
+
+/**
+ * Enrichment hooks on a provider: table summaries from the table's markdown, figure summaries from the figure's
+ * picture (vision) or its caption, and, with vision, a raster chart's data as constrained JSON.
+ */
+export function providerHooks(provider: ModelProvider, signal?: AbortSignal): EnrichmentHooks {
+  const hooks: EnrichmentHooks = {
+    async summarizeTable(_table, markdown, prompt) {
+      const instructions =
+        prompt?.trim() ||
+        "Summarize this table in two or three sentences: what it lists, and its notable values.";
+      const answer = await provider.complete(
+        { system: SUMMARY_SYSTEM, prompt: `${instructions}\n\n${clip(markdown)}`, maxTokens: 400 },
+        signal,
+      );
+      return answer.text.trim();
+    },
+    async summarizeFigure(figure, image, prompt) {
+      const instructions = prompt?.trim() || "Summarize this figure in one or two sentences: what it shows.";
+      const caption = figure.caption ? `\n\nCaption: ${figure.caption}` : "";
+      const images = image && provider.vision ? [{ mimeType: "image/png", data: image }] : undefined;
+      const answer = await provider.complete(
+        { system: SUMMARY_SYSTEM, prompt: `${instructions}${caption}`, images, maxTokens: 300 },
+        signal,
+      );
+      return answer.text.trim();
+    },
+  };
+  if (provider.vision) {
+    hooks.readChart = async (_figure, image) => {
+      const answer = await ask(
+        provider,
+        {
+          system: "You read the data of charts from pictures. Give only values the picture shows.",
+          prompt:
+            "If this picture is a chart, give its type, title, categories and each series' values; else is_chart false.",
+          images: [{ mimeType: "image/png", data: image }],
+          jsonSchema: CHART_SCHEMA,
+          schemaName: "chart",
+        },
+        CHART_SCHEMA,
+        signal,
+      );
+      return chartOf(answer);
+    };
+  }
+  return hooks;
+}
+
+/** The chart a provider described, or null when it says the picture is not one. */
+function chartOf(answer: unknown): ChartData | null {
+  const chart = answer as {
+    is_chart?: boolean | null;
+    chart_type?: string | null;
+    title?: string | null;
+    categories?: (string | null)[] | null;
+    series?: { name?: string | null; values?: (number | null)[] | null }[] | null;
+  };
+  if (chart.is_chart !== true || !Array.isArray(chart.series) || chart.series.length === 0) return null;
+  return {
+    chartType: chart.chart_type || "unknown",
+    title: chart.title ?? null,
+    categories: (chart.categories ?? []).map((category) => category ?? ""),
+    series: chart.series.map((series, index) => ({
+      name: series?.name ?? `Series ${index + 1}`,
+      values: (series?.values ?? []).map((value) => (typeof value === "number" ? value : null)),
+    })),
+    origin: "vision",
+  };
+}
