@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ENRICHMENT_OPTION_DEFAULTS, type EnrichmentOptions } from "@svc/contract";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { loadDocument } from "../index.ts";
 import { OpenAiProvider } from "../providers/openai.ts";
 import { startProtocolServer } from "../providers/protocol-server.testing.ts";
@@ -241,5 +242,40 @@ describe("understandDocument with a provider (loopback protocol server, not a mo
       "Two products; Widgets sold the most.",
     );
     assert.deepEqual(result.usage.summarization, [["gpt_4o_mini", { inputTokens: 100, outputTokens: 10 }]]);
+  });
+
+  test("skip_ocr on a vision provider sends a PDF's pages as PNG pictures instead of their text", async () => {
+    answers.push('{"invoice_number": "INV-9", "total_due": 5, "vendor": null}');
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.addPage([300, 200]).drawText("Invoice Number: INV-9", { x: 20, y: 150, size: 12, font });
+    const bytes = new Uint8Array(await pdf.save());
+    const model = await loadDocument({ bytes, mimeType: "application/pdf" });
+    const vision = new OpenAiProvider(
+      "vision",
+      { kind: "openai", baseUrl: server.url, model: "m", apiKey: null, ...PROVIDER_DEFAULTS, vision: true },
+      { sleep: async () => {} },
+    );
+    const before = server.received.length;
+    const result = await understandDocument(model, {
+      pageClassifications: null,
+      extractions: [task({ provider: vision, skipOcr: true, provideCitations: false })],
+      enrichment: noEnrichment,
+      source: { bytes, mimeType: "application/pdf" },
+      pages: null,
+      classificationProvider: null,
+      enrichmentProvider: null,
+    });
+    const sent = server.received[before].body as { messages: { content: unknown }[] };
+    const parts = sent.messages[1].content as { type: string; text?: string; image_url?: { url: string } }[];
+    assert.equal(parts[0].type, "text");
+    assert.doesNotMatch(parts[0].text ?? "", /INV-9/, "the text is not sent");
+    assert.equal(parts.length, 2);
+    assert.match(parts[1].image_url?.url ?? "", /^data:image\/png;base64,iVBORw0KGgo/);
+    assert.deepEqual(result.structured_data?.[0].data, {
+      invoice_number: "INV-9",
+      total_due: 5,
+      vendor: null,
+    });
   });
 });

@@ -10,7 +10,9 @@
  *   schema as constrained output, the extraction's prompt and the partition's markdown. A provider's answer is
  *   checked with `validateAgainstSchema`; an invalid one is asked for once more, with the problems named, and a
  *   second invalid answer fails the parse (an answer that does not fit the request's schema is never returned).
- *   With `provide_citations`, a provider's values are cited where the partition's text shows them.
+ *   With `provide_citations`, a provider's values are cited where the partition's text shows them. With
+ *   `skip_ocr` and a vision provider, a PDF's or an image's pages go as pictures instead of their text
+ *   (offline, `skip_ocr` changes nothing: the text is the parse's own).
  * - Enrichment: `applyEnrichment`; with an enrichment provider, its hooks (providerHooks) write the table and
  *   figure summaries (the request's prompts honoured) and, when the provider has vision, read charts drawn as
  *   pictures. A provider failure fails the parse.
@@ -25,6 +27,7 @@ import { applyEnrichment, type EnrichmentHooks } from "./enrich.ts";
 import { type Citation, extractStructured } from "./extract.ts";
 import { groundCitations } from "./grounding.ts";
 import { itemPage, type Partition, partitionDocument } from "./partition.ts";
+import { partitionImages } from "./partition-images.ts";
 import { type JsonSchema, validateAgainstSchema } from "./schema.ts";
 
 /** One structured extraction of a request, defaults filled; `provider` null means offline. */
@@ -35,6 +38,8 @@ export interface ExtractionTask {
   partitionStrategy: PartitionStrategy;
   pageClasses: string[] | null;
   provideCitations: boolean;
+  /** With a vision provider and a PDF or image source: send the partition's pages as pictures, not its text. */
+  skipOcr?: boolean;
   provider: ModelProvider | null;
 }
 
@@ -124,7 +129,9 @@ export async function understandDocument(
       const partitions = partitionDocument(model, task.partitionStrategy, scope);
       const provider = task.provider ? extractionMeter.wrap(task.provider) : null;
       for (const partition of partitions) {
-        structured.push(await extractPartition(partition, task, provider, options.signal));
+        structured.push(
+          await extractPartition(model, options.source, partition, task, provider, options.signal),
+        );
       }
     }
   }
@@ -221,6 +228,8 @@ async function classifyWithProvider(
 }
 
 async function extractPartition(
+  model: DocumentModel,
+  source: UnderstandOptions["source"],
   partition: Partition,
   task: ExtractionTask,
   provider: ModelProvider | null,
@@ -239,6 +248,8 @@ async function extractPartition(
     if (task.provideCitations) entry.citations = citations;
     return entry;
   }
+  const images =
+    task.skipOcr && provider.vision ? await partitionImages(model, source, partition.pageNumbers) : null;
   const markdown = itemsToMarkdown(partition.items, { tableOutputMode: "markdown" });
   const instructions = task.prompt?.trim()
     ? task.prompt.trim()
@@ -248,7 +259,10 @@ async function extractPartition(
     provider,
     {
       system: EXTRACTION_SYSTEM,
-      prompt: `${instructions}\n\nDocument${pagesText}, as markdown:\n\n${clip(markdown)}`,
+      prompt: images
+        ? `${instructions}\n\nThe document${pagesText} is in the pictures, one per page.`
+        : `${instructions}\n\nDocument${pagesText}, as markdown:\n\n${clip(markdown)}`,
+      images: images ?? undefined,
       jsonSchema: task.jsonSchema,
       schemaName: task.schemaName,
     },

@@ -70,6 +70,7 @@ async function understand(document: DocumentModel, task: ParseTask): Promise<Int
         partitionStrategy: option.partition_strategy ?? "none",
         pageClasses: option.page_classes ?? null,
         provideCitations: option.provide_citations === true,
+        skipOcr: option.skip_ocr === true,
         provider: provider(name),
       })) ?? null,
     enrichment: intelligence.enrichment,
