@@ -62,8 +62,14 @@ export function headerRows(table: TableItem, grid: (TableCell | null)[][]): numb
 /** A label: a short run of words that starts with a letter and is not itself a sentence. */
 function isLabel(text: string): boolean {
   const t = text.trim();
+  const wordCount = t.split(/\s+/).length;
+  // "Tel." and "Dependents?" are labels; a longer run ending in a full stop is a sentence.
   return (
-    t.length > 0 && t.length <= 60 && /^[\p{L}#(]/u.test(t) && t.split(/\s+/).length <= 8 && !/[.!?]$/.test(t)
+    t.length > 0 &&
+    t.length <= 60 &&
+    /^[\p{L}#(]/u.test(t) &&
+    wordCount <= 8 &&
+    !(wordCount > 4 && /[.!]$/.test(t))
   );
 }
 
