@@ -15,10 +15,10 @@
  * - Nested objects: recursively, their fields matched with the object's name as context.
  */
 import type { Box, DocItem, ListItem, TableCell, TableItem } from "../model.ts";
-import { collectPairs, headerRows, type Pair, tableGrid } from "./pairs.ts";
+import { collectPairs, headerRows, mainLabelTerms, type Pair, tableGrid } from "./pairs.ts";
 import type { Partition } from "./partition.ts";
 import { escapePointer, type JsonSchema, resolveSchema, schemaProperties, schemaType } from "./schema.ts";
-import { labelTerms, terms } from "./terms.ts";
+import { labelTerms, normalizeText, terms } from "./terms.ts";
 import { matchEnum, parseBoolean, parseDate, parseNumber } from "./values.ts";
 
 /** Where an extracted value was read. `field` is a JSON pointer into the data. */
@@ -34,9 +34,13 @@ export const LABEL_MATCH_THRESHOLD = 0.75;
 
 interface FieldSpec {
   pointer: string;
+  name: string;
   schema: JsonSchema;
-  /** Label-term variants the field answers to, each with the score a full match earns. */
-  variants: { terms: Set<string>; weight: number }[];
+  /** Label-term variants the field answers to: its name (alone and with its parents' names), title, aliases. */
+  variants: Set<string>[];
+  /** Content terms of the field's name and description. */
+  described: Set<string>;
+  nameTerms: Set<string>;
   /** Terms of the objects the field sits in (for scope). */
   parentTerms: Set<string>;
 }
@@ -59,43 +63,114 @@ function descriptionAliases(description: unknown): string[] {
   return aliases;
 }
 
-function fieldSpec(pointer: string, name: string, schema: JsonSchema, parents: string[]): FieldSpec {
+/**
+ * Column-header words of common table vocabularies (line items, figures by region), by the property they name.
+ * Used for table columns only, where the table's other matched columns already vouch for the reading.
+ */
+const COLUMN_SYNONYMS: Record<string, string[]> = {
+  quantity: ["qty", "units", "count", "pcs", "hours", "no of units"],
+  amount: ["total", "line total", "sum", "extended price", "net amount"],
+  description: ["item", "product", "service", "details", "article"],
+  unit_price: ["price", "rate", "unit cost", "cost"],
+  price: ["unit price", "rate", "unit cost"],
+  revenue: ["sales", "turnover"],
+  growth: ["change", "yoy"],
+  name: ["item", "product"],
+};
+
+function fieldSpec(
+  pointer: string,
+  name: string,
+  schema: JsonSchema,
+  parents: string[],
+  columns = false,
+): FieldSpec {
   const own = labelTerms(name);
   const parentTerms = new Set(parents.flatMap((parent) => labelTerms(parent)));
-  const variants: FieldSpec["variants"] = [{ terms: new Set(own), weight: 1 }];
-  if (parents.length > 0) variants.push({ terms: new Set([...parentTerms, ...own]), weight: 1 });
-  if (typeof schema.title === "string")
-    variants.push({ terms: new Set(labelTerms(schema.title)), weight: 1 });
-  for (const alias of descriptionAliases(schema.description)) {
-    variants.push({ terms: new Set(labelTerms(alias)), weight: 1 });
+  const variants: Set<string>[] = [new Set(own)];
+  if (parents.length > 0) variants.push(new Set([...parentTerms, ...own]));
+  if (typeof schema.title === "string") variants.push(new Set(labelTerms(schema.title)));
+  for (const alias of descriptionAliases(schema.description)) variants.push(new Set(labelTerms(alias)));
+  if (columns) {
+    const key = normalizeText(name).replace(/ /g, "_");
+    for (const synonym of COLUMN_SYNONYMS[key] ?? []) variants.push(new Set(labelTerms(synonym)));
   }
-  return { pointer, schema, variants: variants.filter((variant) => variant.terms.size > 0), parentTerms };
+  const described = new Set([
+    ...own,
+    ...(typeof schema.description === "string" ? labelTerms(schema.description) : []),
+  ]);
+  return {
+    pointer,
+    name,
+    schema,
+    variants: variants.filter((variant) => variant.size > 0),
+    described,
+    nameTerms: new Set(own),
+    parentTerms,
+  };
+}
+
+/** Name words a value can stand in for: "Due: 2024-05-01" names `due_date`, "Invoice: INV-7" `invoice_number`. */
+function impliedByValue(term: string, raw: string, schema: JsonSchema): boolean {
+  switch (term) {
+    case "date":
+      return parseDate(raw) !== undefined;
+    case "numb":
+      return /\d/.test(raw);
+    case "name":
+      return /^\p{L}/u.test(raw) && !/\d/.test(raw);
+    case "status":
+    case "type":
+    case "kind":
+    case "categori":
+      return Array.isArray(schema.enum);
+    case "amount":
+    case "valu":
+      return parseNumber(raw) !== undefined;
+    default:
+      return false;
+  }
 }
 
 /**
- * How well a label names a field, 0..1: the best variant's Jaccard similarity of terms, where terms the label
- * lacks (or has beyond the variant) count as present when the context supplies them (the document's headings or
- * the label's scope, e.g. "Date" under an INVOICE title for `invoice_date`).
+ * How well a label names a field, 0..1. For each variant: 1 when the label's terms are the variant's; otherwise
+ * 0.95 × common / (common + missing + extra), where a variant term the label lacks is not missing when the context
+ * (the partition's headings, the pair's scope) or the value supplies it ("Date" under an INVOICE title for
+ * `invoice_date`, "Due: 2024-05-01" for `due_date`), and a label term the variant lacks is not extra when the
+ * context has it. A label whose terms all appear in the field's description, sharing one with its name or naming
+ * two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
+ * inside an object whose name neither the label nor its scope mentions is discounted.
  */
-function labelScore(pair: Pair, field: FieldSpec, context: Set<string>): number {
+function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: string): number {
   const label = new Set(pair.labelTerms);
   if (label.size === 0) return 0;
   let best = 0;
   for (const variant of field.variants) {
     let common = 0;
-    for (const term of label) if (variant.terms.has(term)) common++;
+    for (const term of label) if (variant.has(term)) common++;
     if (common === 0) continue;
+    if (common === label.size && common === variant.size) {
+      best = 1;
+      break;
+    }
     let missing = 0;
-    for (const term of variant.terms)
-      if (!label.has(term) && !context.has(term) && !pair.scope.has(term)) missing++;
+    for (const term of variant) {
+      if (
+        !label.has(term) &&
+        !context.has(term) &&
+        !pair.scope.has(term) &&
+        !impliedByValue(term, raw, field.schema)
+      ) {
+        missing++;
+      }
+    }
     let extra = 0;
-    for (const term of label) if (!variant.terms.has(term) && !context.has(term)) extra++;
-    const exact = common === label.size && common === variant.terms.size;
-    const score = exact ? 1 : common / (common + missing + extra);
-    // A match that leans on context is a little weaker than one the label states in full.
-    best = Math.max(best, variant.weight * (exact ? 1 : score * 0.95));
+    for (const term of label) if (!variant.has(term) && !context.has(term)) extra++;
+    best = Math.max(best, (0.95 * common) / (common + missing + extra));
   }
-  // A field inside an object whose name the label omits fits better under a heading naming that object.
+  const inDescription = [...label].every((term) => field.described.has(term));
+  const namesOne = [...label].some((term) => field.nameTerms.has(term));
+  if (inDescription && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
   if (
     field.parentTerms.size > 0 &&
     ![...field.parentTerms].some((term) => label.has(term) || pair.scope.has(term))
@@ -176,6 +251,24 @@ export function typedValue(text: string, schema: JsonSchema, name: string): unkn
   }
 }
 
+/**
+ * The value text of a `Label: value` pair as far as it reads as the field's type. Text run on from the next line
+ * ("Paid: Yes Thank you for your business") is cut to the longest leading run of at most four words that is a
+ * number, date or yes/no; other types take the whole text.
+ */
+function typedPrefix(text: string, schema: JsonSchema, name: string): string {
+  const type = schemaType(schema);
+  const dateLike = type === "string" && isDateField(name, schema);
+  if (!["number", "integer", "boolean"].includes(type ?? "") && !dateLike) return text;
+  if (typedValue(text, schema, name) !== undefined) return text;
+  const tokens = text.trim().split(/\s+/);
+  for (let k = Math.min(4, tokens.length - 1); k >= 1; k--) {
+    const prefix = tokens.slice(0, k).join(" ");
+    if (typedValue(prefix, schema, name) !== undefined) return prefix;
+  }
+  return text;
+}
+
 interface Extraction {
   pairs: Pair[];
   used: Set<Pair>;
@@ -192,10 +285,13 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
     for (const pair of state.pairs) {
       if (state.used.has(pair)) continue;
       if (pair.kind === "section" && schemaType(field.schema) !== "string") continue;
-      const score = labelScore(pair, field, state.context);
-      if (score < LABEL_MATCH_THRESHOLD) continue;
-      const value = typedValue(pair.value, field.schema, names[index]);
+      if (pair.kind === "title" && !field.nameTerms.has("titl")) continue;
+      const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
+      const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
+      const score = labelScore(pair, field, state.context, raw.trim());
+      // A heading names a long-text field only exactly ("Summary" for `summary`).
+      if (score < LABEL_MATCH_THRESHOLD || (pair.kind === "section" && score < 1)) continue;
       candidates.push({ field: index, pair, score: pair.kind === "section" ? score * 0.9 : score, value });
     }
   });
@@ -213,11 +309,22 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
   return filled;
 }
 
-/** How well a column header names a property (the same label score, without context). */
+/**
+ * How well a column header names a property: the label score without context, or 0.8 when the header holds
+ * every term of one of the property's variants ("Item Description" for `description`).
+ */
 function headerScore(header: string, field: FieldSpec): number {
+  const headerTerms = new Set(mainLabelTerms(header));
+  if (field.variants.some((variant) => [...variant].every((term) => headerTerms.has(term)))) {
+    return Math.max(0.8, headerScoreExact(header, field));
+  }
+  return headerScoreExact(header, field);
+}
+
+function headerScoreExact(header: string, field: FieldSpec): number {
   const pair: Pair = {
     label: header,
-    labelTerms: labelTerms(header),
+    labelTerms: mainLabelTerms(header),
     value: "",
     kind: "table",
     page: 1,
@@ -226,7 +333,7 @@ function headerScore(header: string, field: FieldSpec): number {
     order: 0,
     scope: new Set(),
   };
-  return labelScore(pair, { ...field, parentTerms: new Set() }, new Set());
+  return labelScore(pair, { ...field, parentTerms: new Set() }, new Set(), "");
 }
 
 const TOTALS_CELL =
@@ -241,7 +348,7 @@ function tableObjects(
 ): unknown[] | null {
   const properties = schemaProperties(itemSchema).map(([name, node]) => {
     const schema = resolveSchema(root, node);
-    return { name, schema, spec: fieldSpec("", name, schema, []) };
+    return { name, schema, spec: fieldSpec("", name, schema, [], true) };
   });
   const scalar = properties.filter(
     (property) => !["object", "array"].includes(schemaType(property.schema) ?? ""),
@@ -406,6 +513,24 @@ function extractObject(
   return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
 }
 
+/** The label variants of every field of a schema, nested ones included (to find labels in run-on text). */
+function allVariants(root: JsonSchema): Set<string>[] {
+  const variants: Set<string>[] = [];
+  const visit = (node: unknown, name: string, parents: string[], depth: number) => {
+    if (depth > 8) return;
+    const schema = resolveSchema(root, node);
+    const type = schemaType(schema);
+    if (type === "object") {
+      for (const [child, childNode] of schemaProperties(schema)) {
+        visit(childNode, child, name === "" ? parents : [...parents, name], depth + 1);
+      }
+    } else if (type === "array") visit(schema.items, name, parents, depth + 1);
+    else if (name !== "") variants.push(...fieldSpec("", name, schema, parents).variants);
+  };
+  visit(root, "", [], 0);
+  return variants;
+}
+
 /**
  * The data of a schema read from a partition, and where each value came from. Fields not found are null;
  * `citations` is empty unless asked for.
@@ -429,8 +554,14 @@ export function extractStructured(
     if (item.label === "title" || item.label === "section_header")
       for (const term of labelTerms(item.text)) context.add(term);
   }
+  const variants = allVariants(schema);
+  const known = (candidate: string[]) =>
+    candidate.length > 0 &&
+    variants.some(
+      (variant) => variant.size === candidate.length && candidate.every((term) => variant.has(term)),
+    );
   const state: Extraction = {
-    pairs: collectPairs(items),
+    pairs: collectPairs(items, known),
     used: new Set(),
     context,
     items,

@@ -7,7 +7,7 @@
 import type { Box, DocItem, TableCell, TableItem } from "../model.ts";
 import { labelTerms, terms } from "./terms.ts";
 
-export type PairKind = "colon" | "table" | "checkbox" | "section";
+export type PairKind = "colon" | "table" | "checkbox" | "section" | "title";
 
 export interface Pair {
   label: string;
@@ -23,6 +23,12 @@ export interface Pair {
   order: number;
   /** Terms of the heading (or label-only line, or table caption) the pair sits under. */
   scope: Set<string>;
+}
+
+/** The terms of a label outside parentheses ("Annual income (USD)" → annual, income), or all when that is none. */
+export function mainLabelTerms(label: string): string[] {
+  const main = labelTerms(label.replace(/\([^)]*\)/g, " ").replace(/[%?]/g, " "));
+  return main.length > 0 ? main : labelTerms(label);
 }
 
 /** A table as rows of cells (a spanning cell at its first row and column only). */
@@ -56,19 +62,32 @@ export function headerRows(table: TableItem, grid: (TableCell | null)[][]): numb
 /** A label: a short run of words that starts with a letter and is not itself a sentence. */
 function isLabel(text: string): boolean {
   const t = text.trim();
+  const wordCount = t.split(/\s+/).length;
+  // "Tel." and "Dependents?" are labels; a longer run ending in a full stop is a sentence.
   return (
-    t.length > 0 && t.length <= 60 && /^[\p{L}#(]/u.test(t) && t.split(/\s+/).length <= 8 && !/[.!?]$/.test(t)
+    t.length > 0 &&
+    t.length <= 60 &&
+    /^[\p{L}#(]/u.test(t) &&
+    wordCount <= 8 &&
+    !(wordCount > 4 && /[.!]$/.test(t))
   );
 }
 
 const CHECK_MARK = /^(?:[☐☑☒]|\[\s?[xX✓✔]?\s?\])\s*/u;
 
+/** Whether some field answers to exactly these label terms (used to find where a label starts in run-on text). */
+export type KnownLabel = (terms: string[]) => boolean;
+
 /**
  * Splits a line with one or more colons into label/value pairs. The text between two colons holds the value of
- * the first and the label of the second: split at a run of two or more spaces, a tab or `|` when there is one,
- * else the label is the trailing run of capitalised words (at most five).
+ * the first and the label of the second: split at a run of two or more spaces, a tab or `|` when there is one;
+ * else at the longest trailing run of words (at most five) that a field answers to; else the label is the trailing
+ * run of capitalised words (at most five).
  */
-export function colonPairs(line: string): { label: string; value: string }[] {
+export function colonPairs(
+  line: string,
+  known: KnownLabel = () => false,
+): { label: string; value: string }[] {
   const parts = line.split(/(?<=\D):(?=\s|$)/u);
   if (parts.length < 2) return [];
   const pairs: { label: string; value: string }[] = [];
@@ -85,9 +104,17 @@ export function colonPairs(line: string): { label: string; value: string }[] {
       } else {
         const tokens = segment.trim().split(/\s+/);
         let take = 0;
-        for (let k = tokens.length - 1; k >= 1 && tokens.length - k <= 5; k--) {
-          if (/^[\p{Lu}#(][\p{L}.#()'/&-]*$/u.test(tokens[k])) take = tokens.length - k;
-          else break;
+        for (let k = Math.min(5, tokens.length - 1); k >= 1; k--) {
+          if (known(mainLabelTerms(tokens.slice(tokens.length - k).join(" ")))) {
+            take = k;
+            break;
+          }
+        }
+        if (take === 0) {
+          for (let k = tokens.length - 1; k >= 1 && tokens.length - k <= 5; k--) {
+            if (/^[\p{Lu}#(][\p{L}.#()'/&-]*$/u.test(tokens[k])) take = tokens.length - k;
+            else break;
+          }
         }
         value = tokens.slice(0, tokens.length - take).join(" ");
         nextLabel = tokens.slice(tokens.length - take).join(" ");
@@ -111,18 +138,26 @@ function textOf(item: DocItem): string | null {
 }
 
 /** Every pair of a partition's items, in document order. */
-export function collectPairs(items: readonly DocItem[]): Pair[] {
+export function collectPairs(items: readonly DocItem[], known: KnownLabel = () => false): Pair[] {
   const pairs: Pair[] = [];
   let scope = new Set<string>();
   let pendingLabel: { label: string; item: DocItem } | null = null;
   const add = (pair: Omit<Pair, "order" | "labelTerms" | "scope">) => {
-    pairs.push({ ...pair, labelTerms: labelTerms(pair.label), order: pairs.length, scope });
+    pairs.push({ ...pair, labelTerms: mainLabelTerms(pair.label), order: pairs.length, scope });
   };
   const where = (item: DocItem) => ({ page: item.prov[0]?.page ?? 1, bbox: item.prov[0]?.bbox ?? null });
 
   items.forEach((item, index) => {
     if (item.label === "section_header" || item.label === "title") {
       scope = new Set(terms(item.text));
+      // The document's title answers a `title` field: a title item, else a first item that is a top heading
+      // and not itself a field's label.
+      const first = items.find((other) => !other.furniture) === item;
+      const topHeading =
+        item.label === "section_header" && item.level === 1 && first && !known(mainLabelTerms(item.text));
+      if (item.label === "title" || (topHeading && !items.some((other) => other.label === "title"))) {
+        add({ label: "Title", value: item.text, kind: "title", ...where(item), source: item.text });
+      }
       // A heading with the prose under it: a candidate for long text fields (summary, notes...).
       const body: DocItem[] = [];
       for (const next of items.slice(index + 1)) {
@@ -137,7 +172,7 @@ export function collectPairs(items: readonly DocItem[]): Pair[] {
       return;
     }
     if (item.label === "table") {
-      addTablePairs(item, add, where(item).page);
+      addTablePairs(item, add, where(item).page, known);
       pendingLabel = null;
       return;
     }
@@ -163,7 +198,7 @@ export function collectPairs(items: readonly DocItem[]): Pair[] {
         });
         continue;
       }
-      const found = colonPairs(line);
+      const found = colonPairs(line, known);
       for (const pair of found) {
         add({ label: pair.label, value: pair.value, kind: "colon", ...where(item), source: line });
       }
@@ -182,6 +217,7 @@ function addTablePairs(
   table: TableItem,
   add: (pair: Omit<Pair, "order" | "labelTerms" | "scope">) => void,
   page: number,
+  known: KnownLabel,
 ) {
   const grid = tableGrid(table);
   const headers = headerRows(table, grid);
@@ -196,23 +232,33 @@ function addTablePairs(
       source: valueCell.text.trim(),
     });
   };
-  // One header row over one data row: each header labels the value under it.
-  if (headers === 1 && grid.length === 2) {
-    for (let col = 0; col < table.numCols; col++) cellPair(grid[0][col], grid[1][col]);
-    return;
-  }
-  // Key-value tables: label cells in even columns, values to their right (2 or 4 columns, no header row or a
-  // "Field | Value" one).
-  if (table.numCols === 2 || table.numCols === 4) {
-    const labelColumns = table.numCols === 2 ? [0] : [0, 2];
-    const body = grid.slice(headers);
-    const labelLike = labelColumns.every((col) =>
-      body.every((row) => row[col] === null || row[col]?.text.trim() === "" || isLabel(row[col]?.text ?? "")),
+  // A two-row table is either a header row over a row of values or a key-value table: a first row holding
+  // digits or an @ is values; otherwise the reading with more labels some field answers to wins (the header
+  // reading on a tie when the first row is flagged as a header).
+  const knownCount = (cells: (TableCell | null)[]) =>
+    cells.filter((cell) => cell !== null && known(mainLabelTerms(cell.text))).length;
+  const labelColumns = table.numCols === 2 ? [0] : table.numCols === 4 ? [0, 2] : [];
+  const keyValue =
+    labelColumns.length > 0 &&
+    labelColumns.every((col) =>
+      grid.every((row) => !row[col] || row[col]?.text.trim() === "" || isLabel(row[col]?.text ?? "")),
     );
-    if (labelLike && (headers === 0 || table.numCols === 2)) {
-      for (const row of body) for (const col of labelColumns) cellPair(row[col], row[col + 1]);
+  if (grid.length === 2) {
+    const valueLike = grid[0].some((cell) => cell !== null && /[\d@]/.test(cell.text));
+    const flagged = grid[0].some((cell) => cell?.columnHeader);
+    const headerReading = !valueLike && table.numCols > 1;
+    const kvKnown = keyValue ? knownCount(grid.flatMap((row) => labelColumns.map((col) => row[col]))) : -1;
+    const headerKnown = headerReading ? knownCount(grid[0]) : -1;
+    if (headerReading && (headerKnown > kvKnown || (headerKnown === kvKnown && flagged) || !keyValue)) {
+      for (let col = 0; col < table.numCols; col++) cellPair(grid[0][col], grid[1][col]);
       return;
     }
+  }
+  // Key-value tables: label cells in even columns, values to their right (2 or 4 columns). A header row
+  // ("Field | Value") gives a pair too, harmless since no field is named like that.
+  if (keyValue) {
+    for (const row of grid) for (const col of labelColumns) cellPair(row[col], row[col + 1]);
+    return;
   }
   // Row headers: each row's header labels the cell beside it.
   for (const row of grid.slice(headers)) {

@@ -78,15 +78,29 @@ const CANONICAL: Record<string, string> = {
   dat: "date",
   mail: "email",
   "e-mail": "email",
+  count: "number",
+  forenam: "first",
+  given: "first",
+  surnam: "last",
+  family: "last",
+  yearly: "annual",
+  year: "annual",
+  signatur: "sign",
+  sell: "vendor",
+  suppli: "vendor",
+  client: "customer",
+  buy: "customer",
+  purchaser: "customer",
 };
 
 /** Terms with abbreviations folded ("Inv. No." and "invoice number" give the same terms). */
 export function labelTerms(text: string): string[] {
-  return words(text.replace(/e-mail/gi, "email"))
-    .filter((word) => !STOPWORDS.has(word) || word === "no")
-    .map((word) => {
-      const stemmed = stem(word);
-      const canonical = CANONICAL[word] ?? CANONICAL[stemmed];
-      return canonical === undefined ? stemmed : stem(canonical);
-    });
+  const all = words(text.replace(/e-mail/gi, "email"));
+  const content = all.filter((word) => !STOPWORDS.has(word) || word === "no");
+  // A label of common words only ("From", "To") is its words.
+  return (content.length > 0 ? content : all).map((word) => {
+    const stemmed = stem(word);
+    const canonical = CANONICAL[word] ?? CANONICAL[stemmed];
+    return canonical === undefined ? stemmed : stem(canonical);
+  });
 }
