@@ -119,27 +119,31 @@ function verticalBarCharts(page: PageGeometry): { bars: Bar[]; box: Box; data: O
   );
   const used = new Set<Box>();
   const out: { bars: Bar[]; box: Box; data: Omit<ChartData, "title"> }[] = [];
-  // Baselines: bottoms shared by several rectangles, most shared first.
-  const bottoms = [...new Set(candidates.map((r) => Math.round(r.y2)))]
-    .map((y) => ({ y, count: candidates.filter((r) => Math.abs(r.y2 - y) <= ALIGN).length }))
+  // Baselines: edges shared by several rectangles (bottoms of bars standing on it, tops of bars hanging from
+  // it), most shared first.
+  const edges = [...new Set(candidates.flatMap((r) => [Math.round(r.y1), Math.round(r.y2)]))]
+    .map((y) => ({
+      y,
+      count: candidates.filter((r) => Math.abs(r.y2 - y) <= ALIGN || Math.abs(r.y1 - y) <= ALIGN).length,
+    }))
     .filter((entry) => entry.count >= 2)
     .sort((a, b) => b.count - a.count);
-  for (const { y: rough } of bottoms) {
-    const standing = candidates.filter((r) => !used.has(r) && Math.abs(r.y2 - rough) <= ALIGN);
-    if (standing.length < 2) continue;
-    const baseline = standing.reduce((s, r) => s + r.y2, 0) / standing.length;
-    const widths = standing.map(box.width);
-    const typical = widths.sort((a, b) => a - b)[Math.floor(widths.length / 2)];
+  for (const { y: rough } of edges) {
+    const onEdge = candidates.filter(
+      (r) => !used.has(r) && (Math.abs(r.y2 - rough) <= ALIGN || Math.abs(r.y1 - rough) <= ALIGN),
+    );
+    if (onEdge.length < 2) continue;
+    const baseline =
+      onEdge.reduce((s, r) => s + (Math.abs(r.y2 - rough) <= ALIGN ? r.y2 : r.y1), 0) / onEdge.length;
+    const widths = onEdge.map(box.width).sort((a, b) => a - b);
+    const typical = widths[Math.floor(widths.length / 2)];
     const similar = (r: Box) =>
       box.width(r) <= typical * BAR_WIDTH_RATIO && box.width(r) >= typical / BAR_WIDTH_RATIO;
-    // Bars below the baseline (negative values) hang from it.
-    const hanging = candidates.filter(
-      (r) => !used.has(r) && Math.abs(r.y1 - baseline) <= ALIGN && similar(r),
-    );
-    const bars: Bar[] = [
-      ...standing.filter(similar).map((r) => ({ box: r, end: r.y1 })),
-      ...hanging.map((r) => ({ box: r, end: r.y2 })),
-    ].sort((a, b) => a.box.x1 - b.box.x1);
+    // Bars above the baseline stand on it; bars below it (negative values) hang from it.
+    const bars: Bar[] = onEdge
+      .filter(similar)
+      .map((r) => (Math.abs(r.y2 - baseline) <= ALIGN ? { box: r, end: r.y1 } : { box: r, end: r.y2 }))
+      .sort((a, b) => a.box.x1 - b.box.x1);
     if (bars.length < 2) continue;
     // Bars of one series-per-slot chart never overlap sideways.
     if (bars.some((bar, i) => i > 0 && bar.box.x1 < bars[i - 1].box.x2 - ALIGN)) continue;
@@ -364,12 +368,19 @@ function axisTitles(
  */
 export function findBarCharts(page: PageGeometry): FoundChart[] {
   const found: FoundChart[] = [];
-  for (const horizontal of [false, true]) {
-    const view = horizontal ? transpose(page) : page;
-    for (const chart of verticalBarCharts(view)) {
+  // Both readings of the page; where they claim the same area, the one explaining more bars is the chart.
+  const readings = [false, true]
+    .flatMap((horizontal) =>
+      verticalBarCharts(horizontal ? transpose(page) : page).map((chart) => ({ chart, horizontal })),
+    )
+    .sort((p, q) => q.chart.bars.length - p.chart.bars.length);
+  const claimed: Box[] = [];
+  for (const { chart, horizontal } of readings) {
+    {
       const area = horizontal ? transposeBox(chart.box) : chart.box;
       const bars = chart.bars.map((bar) => (horizontal ? transposeBox(bar.box) : bar.box));
-      if (found.some((other) => box.iou(other.box, area) > 0.3)) continue;
+      if (claimed.some((other) => box.intersection(other, area) > 0)) continue;
+      claimed.push(area);
       const data: ChartData = { ...chart.data, title: null };
       // Horizontal charts list their first category at the bottom, and their series bottom to top.
       if (horizontal) {
@@ -377,6 +388,8 @@ export function findBarCharts(page: PageGeometry): FoundChart[] {
         data.series = data.series.reverse().map((entry) => ({ ...entry, values: entry.values.reverse() }));
       }
       const legend = legendNames(page, area, bars);
+      // A horizontal chart's legend lists its series top to bottom as the bars stack, last series first.
+      if (horizontal) legend.names.reverse();
       if (legend.names.length === data.series.length) {
         data.series.forEach((entry, i) => {
           entry.name = legend.names[i];
