@@ -108,6 +108,16 @@ export interface NumericColumn {
   decimals: number;
   /** The value in this column of the row labelled as a total, when the table has one. */
   statedTotal: number | null;
+  /** The column holds years (its header says so, or it leads the table with distinct whole years): not summed. */
+  years: boolean;
+}
+
+const YEAR_HEADER = /\b(year|yr|fy|jahr|année|año)s?\b/i;
+
+function looksLikeYears(col: number, header: string, numbers: readonly number[]): boolean {
+  const whole = numbers.every((n) => Number.isInteger(n) && n >= 1800 && n <= 2200);
+  if (!whole) return false;
+  return YEAR_HEADER.test(header) || (col === 0 && new Set(numbers).size === numbers.length);
 }
 
 /** The body rows labelled as totals (`Total`, `Subtotal`, `Sum`...), by index into the grid's rows. */
@@ -153,6 +163,7 @@ export function numericColumns(view: TableGridView): NumericColumn[] {
       sum: numbers.reduce((a, b) => a + b, 0),
       decimals: Math.max(...values.map((entry) => decimalsOf(entry.text))),
       statedTotal,
+      years: looksLikeYears(col, view.headers[col], numbers),
     });
   }
   return out;
@@ -195,6 +206,8 @@ export function summarizeTableOffline(table: TableItem): string {
   } else {
     const parts = numeric.slice(0, MAX_NAMED_COLUMNS).map((column) => {
       const f = (value: number) => formatFigure(value, column.decimals);
+      if (column.years)
+        return `${quote(column.header)}: ${plural(column.count, "year")} from ${f(column.min)} to ${f(column.max)}`;
       let part = `${quote(column.header)}: ${plural(column.count, "value")} from ${f(column.min)} to ${f(column.max)}, sum ${f(column.sum)}`;
       if (column.statedTotal !== null) part += `, stated total ${f(column.statedTotal)}`;
       return part;
