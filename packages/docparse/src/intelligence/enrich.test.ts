@@ -15,6 +15,7 @@ import fastJson from "fast-json-stringify";
 import { unzipSync, zipSync } from "fflate";
 import sharp from "sharp";
 import { Compile } from "typebox/compile";
+import { chartPng, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
 import { applyEnrichment, documentViews, officeAvailable, parseDocument } from "../index.ts";
 import type { DocumentModel, FigureItem, TableItem } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
@@ -433,4 +434,48 @@ test("enriched results validate against the contract and survive its serializer"
       page.page_fragments.some((fragment) => fragment.content.chart !== undefined),
     ),
   );
+});
+
+test("readChart reads raster charts: its data becomes a chart fragment from a vision source", async () => {
+  const { pdf } = await newPdf();
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const image = await pdf.embedPng(await chartPng(400, 300));
+  page.drawImage(image, { x: 100, y: PAGE_HEIGHT - 100 - 300, width: 400, height: 300 });
+  const bytes = await pdfBytes(pdf);
+  const { document } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  const shown: { width: number; height: number }[] = [];
+  await applyEnrichment(
+    document,
+    { bytes, mimeType: "application/pdf" },
+    options({ chart_extraction: true }),
+    {
+      async readChart(_figure, png) {
+        const meta = await sharp(png).metadata();
+        shown.push({ width: meta.width ?? 0, height: meta.height ?? 0 });
+        return {
+          chartType: "bar",
+          title: null,
+          categories: ["a", "b", "c", "d"],
+          series: [{ name: "share", values: [0.4, 0.75, 0.55, 0.9] }],
+          origin: "chart_part",
+        };
+      },
+    },
+  );
+  assert.equal(shown.length, 1);
+  assert.ok(Math.abs(shown[0].width / shown[0].height - 4 / 3) < 0.02, "the figure's picture is shown");
+  const [chart] = fragments(document, "chart").map((f) => (f.content as unknown as ChartSeriesContent).chart);
+  assert.equal(chart.source, "vision", "the hook's data is marked as read by a vision model");
+  assert.deepEqual(chart.series, [{ name: "share", values: [0.4, 0.75, 0.55, 0.9] }]);
+  assert.equal(fragments(document, "figure").length, 0);
+
+  // Offline, a raster chart stays a figure: its numbers are not guessed from pixels.
+  const offline = await parseDocument({ bytes, mimeType: "application/pdf" });
+  await applyEnrichment(
+    offline.document,
+    { bytes, mimeType: "application/pdf" },
+    options({ chart_extraction: true }),
+  );
+  assert.equal(fragments(offline.document, "chart").length, 0);
+  assert.equal(fragments(offline.document, "figure").length, 1);
 });

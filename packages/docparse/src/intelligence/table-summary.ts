@@ -49,10 +49,14 @@ function decimalsOf(text: string): number {
   return match ? Math.min(match[1].length, 6) : 0;
 }
 
-/** A number as the summary states it: at the given decimals, without trailing float noise. */
+/** A number as the summary states it: with the decimals its column is written with, without float noise. */
 export function formatFigure(value: number, decimals: number): string {
   const rounded = Number(value.toFixed(decimals));
-  return rounded.toLocaleString("en-US", { maximumFractionDigits: decimals, useGrouping: false });
+  return rounded.toLocaleString("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+    useGrouping: false,
+  });
 }
 
 export interface TableGridView {
@@ -223,4 +227,39 @@ export function summarizeTableOffline(table: TableItem): string {
     );
   }
   return sentences.join(" ");
+}
+
+/**
+ * The parts of a table continued over pages as one table: their rows one after another, a part's leading rows
+ * dropped when they repeat the first part's header (as merged_tables joins them).
+ */
+export function joinTables(parts: readonly TableItem[]): TableItem {
+  const [first] = parts;
+  const firstView = tableGrid(first);
+  const header = Math.max(firstView.headerRows, 1);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((text, i) => text === b[i]);
+  const cells: TableItem["cells"] = [];
+  let offset = 0;
+  parts.forEach((part, k) => {
+    const view = k === 0 ? firstView : tableGrid(part);
+    let skip = 0;
+    if (k > 0 && part.numCols === first.numCols && part.numRows > header) {
+      const repeats = Array.from({ length: header }, (_, r) => same(view.rows[r], firstView.rows[r])).every(
+        Boolean,
+      );
+      if (repeats) skip = header;
+    }
+    for (const cell of part.cells) {
+      if (cell.row < skip) continue;
+      cells.push({ ...cell, row: cell.row - skip + offset, columnHeader: k === 0 && cell.columnHeader });
+    }
+    offset += part.numRows - skip;
+  });
+  return {
+    ...first,
+    numRows: offset,
+    numCols: Math.max(...parts.map((part) => part.numCols)),
+    cells,
+    prov: parts.flatMap((part) => part.prov),
+  };
 }
