@@ -185,7 +185,7 @@ function toMergedTables(groups: readonly MergedTableModel[]): MergedTable[] {
     start_page: group.pages[0],
     end_page: group.pages[group.pages.length - 1],
     pages_merged: group.pages.length,
-    summary: null,
+    summary: group.summary ?? null,
     merge_actions: { pages: group.pages, target_columns: group.numCols },
   }));
 }

@@ -167,6 +167,8 @@ export interface MergedTableModel {
   html: string;
   pages: number[];
   numCols: number;
+  /** A summary of the joined table (enrichment table_summarization). */
+  summary?: string;
 }
 
 /** Who signed a signed container (PKCS#7 / CMS), as its certificate says. */

@@ -7,7 +7,7 @@ import { closePdf, openPdf } from "../pdf/open.ts";
 import { tableToMarkdown } from "../views/tables.ts";
 import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
 import { dataUriBytes, pdfCrop, pdfPageImage, rasterCrop, rasterPageImage } from "./page-images.ts";
-import { summarizeTableOffline } from "./table-summary.ts";
+import { joinTables, summarizeTableOffline } from "./table-summary.ts";
 import { addVectorCharts } from "./vector-chart.ts";
 
 /**
@@ -101,11 +101,20 @@ async function summarizeTables(
   prompt: string | null,
   hooks: EnrichmentHooks,
 ): Promise<void> {
+  const summarize = (table: TableItem) =>
+    hooks.summarizeTable
+      ? hooks.summarizeTable(table, tableToMarkdown(table), prompt)
+      : summarizeTableOffline(table);
   for (const item of model.items) {
-    if (item.label !== "table") continue;
-    item.summary = hooks.summarizeTable
-      ? await hooks.summarizeTable(item, tableToMarkdown(item), prompt)
-      : summarizeTableOffline(item);
+    if (item.label === "table") item.summary = await summarize(item);
+  }
+  // A table continued over pages is also summarized whole (merged_tables[].summary).
+  const byId = new Map(model.items.map((item) => [item.id, item]));
+  for (const group of model.mergedTables ?? []) {
+    const parts = group.itemIds
+      .map((id) => byId.get(id))
+      .filter((item): item is TableItem => item?.label === "table");
+    if (parts.length > 0) group.summary = await summarize(joinTables(parts));
   }
 }
 

@@ -44,6 +44,8 @@ export async function figureKind(
   figure: FigureItem,
   evidence: FigureEvidence,
 ): Promise<{ kind: FigureKind; reason: string }> {
+  if (figure.chartData?.origin === "vector") return { kind: "chart", reason: "its bars and axes were read" };
+  if (figure.chartData?.origin === "vision") return { kind: "chart", reason: "a vision model read its data" };
   if (figure.chartData || figure.chart) return { kind: "chart", reason: "the document holds its chart data" };
   const caption = evidence.caption ?? "";
   for (const [kind, words] of KIND_WORDS) {

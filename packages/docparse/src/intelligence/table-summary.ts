@@ -49,10 +49,14 @@ function decimalsOf(text: string): number {
   return match ? Math.min(match[1].length, 6) : 0;
 }
 
-/** A number as the summary states it: at the given decimals, without trailing float noise. */
+/** A number as the summary states it: with the decimals its column is written with, without float noise. */
 export function formatFigure(value: number, decimals: number): string {
   const rounded = Number(value.toFixed(decimals));
-  return rounded.toLocaleString("en-US", { maximumFractionDigits: decimals, useGrouping: false });
+  return rounded.toLocaleString("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+    useGrouping: false,
+  });
 }
 
 export interface TableGridView {
@@ -108,6 +112,16 @@ export interface NumericColumn {
   decimals: number;
   /** The value in this column of the row labelled as a total, when the table has one. */
   statedTotal: number | null;
+  /** The column holds years (its header says so, or it leads the table with distinct whole years): not summed. */
+  years: boolean;
+}
+
+const YEAR_HEADER = /\b(year|yr|fy|jahr|année|año)s?\b/i;
+
+function looksLikeYears(col: number, header: string, numbers: readonly number[]): boolean {
+  const whole = numbers.every((n) => Number.isInteger(n) && n >= 1800 && n <= 2200);
+  if (!whole) return false;
+  return YEAR_HEADER.test(header) || (col === 0 && new Set(numbers).size === numbers.length);
 }
 
 /** The body rows labelled as totals (`Total`, `Subtotal`, `Sum`...), by index into the grid's rows. */
@@ -153,6 +167,7 @@ export function numericColumns(view: TableGridView): NumericColumn[] {
       sum: numbers.reduce((a, b) => a + b, 0),
       decimals: Math.max(...values.map((entry) => decimalsOf(entry.text))),
       statedTotal,
+      years: looksLikeYears(col, view.headers[col], numbers),
     });
   }
   return out;
@@ -195,6 +210,8 @@ export function summarizeTableOffline(table: TableItem): string {
   } else {
     const parts = numeric.slice(0, MAX_NAMED_COLUMNS).map((column) => {
       const f = (value: number) => formatFigure(value, column.decimals);
+      if (column.years)
+        return `${quote(column.header)}: ${plural(column.count, "year")} from ${f(column.min)} to ${f(column.max)}`;
       let part = `${quote(column.header)}: ${plural(column.count, "value")} from ${f(column.min)} to ${f(column.max)}, sum ${f(column.sum)}`;
       if (column.statedTotal !== null) part += `, stated total ${f(column.statedTotal)}`;
       return part;
@@ -210,4 +227,39 @@ export function summarizeTableOffline(table: TableItem): string {
     );
   }
   return sentences.join(" ");
+}
+
+/**
+ * The parts of a table continued over pages as one table: their rows one after another, a part's leading rows
+ * dropped when they repeat the first part's header (as merged_tables joins them).
+ */
+export function joinTables(parts: readonly TableItem[]): TableItem {
+  const [first] = parts;
+  const firstView = tableGrid(first);
+  const header = Math.max(firstView.headerRows, 1);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((text, i) => text === b[i]);
+  const cells: TableItem["cells"] = [];
+  let offset = 0;
+  parts.forEach((part, k) => {
+    const view = k === 0 ? firstView : tableGrid(part);
+    let skip = 0;
+    if (k > 0 && part.numCols === first.numCols && part.numRows > header) {
+      const repeats = Array.from({ length: header }, (_, r) => same(view.rows[r], firstView.rows[r])).every(
+        Boolean,
+      );
+      if (repeats) skip = header;
+    }
+    for (const cell of part.cells) {
+      if (cell.row < skip) continue;
+      cells.push({ ...cell, row: cell.row - skip + offset, columnHeader: k === 0 && cell.columnHeader });
+    }
+    offset += part.numRows - skip;
+  });
+  return {
+    ...first,
+    numRows: offset,
+    numCols: Math.max(...parts.map((part) => part.numCols)),
+    cells,
+    prov: parts.flatMap((part) => part.prov),
+  };
 }
