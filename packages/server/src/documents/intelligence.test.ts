@@ -266,19 +266,21 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
   let api: ReturnType<typeof documentsApi>;
   before(async () => {
     fake = await startProtocolServer((request) => {
-      if (JSON.stringify(request.body).includes("FAIL-ME"))
+      const body = request.body as { response_format?: { json_schema: { name: string } } };
+      if (JSON.stringify(body).includes("FAIL-ME"))
         return { status: 500, json: { error: { message: "boom" } } };
+      const schemaName = body.response_format?.json_schema.name;
+      const content =
+        schemaName === "page_class"
+          ? JSON.stringify({ page_class: "invoice", reason: "the fake always says invoice" })
+          : schemaName
+            ? JSON.stringify(fixed)
+            : "A fixed summary.";
       return {
         json: {
           id: "chatcmpl-fixed",
           object: "chat.completion",
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content: JSON.stringify(fixed) },
-              finish_reason: "stop",
-            },
-          ],
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
           usage: { prompt_tokens: 321, completion_tokens: 45, total_tokens: 366 },
         },
       };
@@ -287,7 +289,10 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
       {
         modelProviders: {
           gpt_4o_mini: { kind: "openai", baseUrl: `${fake.url}/v1`, model: "local-model", retries: 0 },
+          "local-llama": { kind: "openai", baseUrl: `${fake.url}/v1`, model: "llama", retries: 0 },
         },
+        classificationProvider: "local-llama",
+        enrichmentProvider: "local-llama",
       },
       { documents: { workers: 1, pollIntervalMs: 50 } },
     );
@@ -358,5 +363,57 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
     const result = await api.finished(parse_id, 60_000);
     assert.equal(result.status, "failure");
     assert.match(result.error ?? "", /model provider gpt_4o_mini: answered 500/);
+  });
+
+  test("classification and table summaries go to the configured providers; tokens are counted per provider", async () => {
+    const upload = await api.upload(await invoicePdf(), "invoice.pdf", { type: "application/pdf" });
+    const before = fake.received.length;
+    const { parse_id } = await api.expect(200, "POST", "/documents/v2/parse", {
+      file_id: upload.body.file_id,
+      page_classifications: pageClassifications,
+      enrichment_options: {
+        table_summarization: true,
+        table_summarization_prompt: "Name the costliest line.",
+      },
+    });
+    const result = await api.finished(parse_id, 60_000);
+    assert.equal(result.status, "successful", result.error ?? "");
+    const sent = fake.received.slice(before).map((request) => request.body as Record<string, unknown>);
+    // Two pages classified, one table summarized, all by the model the configuration names.
+    assert.equal(sent.length, 3);
+    assert.ok(sent.every((body) => body.model === "llama"));
+    const summaryRequest = sent.find((body) => body.response_format === undefined) as {
+      messages: { role: string; content: string }[];
+    };
+    assert.match(summaryRequest.messages[1].content, /^Name the costliest line\./);
+    assert.match(summaryRequest.messages[1].content, /Consulting hours/);
+    assert.deepEqual(result.page_classes, [
+      {
+        page_class: "invoice",
+        page_numbers: [1, 2],
+        classification_reasons: { "1": "the fake always says invoice", "2": "the fake always says invoice" },
+      },
+      { page_class: "terms", page_numbers: [], classification_reasons: {} },
+    ]);
+    const table = result.pages?.[0].page_fragments?.find((fragment) => fragment.fragment_type === "table");
+    assert.ok(table, "the invoice's table is a table fragment");
+    assert.equal((table.content as { summary?: string }).summary, "A fixed summary.");
+    assert.equal(result.usage?.extraction_input_tokens_used, 642);
+    assert.equal(result.usage?.summarization_input_tokens_used, 321);
+    assert.deepEqual(result.usage?.model_providers, {
+      "local-llama": { input_tokens: 963, output_tokens: 135 },
+    });
+  });
+
+  test("a configured name other than the spec's is accepted as model_provider", async () => {
+    const { parse_id } = await api.expect(200, "POST", "/documents/v2/parse", {
+      raw_text: "Invoice Number: INV-1",
+      structured_extraction_options: [
+        { schema_name: "invoice", json_schema: invoiceSchema, model_provider: "local-llama" },
+      ],
+    });
+    const result = await api.finished(parse_id, 60_000);
+    assert.equal(result.status, "successful", result.error ?? "");
+    assert.deepEqual(result.structured_data?.[0].data, fixed);
   });
 });
