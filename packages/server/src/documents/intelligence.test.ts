@@ -226,6 +226,17 @@ describe("document intelligence through the API (offline provider)", () => {
     );
   });
 
+  test("a page range beyond the document fails the job as bad input, classification or not", async () => {
+    const { parse_id } = await api.expect(200, "POST", "/documents/v2/parse", {
+      file_id: invoiceFileId,
+      page_range: "3",
+      page_classifications: pageClassifications,
+    });
+    const result = await api.finished(parse_id, 60_000);
+    assert.equal(result.status, "failure");
+    assert.match(result.error ?? "", /INVALID_PAGE_RANGE.*has 2 pages/);
+  });
+
   test("a model_provider this server has not configured is a 400 INVALID_CONFIGURATION naming it", async () => {
     const extraction = (model_provider: string) => ({
       file_id: invoiceFileId,

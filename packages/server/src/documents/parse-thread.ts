@@ -38,11 +38,12 @@ async function runTestHook(text: string | undefined): Promise<void> {
   }
 }
 
-/** The pages of the request's range; null for every page (loadDocument has checked the range). */
+/** The pages of the request's range; null for every page. A range beyond the document is bad input. */
 function keptPages(range: string | null, total: number): number[] | null {
   if (range === null) return null;
   const pages = parsePageRange(range, total);
-  return Array.isArray(pages) ? pages : null;
+  if (!Array.isArray(pages)) throw new DocumentLoadError(pages.message, pages.code);
+  return pages;
 }
 
 /** Classification, extraction and enrichment of a parsed document, through the task's providers. */
