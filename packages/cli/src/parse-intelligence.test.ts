@@ -107,4 +107,38 @@ describe("svc parse --extract and --classify against a real server (offline prov
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--extract takes NAME=VALUE/);
   });
+
+  test("svc datasets create --settings: a parse into the dataset applies its extraction", async () => {
+    const settings = path.join(dir, "settings.json");
+    await writeFile(
+      settings,
+      JSON.stringify({
+        structured_extraction_options: [
+          {
+            schema_name: "invoice",
+            json_schema: {
+              type: "object",
+              properties: { invoice_number: { type: "string" } },
+              required: ["invoice_number"],
+            },
+          },
+        ],
+      }),
+    );
+    const created = await svc(["datasets", "create", "cli-invoices", "--settings", settings], env);
+    assert.equal(created.code, 0, created.stderr);
+    const run = await svc(
+      ["parse", path.join(dir, "invoice.txt"), "--dataset", "cli-invoices", "--json"],
+      env,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.deepEqual(result.structured_data[0].data, { invoice_number: "INV-88" });
+    const bad = await svc(
+      ["datasets", "create", "cli-bad", "--settings", path.join(dir, "invoice.schema.json")],
+      env,
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--settings: type, properties, required not one of/);
+  });
 });
