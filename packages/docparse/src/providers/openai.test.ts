@@ -212,4 +212,18 @@ describe("OpenAI-compatible adapter: answers that are not the protocol's success
       await server.close();
     }
   });
+
+  test("an answer larger than the limit is an error, not read whole, and not retried", async () => {
+    const server = await startProtocolServer([{ text: JSON.stringify(chatAnswer("x".repeat(100_000))) }]);
+    try {
+      const provider = new OpenAiProvider("p", settings(server.url), {
+        sleep: async () => {},
+        maxAnswerBytes: 10_000,
+      });
+      await assert.rejects(provider.complete({ prompt: "hi" }), /answered with more than 10000 bytes/);
+      assert.equal(server.received.length, 1);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -11,6 +11,8 @@ import { ProviderError } from "./provider.ts";
 
 const MAX_BACKOFF_MS = 30_000;
 const MAX_RETRY_AFTER_MS = 60_000;
+/** Largest answer read from a provider; a larger one is an error (a model's answer is far smaller). */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Longest error body quoted in a message. */
 const MAX_ERROR_TEXT = 500;
 
@@ -25,6 +27,8 @@ export interface RetryPolicy {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Source of jitter in [0, 1) (default Math.random). */
   random?: () => number;
+  /** Largest answer read (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 const RETRIED_STATUSES = new Set([408, 409, 429]);
@@ -78,7 +82,9 @@ export async function postJson(
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         redirect: "error",
       });
-      const text = await response.text();
+      const maxBytes = policy.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+      const text = await boundedText(response, maxBytes);
+      if (text === null) throw new ProviderError(provider, `answered with more than ${maxBytes} bytes`);
       if (response.ok) {
         try {
           return JSON.parse(text);
@@ -114,6 +120,25 @@ export async function postJson(
     }
   }
   throw lastError ?? new ProviderError(provider, "failed");
+}
+
+/** The body as text, or null when it is longer than `max` bytes (the rest is not read). */
+async function boundedText(response: Response, max: number): Promise<string | null> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > max) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the rest of the body.
+    if (size > max) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Base URL + path, with exactly one slash between them. */
