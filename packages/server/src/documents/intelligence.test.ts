@@ -226,6 +226,27 @@ describe("document intelligence through the API (offline provider)", () => {
     );
   });
 
+  test("a read job applies enrichment offline: a table summary and page images", async () => {
+    const { parse_id } = await api.expect(200, "POST", "/documents/v2/read", {
+      file_id: invoiceFileId,
+      enrichment_options: { table_summarization: true, include_full_page_image: true },
+    });
+    const result = await api.finished(parse_id, 60_000);
+    assert.equal(result.status, "successful", result.error ?? "");
+    const table = result.pages?.[0].page_fragments?.find((fragment) => fragment.fragment_type === "table");
+    assert.ok(table, "the invoice's table is a table fragment");
+    assert.match((table.content as { summary?: string }).summary ?? "", /Amount/);
+    for (const page of result.pages ?? []) {
+      assert.ok(
+        Buffer.from(page.page_image ?? "", "base64")
+          .subarray(0, 4)
+          .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])),
+      );
+    }
+    assert.equal(result.page_classes, undefined);
+    assert.equal(result.structured_data, undefined);
+  });
+
   test("a page range beyond the document fails the job as bad input, classification or not", async () => {
     const { parse_id } = await api.expect(200, "POST", "/documents/v2/parse", {
       file_id: invoiceFileId,
