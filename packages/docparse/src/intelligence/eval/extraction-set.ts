@@ -634,7 +634,7 @@ export function renderDocuments(
     }
   }
   const converted: [Format, string][] = [
-    ["pdf", "pdf:writer_web_pdf_Export"],
+    ["pdf", "pdf:writer_pdf_Export"],
     ["docx", "docx:MS Word 2007 XML"],
   ];
   for (const [format, filter] of converted) {
@@ -643,6 +643,8 @@ export function renderDocuments(
       "soffice",
       [
         `-env:UserInstallation=file://${path.join(dir, "profile")}`,
+        // Read as a Writer document (not Writer/Web), so pages and page breaks are a printed document's.
+        "--infilter=HTML (StarWriter)",
         "--headless",
         "--convert-to",
         filter,

@@ -1,5 +1,5 @@
 /**
- * `npm run eval:extract [-- --per-layout N] [--format pdf] [--verbose] [--json]`: generates the labelled set in a
+ * `npm run eval:extract [-- --per-layout N (3)] [--mixed N (10)] [--format pdf] [--verbose] [--json]`: generates the labelled set in a
  * temporary directory, prints field precision and recall of the offline extractor per kind, per format and overall,
  * and page-classification accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
  */
@@ -13,9 +13,9 @@ import { FORMATS, type Format } from "./extraction-set.ts";
 
 const { values } = parseArgs({
   options: {
-    "per-layout": { type: "string", default: "1" },
+    "per-layout": { type: "string", default: "3" },
     format: { type: "string", multiple: true },
-    mixed: { type: "string", default: "6" },
+    mixed: { type: "string", default: "10" },
     verbose: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
