@@ -202,7 +202,7 @@ test("a label whose value is not of the field's type, or no label at all, gives 
   });
 });
 
-test("camelCase names, description aliases and $ref'd nested objects", async () => {
+test("camelCase names, description aliases, labels ending in digits and $ref'd nested objects", async () => {
   const text = [
     "# Shipment",
     "Tracking Ref: ZX-99",
@@ -210,6 +210,7 @@ test("camelCase names, description aliases and $ref'd nested objects", async () 
     "Ship To:",
     "Ada Lovelace",
     "Weight (kg): 12.5",
+    "Address Line 2: Flat 4   Meeting Time: 10:30",
   ].join("\n\n");
   const { document } = await parseDocument({ text, mimeType: "text/markdown" });
   const schema = {
@@ -219,8 +220,10 @@ test("camelCase names, description aliases and $ref'd nested objects", async () 
       shipDate: { type: "string", description: "The date it was shipped, labelled 'Shipped On'" },
       recipient: { $ref: "#/$defs/party" },
       weight: { type: "number" },
+      address_line_2: { type: "string" },
+      meeting_time: { type: "string" },
     },
-    required: ["trackingReference", "shipDate", "recipient", "weight"],
+    required: ["trackingReference", "shipDate", "recipient", "weight", "address_line_2", "meeting_time"],
     $defs: {
       party: {
         type: "object",
@@ -237,5 +240,7 @@ test("camelCase names, description aliases and $ref'd nested objects", async () 
     shipDate: "2023-11-14",
     recipient: { name: "Ada Lovelace" },
     weight: 12.5,
+    address_line_2: "Flat 4",
+    meeting_time: "10:30",
   });
 });

@@ -41,6 +41,8 @@ interface FieldSpec {
   /** Content terms of the field's name and description. */
   described: Set<string>;
   nameTerms: Set<string>;
+  /** Every term of the variants and the description. */
+  anyTerm: Set<string>;
   /** Terms of the objects the field sits in (for scope). */
   parentTerms: Set<string>;
 }
@@ -99,12 +101,14 @@ function fieldSpec(
     ...own,
     ...(typeof schema.description === "string" ? labelTerms(schema.description) : []),
   ]);
+  const kept = variants.filter((variant) => variant.size > 0);
   return {
     pointer,
     name,
     schema,
-    variants: variants.filter((variant) => variant.size > 0),
+    variants: kept,
     described,
+    anyTerm: new Set([...described, ...kept.flatMap((variant) => [...variant])]),
     nameTerms: new Set(own),
     parentTerms,
   };
@@ -291,6 +295,8 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
       if (state.used.has(pair)) continue;
       if (pair.kind === "section" && schemaType(field.schema) !== "string") continue;
       if (pair.kind === "title" && !field.nameTerms.has("titl")) continue;
+      // Only a label sharing a term with the field can score: skip the value typing for the rest.
+      if (!pair.labelTerms.some((term) => field.anyTerm.has(term))) continue;
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;

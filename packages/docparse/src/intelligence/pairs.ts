@@ -89,7 +89,7 @@ export function colonPairs(
   known: KnownLabel = () => false,
   vocabulary: (term: string) => boolean = () => false,
 ): { label: string; value: string }[] {
-  const parts = line.split(/(?<=\D):(?=\s|$)/u);
+  const parts = line.split(/:(?=\s|$)/u);
   if (parts.length < 2) return [];
   const pairs: { label: string; value: string }[] = [];
   let label = parts[0].trim();
@@ -98,7 +98,8 @@ export function colonPairs(
     let value = segment;
     let nextLabel = "";
     if (index < parts.length - 1) {
-      const split = /^(.*\S)(?:\s{2,}|\t|\s*\|\s*)(.+)$/su.exec(segment);
+      // Bounded: the pattern backtracks over long run-on segments, which split by words below instead.
+      const split = segment.length <= 300 ? /^(.*\S)(?:\s{2,}|\t|\s*\|\s*)(.+)$/su.exec(segment) : null;
       if (split) {
         value = split[1];
         nextLabel = split[2];
