@@ -690,8 +690,24 @@ const EXPECTED_CLASS: Record<Kind, string> = {
   report: "report",
 };
 
-/** Prose with no class's evidence: a page every class should leave out. */
+/**
+ * Pages every class should leave out: terms and conditions (no class's evidence), or a cover letter that talks
+ * about an invoice and a form in prose but is neither.
+ */
 function otherPage(index: number): Block[] {
+  if (index % 2 === 1) {
+    return [
+      { type: "heading", level: 1, text: "Dear customer" },
+      {
+        type: "paragraph",
+        text:
+          "Thank you for your recent order. Please find enclosed our invoice for the goods delivered last month, " +
+          "and the application form you asked for. Our accounts team will be glad to answer any question about " +
+          "the payment or the amounts shown.",
+      },
+      { type: "paragraph", text: "With kind regards, the customer service team" },
+    ];
+  }
   return [
     { type: "heading", level: 1, text: "Terms and Conditions" },
     {
