@@ -7,17 +7,21 @@
  * lines, checkboxes, tables, currency amounts, totals lines, headings with prose) count for a class whose words ask
  * for them (a class about forms wants form cues, one about invoices wants amounts and totals...).
  *
- * score = 0.7 × (weighted share of the class's terms found) + 0.3 × (share of the class's expected cues shown)
- * (the whole weight goes to terms when the class expects no cue). A page goes to the one class with the highest
- * score when that score is at least CLASSIFICATION_THRESHOLD; otherwise it matches none.
+ * lexical = the class's term weight found (in full in a heading, half in body text) over a quarter of its total
+ * weight (at least 2), capped at 1: a description names more than any one page shows.
+ * score = lexical × (0.4 + 0.6 × share of the class's expected cues the page shows), or lexical alone when the
+ * class's words ask for no cue. So a page that only talks about a class (a cover letter mentioning "the enclosed
+ * invoice") scores at most 0.4, under the threshold, while a page that also looks like one passes.
+ * A page goes to the one class with the highest score when that score is at least CLASSIFICATION_THRESHOLD (0.5);
+ * otherwise it matches none.
  */
 import type { PageClassConfig } from "@svc/contract";
-import type { DocItem, DocumentModel } from "../model.ts";
+import type { DocItem, DocumentModel, TableItem } from "../model.ts";
 import { itemPage } from "./partition.ts";
 import { terms } from "./terms.ts";
 
 /** The least score for a page to be put in a class. */
-export const CLASSIFICATION_THRESHOLD = 0.3;
+export const CLASSIFICATION_THRESHOLD = 0.5;
 
 /** The wire shape of one class's pages (ParseResult.page_classes). */
 export interface PageClassification {
@@ -59,12 +63,44 @@ interface PageEvidence {
 }
 
 const CURRENCY_AMOUNT = /(?:[$€£¥]\s?\d[\d,.]*|\b\d[\d,]*\.\d{2}\b\s?(?:USD|EUR|GBP)?)/g;
-const LABEL_VALUE = /^\s*[\p{L}][\p{L}\p{N} .#/()'-]{0,40}:\s*\S/gmu;
+const LABEL_VALUE = /(?:^|\s)\p{L}[\p{L}\p{N} .#/()'-]{0,30}:\s+\S/gmu;
 const CHECKBOX = /[☐☑☒]|\[\s?[xX✓]?\s?\]/g;
 const TOTALS = /\b(?:sub-?total|total|amount due|balance due|grand total)\b/i;
 
 function count(text: string, pattern: RegExp): number {
   return (text.match(pattern) ?? []).length;
+}
+
+/** A paragraph of running text: fifteen words or more ending in a full stop, not a `Label: value` line. */
+function isProse(item: DocItem, text: string): boolean {
+  return (
+    item.label === "text" &&
+    text.split(/\s+/).length >= 15 &&
+    /[.!?]["')]?$/.test(text.trim()) &&
+    !/^[^:]{1,40}:\s/.test(text)
+  );
+}
+
+/**
+ * Label/value pairs a table holds: rows of a two- or four-column table whose label columns hold short text and
+ * value columns something, or the columns of a table of one header row over one row of values.
+ */
+function keyValueRowsOf(table: TableItem): number {
+  if (table.numRows === 2 && table.numCols <= 6) return table.numCols; // headers over one row of values
+  if (table.numCols !== 2 && table.numCols !== 4) return 0;
+  const byRow = new Map<number, string[]>();
+  for (const cell of table.cells) {
+    const row = byRow.get(cell.row) ?? Array.from({ length: table.numCols }, () => "");
+    row[cell.col] = cell.text.trim();
+    byRow.set(cell.row, row);
+  }
+  let rows = 0;
+  for (const row of byRow.values()) {
+    for (let col = 0; col < table.numCols; col += 2) {
+      if (/^\p{L}[^:]{0,40}$/u.test(row[col]) && row[col + 1] !== "") rows++;
+    }
+  }
+  return rows;
 }
 
 function evidenceOf(items: readonly DocItem[]): PageEvidence {
@@ -73,6 +109,7 @@ function evidenceOf(items: readonly DocItem[]): PageEvidence {
   let text = "";
   let tables = 0;
   let prose = 0;
+  let keyValueRows = 0;
   let headings = 0;
   for (const item of items) {
     const itemTextValue =
@@ -93,12 +130,15 @@ function evidenceOf(items: readonly DocItem[]): PageEvidence {
         if (cell.columnHeader) for (const term of terms(cell.text)) headingTerms.add(term);
       }
     }
-    if (item.label === "text" && itemTextValue.length > 200 && !itemTextValue.includes(":")) prose++;
+    if (isProse(item, itemTextValue)) prose++;
+    if (item.label === "table") keyValueRows += keyValueRowsOf(item);
   }
   const cues = new Map<Cue, string>();
   const labelValues = count(text, LABEL_VALUE);
   const tableRows = items.reduce((rows, item) => rows + (item.label === "table" ? item.numRows : 0), 0);
-  if (labelValues >= 3) cues.set("form", `${labelValues} label: value lines`);
+  if (labelValues + keyValueRows >= 3) {
+    cues.set("form", `${labelValues} label: value lines, ${keyValueRows} label/value table rows`);
+  }
   const checkboxes = count(text, CHECKBOX);
   if (checkboxes >= 1) cues.set("checkbox", `${checkboxes} checkboxes`);
   if (tables > 0) cues.set("table", `${tables} table(s), ${tableRows} rows`);
@@ -152,7 +192,7 @@ function scorePage(profile: ClassProfile, evidence: PageEvidence): Score {
   const lexical = total === 0 ? 0 : Math.min(1, found / Math.max(2, total / 4));
   const shown = profile.cues.filter((cue) => evidence.cues.has(cue));
   const structural = profile.cues.length === 0 ? 0 : shown.length / profile.cues.length;
-  const score = profile.cues.length === 0 ? lexical : 0.7 * lexical + 0.3 * structural;
+  const score = profile.cues.length === 0 ? lexical : lexical * (0.4 + 0.6 * structural);
   const cueText = shown.map((cue) => evidence.cues.get(cue)).join(", ");
   const reason =
     `score ${score.toFixed(2)} (threshold ${CLASSIFICATION_THRESHOLD}); ` +
@@ -170,7 +210,8 @@ export function classifyPages(model: DocumentModel, classes: PageClassConfig[]):
   for (const page of model.pages) byPage.set(page.pageNumber, []);
   for (const item of model.items) {
     const page = itemPage(item);
-    if (page !== null && !item.furniture) byPage.get(page)?.push(item);
+    // Page headers count too: a form's or an invoice's title is often read as one.
+    if (page !== null && (!item.furniture || item.label === "page_header")) byPage.get(page)?.push(item);
   }
   const results: PageClassification[] = classes.map((config) => ({
     page_class: config.name,

@@ -41,6 +41,8 @@ interface FieldSpec {
   /** Content terms of the field's name and description. */
   described: Set<string>;
   nameTerms: Set<string>;
+  /** Every term of the variants and the description. */
+  anyTerm: Set<string>;
   /** Terms of the objects the field sits in (for scope). */
   parentTerms: Set<string>;
 }
@@ -99,12 +101,14 @@ function fieldSpec(
     ...own,
     ...(typeof schema.description === "string" ? labelTerms(schema.description) : []),
   ]);
+  const kept = variants.filter((variant) => variant.size > 0);
   return {
     pointer,
     name,
     schema,
-    variants: variants.filter((variant) => variant.size > 0),
+    variants: kept,
     described,
+    anyTerm: new Set([...described, ...kept.flatMap((variant) => [...variant])]),
     nameTerms: new Set(own),
     parentTerms,
   };
@@ -132,12 +136,15 @@ function impliedByValue(term: string, raw: string, schema: JsonSchema): boolean 
   }
 }
 
+/** Label words that qualify rather than name ("Total Revenue" is the revenue): they count a fifth as extra. */
+const SOFT_MODIFIERS = new Set(["total", "overall", "grand", "final", "gross"]);
+
 /**
  * How well a label names a field, 0..1. For each variant: 1 when the label's terms are the variant's; otherwise
  * 0.95 × common / (common + missing + extra), where a variant term the label lacks is not missing when the context
  * (the partition's headings, the pair's scope) or the value supplies it ("Date" under an INVOICE title for
  * `invoice_date`, "Due: 2024-05-01" for `due_date`), and a label term the variant lacks is not extra when the
- * context has it. A label whose terms all appear in the field's description, sharing one with its name or naming
+ * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's description, sharing one with its name or naming
  * two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
  * inside an object whose name neither the label nor its scope mentions is discounted.
  */
@@ -165,7 +172,9 @@ function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: str
       }
     }
     let extra = 0;
-    for (const term of label) if (!variant.has(term) && !context.has(term)) extra++;
+    for (const term of label) {
+      if (!variant.has(term) && !context.has(term)) extra += SOFT_MODIFIERS.has(term) ? 0.2 : 1;
+    }
     best = Math.max(best, (0.95 * common) / (common + missing + extra));
   }
   const inDescription = [...label].every((term) => field.described.has(term));
@@ -286,6 +295,8 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
       if (state.used.has(pair)) continue;
       if (pair.kind === "section" && schemaType(field.schema) !== "string") continue;
       if (pair.kind === "title" && !field.nameTerms.has("titl")) continue;
+      // Only a label sharing a term with the field can score: skip the value typing for the rest.
+      if (!pair.labelTerms.some((term) => field.anyTerm.has(term))) continue;
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
@@ -513,6 +524,24 @@ function extractObject(
   return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
 }
 
+/** Every label term of a schema: its field names and the words of their descriptions. */
+function schemaVocabulary(root: JsonSchema): Set<string> {
+  const vocabulary = new Set<string>();
+  const visit = (node: unknown, depth: number) => {
+    if (depth > 8) return;
+    const schema = resolveSchema(root, node);
+    if (typeof schema.description === "string")
+      for (const term of labelTerms(schema.description)) vocabulary.add(term);
+    for (const [name, child] of schemaProperties(schema)) {
+      for (const term of labelTerms(name)) vocabulary.add(term);
+      visit(child, depth + 1);
+    }
+    if (schema.items !== undefined) visit(schema.items, depth + 1);
+  };
+  visit(root, 0);
+  return vocabulary;
+}
+
 /** The label variants of every field of a schema, nested ones included (to find labels in run-on text). */
 function allVariants(root: JsonSchema): Set<string>[] {
   const variants: Set<string>[] = [];
@@ -555,13 +584,13 @@ export function extractStructured(
       for (const term of labelTerms(item.text)) context.add(term);
   }
   const variants = allVariants(schema);
+  const vocabulary = schemaVocabulary(schema);
+  // A run of words is a field's label when each of its words is in one variant of the field ("Date" for
+  // `report_date`): used to tell where a label starts in run-on text.
   const known = (candidate: string[]) =>
-    candidate.length > 0 &&
-    variants.some(
-      (variant) => variant.size === candidate.length && candidate.every((term) => variant.has(term)),
-    );
+    candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
   const state: Extraction = {
-    pairs: collectPairs(items, known),
+    pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
     used: new Set(),
     context,
     items,

@@ -75,20 +75,21 @@ function isLabel(text: string): boolean {
 
 const CHECK_MARK = /^(?:[☐☑☒]|\[\s?[xX✓✔]?\s?\])\s*/u;
 
-/** Whether some field answers to exactly these label terms (used to find where a label starts in run-on text). */
+/** Whether some field answers to these label terms (used to find where a label starts in run-on text). */
 export type KnownLabel = (terms: string[]) => boolean;
 
 /**
  * Splits a line with one or more colons into label/value pairs. The text between two colons holds the value of
  * the first and the label of the second: split at a run of two or more spaces, a tab or `|` when there is one;
  * else at the longest trailing run of words (at most five) that a field answers to; else the label is the trailing
- * run of capitalised words (at most five).
+ * run of capitalised words (at most five, joined by small words like "of").
  */
 export function colonPairs(
   line: string,
   known: KnownLabel = () => false,
+  vocabulary: (term: string) => boolean = () => false,
 ): { label: string; value: string }[] {
-  const parts = line.split(/(?<=\D):(?=\s|$)/u);
+  const parts = line.split(/:(?=\s|$)/u);
   if (parts.length < 2) return [];
   const pairs: { label: string; value: string }[] = [];
   let label = parts[0].trim();
@@ -97,7 +98,8 @@ export function colonPairs(
     let value = segment;
     let nextLabel = "";
     if (index < parts.length - 1) {
-      const split = /^(.*\S)(?:\s{2,}|\t|\s*\|\s*)(.+)$/su.exec(segment);
+      // Bounded: the pattern backtracks over long run-on segments, which split by words below instead.
+      const split = segment.length <= 300 ? /^(.*\S)(?:\s{2,}|\t|\s*\|\s*)(.+)$/su.exec(segment) : null;
       if (split) {
         value = split[1];
         nextLabel = split[2];
@@ -105,15 +107,25 @@ export function colonPairs(
         const tokens = segment.trim().split(/\s+/);
         let take = 0;
         for (let k = Math.min(5, tokens.length - 1); k >= 1; k--) {
-          if (known(mainLabelTerms(tokens.slice(tokens.length - k).join(" ")))) {
+          const start = tokens[tokens.length - k];
+          if (/^[\p{L}#(]/u.test(start) && known(mainLabelTerms(tokens.slice(tokens.length - k).join(" ")))) {
             take = k;
             break;
           }
         }
+        // A capitalised word just before the known part joins the label when the schema uses the word
+        // ("Issue Date" where `invoice_date` is described as the date the invoice was issued).
+        while (take > 0 && take < Math.min(5, tokens.length - 1)) {
+          const before = tokens[tokens.length - take - 1];
+          const beforeTerms = mainLabelTerms(before);
+          if (!/^\p{Lu}/u.test(before) || beforeTerms.length === 0 || !beforeTerms.every(vocabulary)) break;
+          take++;
+        }
         if (take === 0) {
+          // Capitalised words, with the small words labels join them by ("Date of Issue").
           for (let k = tokens.length - 1; k >= 1 && tokens.length - k <= 5; k--) {
-            if (/^[\p{Lu}#(][\p{L}.#()'/&-]*$/u.test(tokens[k])) take = tokens.length - k;
-            else break;
+            if (/^(?:[\p{Lu}#][\p{L}.#()'/&-]*|\([^)]*\))$/u.test(tokens[k])) take = tokens.length - k;
+            else if (!/^(?:of|to|by|for|the|and|on|in|per|&)$/.test(tokens[k])) break;
           }
         }
         value = tokens.slice(0, tokens.length - take).join(" ");
@@ -138,7 +150,11 @@ function textOf(item: DocItem): string | null {
 }
 
 /** Every pair of a partition's items, in document order. */
-export function collectPairs(items: readonly DocItem[], known: KnownLabel = () => false): Pair[] {
+export function collectPairs(
+  items: readonly DocItem[],
+  known: KnownLabel = () => false,
+  vocabulary: (term: string) => boolean = () => false,
+): Pair[] {
   const pairs: Pair[] = [];
   let scope = new Set<string>();
   let pendingLabel: { label: string; item: DocItem } | null = null;
@@ -181,11 +197,12 @@ export function collectPairs(items: readonly DocItem[], known: KnownLabel = () =
     for (const rawLine of text.split(/\n/)) {
       const line = rawLine.trim();
       if (line === "") continue;
-      if (pendingLabel) {
+      if (pendingLabel && colonPairs(line, known, vocabulary).length === 0) {
         add({ label: pendingLabel.label, value: line, kind: "colon", ...where(item), source: line });
         pendingLabel = null;
         continue;
       }
+      pendingLabel = null;
       const check = CHECK_MARK.exec(line);
       if (check && !line.includes(":")) {
         // "☑ I agree": the mark is the value of the text after it.
@@ -198,7 +215,7 @@ export function collectPairs(items: readonly DocItem[], known: KnownLabel = () =
         });
         continue;
       }
-      const found = colonPairs(line, known);
+      const found = colonPairs(line, known, vocabulary);
       for (const pair of found) {
         add({ label: pair.label, value: pair.value, kind: "colon", ...where(item), source: line });
       }

@@ -76,6 +76,7 @@ const CANONICAL: Record<string, string> = {
   vat: "tax",
   gst: "tax",
   dat: "date",
+  dated: "date",
   mail: "email",
   "e-mail": "email",
   count: "number",
@@ -91,6 +92,8 @@ const CANONICAL: Record<string, string> = {
   client: "customer",
   buy: "customer",
   purchaser: "customer",
+  employe: "headcount",
+  staff: "headcount",
 };
 
 /** Terms with abbreviations folded ("Inv. No." and "invoice number" give the same terms). */

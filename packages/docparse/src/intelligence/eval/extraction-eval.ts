@@ -18,10 +18,13 @@ import {
   MIME_TYPES,
   PAGE_CLASSES,
   renderDocuments,
+  type Wording,
 } from "./extraction-set.ts";
 
 export interface DocumentResult extends FieldCounts {
   id: string;
+  /** Whether the document uses the wordings the extractor was developed against or held-out ones. */
+  wording: Wording;
   kind: Kind;
   layout: string;
   format: Format;
@@ -42,6 +45,9 @@ export interface EvalReport {
   byKind: Record<string, FieldCounts>;
   byFormat: Record<string, FieldCounts>;
   overall: FieldCounts;
+  /** The held-out wordings' documents, counted apart from the figures above. */
+  heldOut: FieldCounts;
+  heldOutByKind: Record<string, FieldCounts>;
   pages: PageResult[];
   /** Pages whose count after conversion differs from the pages written (the set's assumption broke). */
   pageCountMismatches: string[];
@@ -53,6 +59,8 @@ export interface EvalOptions {
   /** Documents per kind and layout (default 1). */
   perLayout?: number;
   formats?: readonly Format[];
+  /** Held-out wording documents per kind and layout (default 1; 0 to skip). */
+  heldOut?: number;
   /** Mixed documents for classification (default 6; 0 to skip). */
   mixed?: number;
   /** Keep only these document ids (for a quick subset). */
@@ -61,9 +69,13 @@ export interface EvalOptions {
 
 export async function runExtractionEval(options: EvalOptions): Promise<EvalReport> {
   const formats = options.formats ?? FORMATS;
-  const documents = buildExtractionSet(options.perLayout ?? 1).filter(
-    (doc) => options.only?.(doc.id) ?? true,
-  );
+  const documents = [
+    ...buildExtractionSet(options.perLayout ?? 1).map((doc) => ({ ...doc, wording: "dev" as const })),
+    ...buildExtractionSet(options.heldOut ?? 1, "held-out").map((doc) => ({
+      ...doc,
+      wording: "held-out" as const,
+    })),
+  ].filter((doc) => options.only?.(doc.id) ?? true);
   const mixed = buildMixedSet(options.mixed ?? 6);
   const files = renderDocuments(documents, formats, options.dir);
   const results: DocumentResult[] = [];
@@ -77,6 +89,7 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
       const score = scoreFields(doc.expected, data);
       results.push({
         id: doc.id,
+        wording: doc.wording,
         kind: doc.kind,
         layout: doc.layout,
         format,
@@ -88,7 +101,15 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
   const byKind: Record<string, FieldCounts> = {};
   const byFormat: Record<string, FieldCounts> = {};
   const overall: FieldCounts = { tp: 0, fp: 0, fn: 0 };
+  const heldOut: FieldCounts = { tp: 0, fp: 0, fn: 0 };
+  const heldOutByKind: Record<string, FieldCounts> = {};
   for (const result of results) {
+    if (result.wording === "held-out") {
+      heldOutByKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
+      addCounts(heldOutByKind[result.kind], result);
+      addCounts(heldOut, result);
+      continue;
+    }
     byKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
     byFormat[result.format] ??= { tp: 0, fp: 0, fn: 0 };
     addCounts(byKind[result.kind], result);
@@ -116,5 +137,14 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
       });
     }
   }
-  return { documents: results, byKind, byFormat, overall, pages, pageCountMismatches };
+  return {
+    documents: results,
+    byKind,
+    byFormat,
+    overall,
+    heldOut,
+    heldOutByKind,
+    pages,
+    pageCountMismatches,
+  };
 }

@@ -197,9 +197,68 @@ export const SCHEMAS: Record<Kind, JsonSchema> = {
   report: REPORT_SCHEMA,
 };
 
-/** Labels each layout uses, so the set mixes common wordings. */
-function label(layoutIndex: number, options: string[]): string {
-  return options[layoutIndex % options.length];
+/** Which label wordings a document uses: those the extractor was developed against, or others held out. */
+export type Wording = "dev" | "held-out";
+
+/**
+ * Wordings of the held-out set, by the first development wording of the same field: labels real documents use that
+ * the extractor was not developed against (the eval reports them apart, as a check on overfitting).
+ */
+const HELD_OUT: Record<string, string[]> = {
+  "Invoice Number": ["Bill Number", "Invoice Ref.", "Invoice ID", "Document No."],
+  "Invoice Date": ["Billing Date", "Invoice Dated", "Date Issued", "Issued"],
+  "Due Date": ["Pay By", "Payment Due Date", "Due On", "Due By"],
+  "PO Number": ["Order Reference", "Your PO", "Customer PO", "Order No."],
+  From: ["Vendor Name", "Sold By", "Issued By", "Remit To"],
+  "Bill To": ["Sold To", "Customer Name", "Invoice To", "Billed To"],
+  Currency: ["Currency Code", "Currency", "Curr.", "Currency"],
+  Subtotal: ["Sub-total", "Net Total", "Subtotal (excl. tax)", "Total before tax"],
+  Tax: ["Tax Amount", "VAT Amount", "GST", "Tax (VAT)"],
+  "Total Due": ["Balance Due", "Grand Total", "Total Payable", "Invoice Total"],
+  Paid: ["Paid in full", "Payment received", "Settled", "Paid?"],
+  Description: ["Product", "Service", "Details", "Article"],
+  Qty: ["Quantity", "Hours", "Pcs", "Count"],
+  "Unit Price": ["Unit Cost", "Each", "Price per unit", "Rate"],
+  Amount: ["Extended", "Net Amount", "Sum", "Line Amount"],
+  "First Name": ["First", "Given name(s)", "Name (first)", "Forename(s)"],
+  "Last Name": ["Family name", "Last", "Surname / family name", "Name (last)"],
+  "Date of Birth": ["Birthdate", "Date of birth (DD/MM/YYYY)", "Born", "D.O.B."],
+  Email: ["Email address", "Contact email", "E-mail", "Mail"],
+  Phone: ["Mobile", "Contact number", "Telephone no.", "Phone (mobile)"],
+  Address: ["Residential address", "Postal Address", "Home address", "Address"],
+  "Marital Status": ["Civil status", "Marital status", "Relationship status", "Marital Status"],
+  "Employment Status": ["Occupation status", "Work status", "Employment type", "Current employment"],
+  "Annual Income": ["Gross annual income", "Income per year", "Salary (annual)", "Yearly earnings"],
+  "Has Dependents": [
+    "Dependants",
+    "Do you have dependents?",
+    "Children or dependents",
+    "Dependents (yes/no)",
+  ],
+  "Number of Dependents": [
+    "How many dependents",
+    "Dependents (number)",
+    "Number of dependants",
+    "Total dependents",
+  ],
+  "Signature Date": ["Date of signature", "Signed (date)", "Signing date", "Date"],
+  Author: ["Written by", "Author(s)", "Compiled by", "Analyst"],
+  "Report Date": ["Published", "Date of report", "Issued on", "As of"],
+  Department: ["Business unit", "Division", "Team", "Department"],
+  Period: ["Quarter", "Covering", "Reporting window", "Fiscal period"],
+  Revenue: ["Net sales", "Turnover", "Sales revenue", "Revenues"],
+  Expenses: ["Costs", "Total costs", "Opex", "Operating costs"],
+  "Net Income": ["Profit", "Net profit", "Net result", "Bottom line"],
+  Headcount: ["FTEs", "Staff", "Number of employees", "Team size"],
+  "Growth (%)": ["Change", "Growth rate", "Change (%)", "YoY"],
+};
+
+/** The label a document uses for a field: one of the field's wordings, by the document's layout and index. */
+function labelFor(wording: Wording): (layoutIndex: number, options: string[]) => string {
+  return (layoutIndex, options) => {
+    const choices = wording === "held-out" ? (HELD_OUT[options[0]] ?? options) : options;
+    return choices[layoutIndex % choices.length];
+  };
 }
 
 /** The pairs of one document laid out: a layout is a way to write label/value pairs. */
@@ -207,7 +266,8 @@ function pairsBlock(pairs: [string, string][], layout: Layout): Block[] {
   return [{ type: "pairs", pairs, layout }];
 }
 
-function invoice(index: number, layout: Layout): EvalDocument {
+function invoice(index: number, layout: Layout, wording: Wording = "dev"): EvalDocument {
+  const label = labelFor(wording);
   const next = random(1000 + index);
   const li = LAYOUTS.indexOf(layout) + index;
   const currency = pick(next, ["USD", "EUR", "GBP"]);
@@ -262,14 +322,14 @@ function invoice(index: number, layout: Layout): EvalDocument {
       : []),
     [label(li, ["From", "Supplier", "Vendor", "Seller"]), vendor],
     [label(li, ["Bill To", "Customer", "Client", "Bill To"]), customer],
-    ["Currency", currency],
+    [label(li, ["Currency"]), currency],
   ];
   const totals: [string, string][] = [
-    ["Subtotal", money(subtotal, currency)],
+    [label(li, ["Subtotal"]), money(subtotal, currency)],
     [label(li, ["Tax", "VAT (20%)", "Sales Tax", "Tax (20%)"]), money(tax, currency)],
     [label(li, ["Total Due", "Total", "Amount Due", "Total"]), money(total, currency)],
     [
-      "Paid",
+      label(li, ["Paid"]),
       label(li, ["Yes/No", "checkbox", "word", "checkbox"]) === "checkbox"
         ? paid
           ? "☑ Yes ☐ No"
@@ -307,7 +367,8 @@ function invoice(index: number, layout: Layout): EvalDocument {
   return { id: `invoice-${index}`, kind: "invoice", layout, blocks, schema: INVOICE_SCHEMA, expected };
 }
 
-function form(index: number, layout: Layout): EvalDocument {
+function form(index: number, layout: Layout, wording: Wording = "dev"): EvalDocument {
+  const label = labelFor(wording);
   const next = random(2000 + index);
   const li = LAYOUTS.indexOf(layout) + index;
   const first = pick(next, FIRST);
@@ -396,7 +457,8 @@ function form(index: number, layout: Layout): EvalDocument {
   return { id: `form-${index}`, kind: "form", layout, blocks, schema: FORM_SCHEMA, expected };
 }
 
-function report(index: number, layout: Layout): EvalDocument {
+function report(index: number, layout: Layout, wording: Wording = "dev"): EvalDocument {
+  const label = labelFor(wording);
   const next = random(3000 + index);
   const li = LAYOUTS.indexOf(layout) + index;
   const quarter = 1 + Math.floor(next() * 4);
@@ -431,7 +493,7 @@ function report(index: number, layout: Layout): EvalDocument {
   const meta: [string, string][] = [
     [label(li, ["Author", "Prepared by", "Author", "Prepared By"]), author],
     [label(li, ["Report Date", "Date", "Report date", "Dated"]), writeDate(dated, li)],
-    ...(hasDepartment ? [["Department", department] as [string, string]] : []),
+    ...(hasDepartment ? [[label(li, ["Department"]), department] as [string, string]] : []),
     [label(li, ["Period", "Reporting Period", "Period Covered", "Period"]), `Q${quarter} ${year}`],
   ];
   const figures: [string, string][] = [
@@ -467,16 +529,27 @@ function report(index: number, layout: Layout): EvalDocument {
   return { id: `report-${index}`, kind: "report", layout, blocks, schema: REPORT_SCHEMA, expected };
 }
 
-const BUILDERS: Record<Kind, (index: number, layout: Layout) => EvalDocument> = { invoice, form, report };
+const BUILDERS: Record<Kind, (index: number, layout: Layout, wording?: Wording) => EvalDocument> = {
+  invoice,
+  form,
+  report,
+};
 
-/** Every (kind, layout) document of the set; `perLayout` documents of each, each with its own values. */
-export function buildExtractionSet(perLayout = 1): EvalDocument[] {
+/**
+ * Every (kind, layout) document of the set; `perLayout` documents of each, each with its own values. The
+ * held-out wording gives other documents (other values too), ids prefixed `held-out-`.
+ */
+export function buildExtractionSet(perLayout = 1, wording: Wording = "dev"): EvalDocument[] {
   const documents: EvalDocument[] = [];
   for (const kind of KINDS) {
     for (const layout of LAYOUTS) {
       for (let copy = 0; copy < perLayout; copy++) {
-        const index = LAYOUTS.indexOf(layout) * 10 + copy;
-        documents.push(BUILDERS[kind](index, layout));
+        if (wording === "dev") {
+          documents.push(BUILDERS[kind](LAYOUTS.indexOf(layout) * 10 + copy, layout));
+        } else {
+          const doc = BUILDERS[kind](LAYOUTS.indexOf(layout) * 10 + 5 + copy, layout, wording);
+          documents.push({ ...doc, id: `held-out-${doc.id}` });
+        }
       }
     }
   }
@@ -634,7 +707,7 @@ export function renderDocuments(
     }
   }
   const converted: [Format, string][] = [
-    ["pdf", "pdf:writer_web_pdf_Export"],
+    ["pdf", "pdf:writer_pdf_Export"],
     ["docx", "docx:MS Word 2007 XML"],
   ];
   for (const [format, filter] of converted) {
@@ -643,6 +716,8 @@ export function renderDocuments(
       "soffice",
       [
         `-env:UserInstallation=file://${path.join(dir, "profile")}`,
+        // Read as a Writer document (not Writer/Web), so pages and page breaks are a printed document's.
+        "--infilter=HTML (StarWriter)",
         "--headless",
         "--convert-to",
         filter,
@@ -688,8 +763,24 @@ const EXPECTED_CLASS: Record<Kind, string> = {
   report: "report",
 };
 
-/** Prose with no class's evidence: a page every class should leave out. */
+/**
+ * Pages every class should leave out: terms and conditions (no class's evidence), or a cover letter that talks
+ * about an invoice and a form in prose but is neither.
+ */
 function otherPage(index: number): Block[] {
+  if (index % 2 === 1) {
+    return [
+      { type: "heading", level: 1, text: "Dear customer" },
+      {
+        type: "paragraph",
+        text:
+          "Thank you for your recent order. Please find enclosed our invoice for the goods delivered last month, " +
+          "and the application form you asked for. Our accounts team will be glad to answer any question about " +
+          "the payment or the amounts shown.",
+      },
+      { type: "paragraph", text: "With kind regards, the customer service team" },
+    ];
+  }
   return [
     { type: "heading", level: 1, text: "Terms and Conditions" },
     {

@@ -1,7 +1,8 @@
 /**
- * `npm run eval:extract [-- --per-layout N] [--format pdf] [--verbose] [--json]`: generates the labelled set in a
- * temporary directory, prints field precision and recall of the offline extractor per kind, per format and overall,
- * and page-classification accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
+ * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--mixed N (10)] [--format pdf] [--verbose]
+ * [--json]`: generates the labelled set in a temporary directory, prints field precision and recall of the offline
+ * extractor per kind, per format and overall (and apart, on held-out label wordings), and page-classification
+ * accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +14,10 @@ import { FORMATS, type Format } from "./extraction-set.ts";
 
 const { values } = parseArgs({
   options: {
-    "per-layout": { type: "string", default: "1" },
+    "per-layout": { type: "string", default: "3" },
     format: { type: "string", multiple: true },
-    mixed: { type: "string", default: "6" },
+    mixed: { type: "string", default: "10" },
+    "held-out": { type: "string", default: "3" },
     verbose: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
@@ -29,6 +31,7 @@ try {
     perLayout: Number(values["per-layout"]),
     formats,
     mixed: Number(values.mixed),
+    heldOut: Number(values["held-out"]),
   });
   if (values.json) {
     console.log(JSON.stringify(report, null, 2));
@@ -36,10 +39,19 @@ try {
     const line = (name: string, counts: FieldCounts) =>
       `${name.padEnd(12)} precision ${precision(counts).toFixed(3)}  recall ${recall(counts).toFixed(3)}  ` +
       `(tp ${counts.tp}, fp ${counts.fp}, fn ${counts.fn})`;
-    console.log(`Offline extraction: ${report.documents.length} documents (${formats.join(", ")})`);
+    const dev = report.documents.filter((doc) => doc.wording === "dev").length;
+    console.log(
+      `Offline extraction: ${dev} documents (${formats.join(", ")}), wordings it was developed against`,
+    );
     for (const [kind, counts] of Object.entries(report.byKind)) console.log(line(kind, counts));
     for (const [format, counts] of Object.entries(report.byFormat)) console.log(line(format, counts));
     console.log(line("overall", report.overall));
+    const held = report.documents.length - dev;
+    if (held > 0) {
+      console.log(`Held-out wordings (labels the extractor was not developed against): ${held} documents`);
+      for (const [kind, counts] of Object.entries(report.heldOutByKind)) console.log(line(kind, counts));
+      console.log(line("held-out", report.heldOut));
+    }
     const invalid = report.documents.filter((doc) => doc.schemaErrors.length > 0);
     console.log(`data failing its schema: ${invalid.length}`);
     if (values.verbose) {
