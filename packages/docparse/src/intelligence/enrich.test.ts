@@ -214,6 +214,9 @@ test("bar and line charts drawn as vectors in a PDF read back as the chart part'
     assert.deepEqual(chart.categories, ["2019", "2020", "2021", "2022", "2023", "2024"], entry.name);
     assert.deepEqual(chart.series, expected, entry.name);
     assert.match(summary, entry.type === "line" ? /^Line chart/ : /^Bar chart/);
+    // The markdown shows the chart's data where the chart is.
+    const row = `| ${chart.categories[1]} | ${expected.map((series) => series.values[1]).join(" | ")} |`;
+    assert.ok(documentViews(document).markdown.includes(row), `${entry.name}: ${row}`);
     // The axis labels the layout read as text are inside the chart now, not loose paragraphs.
     const loose = fragments(document, "text").map(
       (fragment) => (fragment.content as { content: string }).content,

@@ -614,7 +614,13 @@ export async function addVectorCharts(model: DocumentModel, pdf: PDFDocumentProx
   let changed = false;
   for (const pageNumber of pages.sort((p, q) => p - q)) {
     if (pageNumber < 1 || pageNumber > pdf.numPages) continue;
-    const geometry = await extractPdfPage(pdf, pageNumber);
+    let geometry: PageGeometry;
+    try {
+      geometry = await extractPdfPage(pdf, pageNumber);
+    } catch (error) {
+      model.warnings.push(`Charts on page ${pageNumber} could not be read: ${(error as Error).message}`);
+      continue;
+    }
     for (const chart of findCharts(geometry)) {
       const existing = items.find(
         (item): item is FigureItem =>
