@@ -160,14 +160,26 @@ function variant(
 
 const NO_OFFICE = officeAvailable() ? false : "LibreOffice is not installed";
 
-test("bar charts drawn as vectors in a PDF read back as the chart part's numbers", {
+/** The corpus chart as a line chart; `lines: false` keeps its series' outline unpainted (markers only). */
+function lineChart(xlsx: Uint8Array, lines: boolean): Uint8Array {
+  return variant(xlsx, (xml) => {
+    const line = xml
+      .replace("<c:barChart>", "<c:lineChart>")
+      .replace("</c:barChart>", "</c:lineChart>")
+      .replace(/<c:(barDir|gapWidth|overlap|invertIfNegative)\b[^>]*\/>/g, "");
+    return lines ? line.replace(/<a:ln w="0"><a:noFill\/><\/a:ln>/g, "") : line;
+  });
+}
+
+test("bar and line charts drawn as vectors in a PDF read back as the chart part's numbers", {
   skip: NO_CORPUS || NO_OFFICE,
 }, async () => {
   const xlsx = new Uint8Array(
     await readFile(corpusPath("docling/tests/data", "xlsx/sources/xlsx_03_chartsheet.xlsx")),
   );
-  const cases: { name: string; file: Uint8Array; negative?: boolean }[] = [
+  const cases: { name: string; file: Uint8Array; negative?: boolean; type?: string }[] = [
     { name: "columns", file: xlsx },
+    { name: "line", file: lineChart(xlsx, true), type: "line" },
     {
       name: "horizontal",
       file: variant(xlsx, (xml) => xml.replace('<c:barDir val="col"/>', '<c:barDir val="bar"/>')),
@@ -197,32 +209,31 @@ test("bar charts drawn as vectors in a PDF read back as the chart part's numbers
     assert.equal(charts.length, 1, entry.name);
     const { chart, summary } = charts[0].content as unknown as ChartSeriesContent & { summary: string };
     assert.equal(chart.source, "vector", entry.name);
-    assert.equal(chart.chart_type, "bar");
+    assert.equal(chart.chart_type, entry.type ?? "bar");
     assert.equal(chart.title, "Wild Duck Observations by Year");
     assert.deepEqual(chart.categories, ["2019", "2020", "2021", "2022", "2023", "2024"], entry.name);
     assert.deepEqual(chart.series, expected, entry.name);
-    assert.match(summary, /^Bar chart/);
+    assert.match(summary, entry.type === "line" ? /^Line chart/ : /^Bar chart/);
+    // The markdown shows the chart's data where the chart is.
+    const row = `| ${chart.categories[1]} | ${expected.map((series) => series.values[1]).join(" | ")} |`;
+    assert.ok(documentViews(document).markdown.includes(row), `${entry.name}: ${row}`);
     // The axis labels the layout read as text are inside the chart now, not loose paragraphs.
     const loose = fragments(document, "text").map(
       (fragment) => (fragment.content as { content: string }).content,
     );
     assert.ok(!loose.includes("180"), `${entry.name}: ${loose.join(" | ")}`);
   }
-  // Charts that are not plain bars are left alone rather than misread.
+  // Charts whose series cannot be told apart are left alone rather than misread: stacked bars, and line charts
+  // drawn as markers only.
   const stacked = variant(xlsx, (xml) =>
     xml
       .replace('<c:grouping val="clustered"/>', '<c:grouping val="stacked"/>')
       .replace("</c:barChart>", '<c:overlap val="100"/></c:barChart>'),
   );
-  const line = variant(xlsx, (xml) =>
-    xml
-      .replace("<c:barChart>", "<c:lineChart>")
-      .replace("</c:barChart>", "</c:lineChart>")
-      .replace(/<c:(barDir|gapWidth|overlap|invertIfNegative)\b[^>]*\/>/g, ""),
-  );
+  const markers = lineChart(xlsx, false);
   for (const [name, file] of [
     ["stacked", stacked],
-    ["line", line],
+    ["markers", markers],
   ] as const) {
     const pdf = await officeToPdf(`${name}.xlsx`, file);
     const { document } = await parsed("", "application/pdf", { chart_extraction: true }, pdf);

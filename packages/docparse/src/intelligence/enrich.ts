@@ -172,7 +172,12 @@ class PageRuns {
     if (!this.pdf) return [];
     let runs = this.cache.get(page);
     if (!runs) {
-      runs = (await extractPdfPage(this.pdf, page)).runs;
+      try {
+        runs = (await extractPdfPage(this.pdf, page)).runs;
+      } catch {
+        // A page whose text cannot be read again gives its figures no text; the parse itself read it.
+        runs = [];
+      }
       this.cache.set(page, runs);
     }
     return runs;

@@ -5,13 +5,14 @@ import { extractPdfPage } from "../pdf/extract.ts";
 import { parseNumber } from "./table-summary.ts";
 
 /**
- * Bar charts drawn as vector graphics on a PDF page (what office suites write when they export a chart), read back
- * into numbers. The evidence is what the PDF engine gives: bars are filled rectangles standing on one baseline,
- * the value axis is a column of numeric labels whose positions map linearly to their values, the categories are
- * the labels on the other side of the baseline, and the legend is small markers each followed by a series name.
- * A bar's value is its far end read through the value axis. Vertical and horizontal bars are read (the latter by
- * reading the page transposed). Stacked bars, line and pie charts are not read: a chart that is not plainly one
- * series-per-slot bar chart is left alone rather than reported with wrong numbers.
+ * Bar and line charts drawn as vector graphics on a PDF page (what office suites write when they export a chart),
+ * read back into numbers. The evidence is what the PDF engine gives: bars are filled rectangles standing on (or
+ * hanging from) one baseline, lines are open stroked paths running left to right, the value axis is a column of
+ * numeric labels whose positions map linearly to their values, the categories are the labels along the other
+ * axis, and the legend is small markers each followed by a series name. A bar's value is its far end read
+ * through the value axis, a line's its height at a category's label. Horizontal bars are read on the transposed
+ * page. Stacked bars, pies, and lines drawn as markers only are not read: a chart whose series cannot be told
+ * apart is left alone rather than reported with wrong numbers.
  */
 
 export interface FoundChart {
@@ -167,15 +168,23 @@ function verticalBarCharts(page: PageGeometry): { bars: Bar[]; box: Box; data: O
   return out;
 }
 
-function readAxis(
-  page: PageGeometry,
-  bars: Bar[],
-  plot: Box,
-  baseline: number,
-): { bars: Bar[]; box: Box; data: Omit<ChartData, "title"> } | null {
+/** A value axis: the labels it was read from, the step between them, and a reader from position to value. */
+interface ValueAxis {
+  labels: TextRun[];
+  low: number;
+  high: number;
+  step: number;
+  /** The value at a position along the axis (y), rounded to the axis's precision. */
+  valueAt(y: number): number;
+  /** The position of the axis's lowest label (where a line chart's categories are written below). */
+  lowLevel: number;
+  highLevel: number;
+}
+
+/** The value axis beside a plot: a column of numeric labels (left, else right) whose positions fit a line. */
+function valueAxis(page: PageGeometry, plot: Box): ValueAxis | null {
   const span = Math.max(box.height(plot), 1);
   const numeric = page.runs.filter((run) => parseNumber(run.text) !== null);
-  // The value axis: numeric labels beside the bars (left, else right), within the bars' height band.
   const inBand = (run: TextRun) =>
     box.centerY(run.box) >= plot.y1 - span * 0.5 && box.centerY(run.box) <= plot.y2 + span * 0.5;
   const sides = [
@@ -186,11 +195,9 @@ function readAxis(
       (run) => run.box.x1 >= plot.x2 - ALIGN && run.box.x1 - plot.x2 < box.width(plot) * 0.5 && inBand(run),
     ),
   ];
-  let axis: { a: number; b: number } | null = null;
-  let axisLabels: TextRun[] = [];
   for (const side of sides) {
     if (side.length < MIN_AXIS_LABELS) continue;
-    // The column nearest the bars.
+    // The column nearest the plot.
     const nearest = [...side].sort(
       (p, q) =>
         Math.min(Math.abs(p.box.x2 - plot.x1), Math.abs(p.box.x1 - plot.x2)) -
@@ -200,26 +207,43 @@ function readAxis(
     if (column.length < MIN_AXIS_LABELS || !sharesColumn(column)) continue;
     const ys = column.map((run) => labelLevel(page, run));
     if (new Set(ys.map((y) => Math.round(y))).size !== ys.length) continue;
-    axis = fitAxis(column.map((run, i) => ({ y: ys[i], value: parseNumber(run.text) as number })));
-    if (axis) {
-      axisLabels = column;
-      break;
-    }
+    const points = column.map((run, i) => ({ y: ys[i], value: parseNumber(run.text) as number }));
+    const axis = fitAxis(points);
+    if (!axis) continue;
+    const values = points.map((point) => point.value).sort((p, q) => p - q);
+    const step = Math.min(
+      ...values
+        .slice(1)
+        .map((v, i) => v - values[i])
+        .filter((d) => d > 0),
+    );
+    const low = points.reduce((p, q) => (q.value < p.value ? q : p));
+    const high = points.reduce((p, q) => (q.value > p.value ? q : p));
+    return {
+      labels: column,
+      low: low.value,
+      high: high.value,
+      step,
+      valueAt: (y: number) => roundToAxis(axis.a * y + axis.b, step),
+      lowLevel: low.y,
+      highLevel: high.y,
+    };
   }
+  return null;
+}
+
+function readAxis(
+  page: PageGeometry,
+  bars: Bar[],
+  plot: Box,
+  baseline: number,
+): { bars: Bar[]; box: Box; data: Omit<ChartData, "title"> } | null {
+  const axis = valueAxis(page, plot);
   if (!axis) return null;
-  const labelValues = axisLabels.map((run) => parseNumber(run.text) as number).sort((p, q) => p - q);
-  const step = Math.min(
-    ...labelValues
-      .slice(1)
-      .map((v, i) => v - labelValues[i])
-      .filter((d) => d > 0),
-  );
-  const { a, b } = axis;
-  const valueAt = (y: number) => roundToAxis(a * y + b, step);
+  const { valueAt, step, low, high } = axis;
+  const axisLabels = axis.labels;
   // The baseline must lie on the axis's scale, not far beyond its labels.
-  const base = a * baseline + b;
-  const low = labelValues[0];
-  const high = labelValues[labelValues.length - 1];
+  const base = valueAt(baseline);
   if (base < low - step * 1.01 || base > high + step * 1.01) return null;
 
   // Categories: the first line of labels on the far side of the baseline from the bars.
@@ -280,6 +304,127 @@ function readAxis(
   }));
   const area = box.union([plot, ...axisLabels.map((run) => run.box), ...categoryRuns.map((run) => run.box)]);
   return { bars, box: area, data: { chartType: "bar", categories, series, origin: "vector" } };
+}
+
+/** Points of a polyline at most this far behind the previous one still count as going left to right. */
+const BACKTRACK = 0.5;
+
+/** The y of a polyline at x (linear between its points), or null when x is beyond its ends. */
+function lineAt(points: readonly { x: number; y: number }[], x: number): number | null {
+  if (x < points[0].x - ALIGN * 2 || x > points[points.length - 1].x + ALIGN * 2) return null;
+  for (let i = 1; i < points.length; i++) {
+    const p = points[i - 1];
+    const q = points[i];
+    if (x <= q.x || i === points.length - 1) {
+      if (q.x - p.x <= 0.01) return q.y;
+      const t = Math.min(1, Math.max(0, (x - p.x) / (q.x - p.x)));
+      return p.y + t * (q.y - p.y);
+    }
+  }
+  return points[points.length - 1].y;
+}
+
+/**
+ * Line charts: lines drawn left to right across a plot with a value axis beside it and category labels under
+ * it; each line is a series, its value at a category the line's height at the label's centre.
+ */
+function lineCharts(page: PageGeometry): { marks: Box[]; box: Box; data: Omit<ChartData, "title"> }[] {
+  const lines = (page.polylines ?? []).filter(
+    (points) =>
+      points.length >= 2 &&
+      points[points.length - 1].x - points[0].x >= 30 &&
+      points.every((point, i) => i === 0 || point.x >= points[i - 1].x - BACKTRACK),
+  );
+  const bounds = (points: readonly { x: number; y: number }[]): Box => ({
+    x1: Math.min(...points.map((p) => p.x)),
+    y1: Math.min(...points.map((p) => p.y)),
+    x2: Math.max(...points.map((p) => p.x)),
+    y2: Math.max(...points.map((p) => p.y)),
+  });
+  // Lines of one chart share most of their horizontal extent.
+  const groups: { points: { x: number; y: number }[]; box: Box }[][] = [];
+  for (const points of lines) {
+    const entry = { points, box: bounds(points) };
+    const group = groups.find((g) =>
+      g.some((other) => {
+        const overlap = Math.min(other.box.x2, entry.box.x2) - Math.max(other.box.x1, entry.box.x1);
+        return overlap >= 0.5 * Math.min(box.width(other.box), box.width(entry.box));
+      }),
+    );
+    if (group) group.push(entry);
+    else groups.push([entry]);
+  }
+  const out: { marks: Box[]; box: Box; data: Omit<ChartData, "title"> }[] = [];
+  for (const group of groups) {
+    const lineBox = box.union(group.map((entry) => entry.box));
+    // The plot reaches as far as its gridlines: the most common extent among the rules drawn across the lines
+    // (a frame around the chart has an extent of its own, shared by two rules only).
+    const across = page.rules.filter(
+      (rule) =>
+        rule.orientation === "h" &&
+        rule.x1 <= lineBox.x1 + ALIGN * 2 &&
+        rule.x2 >= lineBox.x2 - ALIGN * 2 &&
+        Math.abs(rule.y1 - box.centerY(lineBox)) <= Math.max(box.height(lineBox), 36) * 2,
+    );
+    const extents = new Map<string, typeof across>();
+    for (const rule of across) {
+      const key = `${Math.round(rule.x1)}:${Math.round(rule.x2)}`;
+      extents.set(key, [...(extents.get(key) ?? []), rule]);
+    }
+    const grid = [...extents.values()].sort((p, q) => q.length - p.length)[0] ?? [];
+    const plot = box.union([
+      lineBox,
+      ...grid.map((rule) => ({ x1: rule.x1, y1: rule.y1, x2: rule.x2, y2: rule.y2 })),
+    ]);
+    const axis = valueAxis(page, plot);
+    if (!axis) continue;
+    // Categories: the first line of labels under the plot (below its lowest gridline or axis label).
+    const floor = Math.max(axis.lowLevel, axis.highLevel, plot.y2);
+    const reach = box.width(plot) * 0.5;
+    const below = page.runs.filter(
+      (run) =>
+        !axis.labels.includes(run) &&
+        run.box.y1 >= floor - ALIGN * 2 &&
+        run.box.y1 - floor <= Math.max(run.fontSize * 3, 12) &&
+        box.centerX(run.box) >= plot.x1 - reach &&
+        box.centerX(run.box) <= plot.x2 + reach,
+    );
+    if (below.length < 2) continue;
+    const first = Math.min(...below.map((run) => run.box.y1));
+    const categories = below
+      .filter((run) => run.box.y1 - first <= run.fontSize * 0.8)
+      .sort((p, q) => box.centerX(p.box) - box.centerX(q.box));
+    if (categories.length < 2) continue;
+    // Every line must run from about the first category to about the last.
+    const slot =
+      (box.centerX(categories[categories.length - 1].box) - box.centerX(categories[0].box)) /
+      (categories.length - 1);
+    const spans = group.every(
+      (entry) =>
+        Math.abs(entry.box.x1 - box.centerX(categories[0].box)) <= slot * 0.6 &&
+        Math.abs(entry.box.x2 - box.centerX(categories[categories.length - 1].box)) <= slot * 0.6,
+    );
+    if (!spans) continue;
+    const series = group.map((entry, s) => ({
+      name: `Series ${s + 1}`,
+      values: categories.map((run) => {
+        const y = lineAt(entry.points, box.centerX(run.box));
+        return y === null ? null : axis.valueAt(y);
+      }),
+    }));
+    const area = box.union([plot, ...axis.labels.map((run) => run.box), ...categories.map((run) => run.box)]);
+    out.push({
+      marks: group.map((entry) => entry.box),
+      box: area,
+      data: {
+        chartType: "line",
+        categories: categories.map((run) => run.text.trim()),
+        series,
+        origin: "vector",
+      },
+    });
+  }
+  return out;
 }
 
 /** Legend entries near a chart: a small marker followed by a name, in reading order (original coordinates). */
@@ -360,25 +505,33 @@ function axisTitles(
 }
 
 /**
- * The bar charts drawn on a page, with their data.
+ * The bar and line charts drawn on a page, with their data.
  *
  * @example
- * const charts = findBarCharts(await extractPdfPage(doc, 1));
+ * const charts = findCharts(await extractPdfPage(doc, 1));
  * charts[0].data.series[0].values; // [120, 135, 150]
  */
-export function findBarCharts(page: PageGeometry): FoundChart[] {
+function valuesRead(data: Omit<ChartData, "title">): number {
+  return data.series.reduce((sum, entry) => sum + entry.values.filter((value) => value !== null).length, 0);
+}
+
+export function findCharts(page: PageGeometry): FoundChart[] {
   const found: FoundChart[] = [];
-  // Both readings of the page; where they claim the same area, the one explaining more bars is the chart.
-  const readings = [false, true]
-    .flatMap((horizontal) =>
-      verticalBarCharts(horizontal ? transpose(page) : page).map((chart) => ({ chart, horizontal })),
-    )
-    .sort((p, q) => q.chart.bars.length - p.chart.bars.length);
+  // Every reading of the page; where two claim the same area, the one explaining more marks is the chart.
+  const readings = [
+    ...[false, true].flatMap((horizontal) =>
+      verticalBarCharts(horizontal ? transpose(page) : page).map((chart) => ({
+        chart: { marks: chart.bars.map((bar) => bar.box), box: chart.box, data: chart.data },
+        horizontal,
+      })),
+    ),
+    ...lineCharts(page).map((chart) => ({ chart, horizontal: false })),
+  ].sort((p, q) => valuesRead(q.chart.data) - valuesRead(p.chart.data));
   const claimed: Box[] = [];
   for (const { chart, horizontal } of readings) {
     {
       const area = horizontal ? transposeBox(chart.box) : chart.box;
-      const bars = chart.bars.map((bar) => (horizontal ? transposeBox(bar.box) : bar.box));
+      const bars = chart.marks.map((mark) => (horizontal ? transposeBox(mark) : mark));
       if (claimed.some((other) => box.intersection(other, area) > 0)) continue;
       claimed.push(area);
       const data: ChartData = { ...chart.data, title: null };
@@ -461,8 +614,14 @@ export async function addVectorCharts(model: DocumentModel, pdf: PDFDocumentProx
   let changed = false;
   for (const pageNumber of pages.sort((p, q) => p - q)) {
     if (pageNumber < 1 || pageNumber > pdf.numPages) continue;
-    const geometry = await extractPdfPage(pdf, pageNumber);
-    for (const chart of findBarCharts(geometry)) {
+    let geometry: PageGeometry;
+    try {
+      geometry = await extractPdfPage(pdf, pageNumber);
+    } catch (error) {
+      model.warnings.push(`Charts on page ${pageNumber} could not be read: ${(error as Error).message}`);
+      continue;
+    }
+    for (const chart of findCharts(geometry)) {
       const existing = items.find(
         (item): item is FigureItem =>
           item.label === "figure" &&

@@ -1,28 +1,11 @@
 import type { FragmentContent, Page, PageFragment } from "@svc/contract";
-import type { ChartData, DocItem, DocumentModel } from "../model.ts";
+import type { DocItem, DocumentModel } from "../model.ts";
 import { itemToMarkdown } from "./markdown.ts";
 import { fragmentType, itemPage, selectedItems, selectedPages, type ViewOptions } from "./selection.ts";
-import { tableToHtml, tableToMarkdown } from "./tables.ts";
+import { chartToMarkdown, tableToHtml, tableToMarkdown } from "./tables.ts";
 
 /** Declarative formats have no geometry: their boxes are reported as null, and table cells' boxes as zeros. */
 const NO_BOX = { x1: 0, y1: 0, x2: 0, y2: 0 };
-
-function cellText(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
-}
-
-/** A chart's data as a GFM table: categories down the first column, one column per series. */
-export function chartToMarkdown(chart: ChartData): string {
-  if (chart.series.length === 0) return chart.title ?? "";
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [
-    line(["", ...chart.series.map((series) => cellText(series.name))]),
-    `|${" --- |".repeat(chart.series.length + 1)}`,
-    ...chart.categories.map((category, row) =>
-      line([cellText(category), ...chart.series.map((series) => String(series.values[row] ?? ""))]),
-    ),
-  ].join("\n");
-}
 
 function contentOf(item: DocItem, options: ViewOptions): FragmentContent {
   switch (item.label) {
