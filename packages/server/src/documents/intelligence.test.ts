@@ -140,6 +140,8 @@ describe("document intelligence through the API (offline provider)", () => {
       ],
     );
     assert.deepEqual(Object.keys(result.page_classes?.[0].classification_reasons ?? {}), ["1", "2", "3"]);
+    // Each page also carries the reason of the class it was put in.
+    assert.match(result.pages?.[1].classification_reason ?? "", /^history: /);
     assert.match(result.page_classes?.[0].classification_reasons?.["1"] ?? "", /typewrit/);
     assert.equal(result.structured_data, null);
   });

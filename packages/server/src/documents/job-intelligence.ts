@@ -1,4 +1,4 @@
-import type { ParseUsage } from "@svc/contract";
+import type { Page, PageClass, ParseUsage } from "@svc/contract";
 import type { ParseViews, ProviderSettings, TokenUsage } from "@svc/docparse";
 import type { JobKind, JobRequest, StoredResult } from "./jobs.ts";
 import { type ModelProviders, resolveModelProvider } from "./model-providers.ts";
@@ -88,8 +88,12 @@ export function storedResultOf(
   views: ParseViews,
   intelligence: IntelligenceResult | null,
 ): StoredResult {
+  const pages =
+    kind === "parse" && intelligence?.page_classes
+      ? withPageReasons(views.pages, intelligence.page_classes)
+      : views.pages;
   const stored: StoredResult = {
-    pages: views.pages,
+    pages,
     chunks: views.chunks,
     usage: usageOf(views, intelligence),
   };
@@ -99,4 +103,21 @@ export function storedResultOf(
     stored.structured_data = intelligence?.structured_data ?? null;
   }
   return stored;
+}
+
+/**
+ * The pages with `classification_reason` set where a page was put in a class: `<class>: <reason>` (the page's
+ * entry in that class's classification_reasons, or the class alone).
+ */
+function withPageReasons(pages: Page[], classes: PageClass[]): Page[] {
+  const reasons = new Map<number, string>();
+  for (const entry of classes) {
+    for (const page of entry.page_numbers) {
+      const reason = entry.classification_reasons?.[String(page)];
+      reasons.set(page, reason ? `${entry.page_class}: ${reason}` : entry.page_class);
+    }
+  }
+  return pages.map((page) =>
+    reasons.has(page.page_number) ? { ...page, classification_reason: reasons.get(page.page_number) } : page,
+  );
 }
