@@ -108,9 +108,11 @@ describe("understandDocument", () => {
 describe("understandDocument with a provider (loopback protocol server, not a model)", () => {
   let server: Awaited<ReturnType<typeof startProtocolServer>>;
   const answers: string[] = [];
+  /** An answer chosen by the request's text, for calls that run concurrently (pages classified at once). */
+  let answerFor: ((request: string) => string | undefined) | null = null;
   before(async () => {
-    server = await startProtocolServer(() => {
-      const content = answers.shift() ?? "{}";
+    server = await startProtocolServer((request) => {
+      const content = answerFor?.(JSON.stringify(request.body)) ?? answers.shift() ?? "{}";
       return {
         json: {
           choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
@@ -179,8 +181,10 @@ describe("understandDocument with a provider (loopback protocol server, not a mo
   });
 
   test("classification through a provider: one call per page, the class and reason it names", async () => {
-    answers.push('{"page_class": "invoice", "reason": "invoice number and total due"}');
-    answers.push('{"page_class": "none", "reason": "narrative"}');
+    answerFor = (request) =>
+      request.includes("Page 1:")
+        ? '{"page_class": "invoice", "reason": "invoice number and total due"}'
+        : '{"page_class": "none", "reason": "narrative"}';
     const model = await loadDocument({ text: INVOICE, mimeType: "text/plain" });
     const before = server.received.length;
     const result = await understandDocument(model, {
@@ -202,6 +206,7 @@ describe("understandDocument with a provider (loopback protocol server, not a mo
       "none",
       null,
     ]);
+    answerFor = null;
     assert.deepEqual(result.page_classes, [
       {
         page_class: "invoice",

@@ -4,7 +4,8 @@
  * given for it; every provider call's tokens are counted per provider into `usage`.
  *
  * - Classification: offline `classifyPages`, or the classification provider asked page by page (the page's
- *   markdown, the classes with their descriptions) for one class or none, with a reason.
+ *   markdown, the classes with their descriptions) for one class or none, with a reason. Provider calls run
+ *   PROVIDER_CONCURRENCY at a time (pages, or an extraction's partitions); results keep the document's order.
  * - Extraction: the pages of the extraction's `page_classes` (all kept pages without them), split by its
  *   `partition_strategy`; per partition, offline `extractStructured`, or the extraction's provider with the
  *   schema as constrained output, the extraction's prompt and the partition's markdown. A provider's answer is
@@ -84,6 +85,33 @@ const CLASSIFICATION_SYSTEM =
   "You classify one page of a document into at most one of the given page classes, by their descriptions. " +
   'Answer "none" when no class fits. Give a short reason naming the evidence on the page.';
 
+/** Provider calls of one step in flight at once (pages classified, partitions extracted). */
+const PROVIDER_CONCURRENCY = 4;
+
+/** `fn` over the items with at most `limit` calls in flight; results in the items' order; the first error wins. */
+async function mapInOrder<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** Largest page or partition text sent to a provider, in characters. */
 const MAX_PROMPT_TEXT = 200_000;
 
@@ -128,11 +156,10 @@ export async function understandDocument(
         : pages;
       const partitions = partitionDocument(model, task.partitionStrategy, scope);
       const provider = task.provider ? extractionMeter.wrap(task.provider) : null;
-      for (const partition of partitions) {
-        structured.push(
-          await extractPartition(model, options.source, partition, task, provider, options.signal),
-        );
-      }
+      const entries = await mapInOrder(partitions, provider ? PROVIDER_CONCURRENCY : 1, (partition) =>
+        extractPartition(model, options.source, partition, task, provider, options.signal),
+      );
+      structured.push(...entries);
     }
   }
 
@@ -200,11 +227,11 @@ async function classifyWithProvider(
     required: ["page_class", "reason"],
   };
   const classList = classes.map((entry) => `- ${entry.name.trim()}: ${entry.description}`).join("\n");
-  for (const page of pages) {
+  const answers = await mapInOrder(pages, PROVIDER_CONCURRENCY, async (page) => {
     const items = model.items.filter((item) => !item.furniture && itemPage(item) === page);
     const markdown = itemsToMarkdown(items, { tableOutputMode: "markdown" });
-    if (markdown.trim() === "") continue;
-    const answer = await ask(
+    if (markdown.trim() === "") return null;
+    return ask(
       provider,
       {
         system: CLASSIFICATION_SYSTEM,
@@ -216,6 +243,9 @@ async function classifyWithProvider(
       schema,
       signal,
     );
+  });
+  for (const [position, answer] of answers.entries()) {
+    const page = pages[position];
     const { page_class: chosen, reason } = (answer ?? {}) as { page_class?: unknown; reason?: unknown };
     const index = typeof chosen === "string" ? names.indexOf(chosen) : -1;
     if (index < 0) continue;
