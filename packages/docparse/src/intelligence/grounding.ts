@@ -1,6 +1,7 @@
 /**
- * Citations for data a model extracted: each scalar value in the data is looked up in the partition's items, and
- * the first item whose text holds it (case, spacing and number formatting aside) is its source. A value found
+ * Citations for data a model extracted: each scalar value in the data is looked up in the partition's items; of
+ * the items whose text holds it (case, spacing and number formatting aside), the one that also names the most
+ * words of the field's name (its label, most likely) is its source, the first in reading order on a tie. A value found
  * nowhere gets no citation: a citation is only given where the document shows the value.
  */
 import type { DocItem } from "../model.ts";
@@ -54,17 +55,30 @@ function containsSpelling(haystack: string, spelling: string): boolean {
   }
 }
 
+/** Words of a field's name and its parents' (`/line_items/0/unit_price` → line, items, unit, price), lowercase. */
+function fieldWords(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .flatMap((segment) => segment.replace(/([a-z])([A-Z])/g, "$1 $2").split(/[^A-Za-z]+/))
+    .map((word) => word.toLowerCase())
+    .filter((word) => word.length >= 3);
+}
+
 /** Citations of every scalar in `data` that the partition's text shows, by JSON pointer. */
 export function groundCitations(partition: Partition, data: unknown): Citation[] {
   const items = partition.items.map((item) => ({ item, text: normalize(itemText(item)) }));
   const citations: Citation[] = [];
-  const source = (value: unknown): DocItem | null => {
+  const source = (value: unknown, pointer: string): DocItem | null => {
     const spellings = spellingsOf(value);
     if (spellings.length === 0) return null;
+    const words = fieldWords(pointer);
+    let best: { item: DocItem; score: number } | null = null;
     for (const { item, text } of items) {
-      if (spellings.some((spelling) => containsSpelling(text, spelling))) return item;
+      if (!spellings.some((spelling) => containsSpelling(text, spelling))) continue;
+      const score = words.filter((word) => text.includes(word)).length;
+      if (!best || score > best.score) best = { item, score };
     }
-    return null;
+    return best?.item ?? null;
   };
   const walk = (value: unknown, pointer: string) => {
     if (value === null || value === undefined) return;
@@ -76,7 +90,7 @@ export function groundCitations(partition: Partition, data: unknown): Citation[]
       for (const [name, child] of Object.entries(value)) walk(child, `${pointer}/${escapePointer(name)}`);
       return;
     }
-    const item = source(value);
+    const item = source(value, pointer);
     if (!item) return;
     const prov = item.prov[0];
     citations.push({
