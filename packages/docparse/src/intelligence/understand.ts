@@ -151,9 +151,12 @@ export async function understandDocument(
   if (options.extractions?.length) {
     structured = [];
     for (const task of options.extractions) {
+      // Without a page range or page classes, every item counts, those without a page too.
       const scope = task.pageClasses?.length
         ? pagesOfClasses(pageClasses ?? [], task.pageClasses, pages)
-        : pages;
+        : options.pages === null
+          ? null
+          : pages;
       const partitions = partitionDocument(model, task.partitionStrategy, scope);
       const provider = task.provider ? extractionMeter.wrap(task.provider) : null;
       const entries = await mapInOrder(partitions, provider ? PROVIDER_CONCURRENCY : 1, (partition) =>
