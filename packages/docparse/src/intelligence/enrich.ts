@@ -6,7 +6,15 @@ import { extractPdfPage } from "../pdf/extract.ts";
 import { closePdf, openPdf } from "../pdf/open.ts";
 import { tableToMarkdown } from "../views/tables.ts";
 import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
-import { dataUriBytes, pdfCrop, pdfPageImage, rasterCrop, rasterPageImage } from "./page-images.ts";
+import {
+  cropPng,
+  dataUriBytes,
+  lowResolutionPage,
+  pdfCrop,
+  pdfPageImage,
+  rasterCrop,
+  rasterPageImage,
+} from "./page-images.ts";
 import { joinTables, summarizeTableOffline } from "./table-summary.ts";
 import { addVectorCharts } from "./vector-chart.ts";
 
@@ -142,6 +150,32 @@ async function figureImage(
   return null;
 }
 
+/** The figure cut from a low-resolution picture of its page (rendered once per page), or its own image. */
+async function lowResolutionCrop(
+  model: DocumentModel,
+  figure: FigureItem,
+  pictures: Pictures,
+  pages: Map<number, Promise<Uint8Array | null>>,
+): Promise<Uint8Array | null> {
+  const own = dataUriBytes(figure.source);
+  if (own) return own;
+  const prov = figure.prov[0];
+  const size = model.pages.find((page) => page.pageNumber === prov?.page)?.size;
+  if (!prov?.bbox || !size) return null;
+  try {
+    let page = pages.get(prov.page);
+    if (!page) {
+      page = lowResolutionPage(pictures, prov.page);
+      pages.set(prov.page, page);
+    }
+    const picture = await page;
+    return picture ? await cropPng(picture, size.width, prov.bbox) : null;
+  } catch {
+    // No picture only means the tones are not measured.
+    return null;
+  }
+}
+
 async function extractCharts(
   model: DocumentModel,
   pictures: Pictures,
@@ -191,10 +225,14 @@ async function summarizeFigures(
   hooks: EnrichmentHooks,
 ): Promise<void> {
   const runs = new PageRuns(pictures.pdf);
+  const lowResolution = new Map<number, Promise<Uint8Array | null>>();
   for (const figure of figures(model)) {
-    const image = await figureImage(model, figure, pictures);
     if (hooks.summarizeFigure) {
-      figure.summary = await hooks.summarizeFigure(figure, image, prompt);
+      figure.summary = await hooks.summarizeFigure(
+        figure,
+        await figureImage(model, figure, pictures),
+        prompt,
+      );
       continue;
     }
     const prov = figure.prov[0];
@@ -210,7 +248,8 @@ async function summarizeFigures(
     figure.summary = await summarizeFigureOffline(figure, {
       caption: figureCaption(model, figure),
       text: inside.map((run) => run.text.trim()),
-      image,
+      // Rendered only when the cheaper evidence leaves the kind open, from one low-resolution render per page.
+      picture: () => lowResolutionCrop(model, figure, pictures, lowResolution),
       ...placeOnPage(model, prov?.page ?? 1, box),
     });
   }

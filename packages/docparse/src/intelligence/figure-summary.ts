@@ -13,8 +13,8 @@ export interface FigureEvidence {
   caption: string | null;
   /** Text drawn inside the figure's box (a PDF's text layer), in reading order; empty when none was read. */
   text: string[];
-  /** The figure's picture, when one could be made. */
-  image: Uint8Array | null;
+  /** The figure's picture (null when none can be made), asked for only when the other evidence is not enough. */
+  picture: () => Promise<Uint8Array | null>;
   /** The figure's share of its page's area, when both are known. */
   pageShare: number | null;
   /** Where the top of the figure is, as a share of the page's height (0 = top), when known. */
@@ -59,7 +59,8 @@ export async function figureKind(
   }
   if (evidence.text.length >= 3)
     return { kind: "diagram", reason: `it holds ${evidence.text.length} text labels` };
-  const entropy = evidence.image ? await entropyOf(evidence.image) : null;
+  const image = await evidence.picture();
+  const entropy = image ? await entropyOf(image) : null;
   if (
     evidence.pageShare !== null &&
     evidence.pageShare < 0.05 &&
@@ -87,8 +88,8 @@ function quote(text: string, max: number): string {
  * A factual summary of a figure.
  *
  * @example
- * await summarizeFigureOffline(figure, { caption: "Figure 2: Revenue by year", text: ["2020", "2021"], ... });
- * // 'Chart (its caption says "Revenue"). Caption: "Figure 2: Revenue by year". Text in the figure: "2020 2021".'
+ * await summarizeFigureOffline(figure, { caption: "Figure 2: Revenue (bar chart)", text: ["2020", "2021"], ... });
+ * // 'Chart (its caption says "bar"). Caption: "Figure 2: Revenue (bar chart)". Text in the figure: "2020 2021".'
  */
 export async function summarizeFigureOffline(figure: FigureItem, evidence: FigureEvidence): Promise<string> {
   const { kind, reason } = await figureKind(figure, evidence);
