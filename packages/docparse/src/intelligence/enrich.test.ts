@@ -241,6 +241,35 @@ test("bar and line charts drawn as vectors in a PDF read back as the chart part'
   }
 });
 
+test("a slide deck printed to PDF: its vector chart reads as the chart part's values, its raster chart is told a chart", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const deck = new Uint8Array(
+    await readFile(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx")),
+  );
+  const [expected] = chartPartSeries(deck);
+  const pdf = await officeToPdf("deck.pptx", deck);
+  const { document } = await parsed(
+    "",
+    "application/pdf",
+    { chart_extraction: true, figure_summarization: true },
+    pdf,
+  );
+  const charts = fragments(document, "chart").map(
+    (fragment) => (fragment.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.equal(charts.length, 1, "the 3-D chart is drawn as a picture: no vector chart to read");
+  // The slide's chart has no legend: series are named by position, their values are the part's.
+  assert.deepEqual(
+    charts[0].series.map((series) => series.values),
+    expected.map((series) => series.values),
+  );
+  assert.deepEqual(charts[0].categories, ["2019", "2020", "2021", "2022"]);
+  const pictures = fragments(document, "figure").map((f) => (f.content as { summary: string }).summary);
+  assert.equal(pictures.length, 1);
+  assert.match(pictures[0], /^Chart \(\d+ numeric labels line its edge\)/);
+});
+
 test("table summaries state the table's shape, headers and column figures", { skip: NO_CORPUS }, async () => {
   const file = corpusPath("docling/tests/data", "pdf/sources/2305.03393v1-pg9.pdf");
   const { document } = await parsed(file, "application/pdf", { table_summarization: true });

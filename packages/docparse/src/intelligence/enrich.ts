@@ -1,6 +1,6 @@
 import type { EnrichmentOptions } from "@svc/contract";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import type { ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
+import type { Box, ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { closePdf, openPdf } from "../pdf/open.ts";
@@ -237,17 +237,29 @@ async function summarizeFigures(
     }
     const prov = figure.prov[0];
     const box = prov?.bbox ?? null;
-    const inside = box
-      ? (await runs.of(prov.page)).filter((run) => {
-          const x = (run.box.x1 + run.box.x2) / 2;
-          const y = (run.box.y1 + run.box.y2) / 2;
-          return x >= box.x1 && x <= box.x2 && y >= box.y1 && y <= box.y2 && run.text.trim() !== "";
-        })
-      : [];
-    inside.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
+    const pageRuns = box ? await runs.of(prov.page) : [];
+    const within = (run: TextRun, b: Box) => {
+      const x = (run.box.x1 + run.box.x2) / 2;
+      const y = (run.box.y1 + run.box.y2) / 2;
+      return x >= b.x1 && x <= b.x2 && y >= b.y1 && y <= b.y2 && run.text.trim() !== "";
+    };
+    const inside = box ? pageRuns.filter((run) => within(run, box)) : [];
+    // Axis labels set just outside a chart's picture: within a margin of a tenth of its size (at least 12 pt).
+    const margin = box ? Math.max(12, 0.1 * Math.max(box.x2 - box.x1, box.y2 - box.y1)) : 0;
+    const grown = box && {
+      x1: box.x1 - margin,
+      y1: box.y1 - margin,
+      x2: box.x2 + margin,
+      y2: box.y2 + margin,
+    };
+    const beside = grown ? pageRuns.filter((run) => within(run, grown) && !inside.includes(run)) : [];
+    const order = (a: TextRun, b: TextRun) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1;
+    inside.sort(order);
+    beside.sort(order);
     figure.summary = await summarizeFigureOffline(figure, {
       caption: figureCaption(model, figure),
       text: inside.map((run) => run.text.trim()),
+      besideText: beside.map((run) => run.text.trim()),
       // Rendered only when the cheaper evidence leaves the kind open, from one low-resolution render per page.
       picture: () => lowResolutionCrop(model, figure, pictures, lowResolution),
       ...placeOnPage(model, prov?.page ?? 1, box),

@@ -13,6 +13,8 @@ export interface FigureEvidence {
   caption: string | null;
   /** Text drawn inside the figure's box (a PDF's text layer), in reading order; empty when none was read. */
   text: string[];
+  /** Text drawn just outside the box (axis labels of a chart whose picture holds only the plot). */
+  besideText?: string[];
   /** The figure's picture (null when none can be made), asked for only when the other evidence is not enough. */
   picture: () => Promise<Uint8Array | null>;
   /** The figure's share of its page's area, when both are known. */
@@ -52,11 +54,15 @@ export async function figureKind(
     const match = words.exec(caption);
     if (match) return { kind, reason: `its caption says "${match[0]}"` };
   }
-  const tokens = evidence.text.flatMap((line) => line.split(/\s+/)).filter((token) => token !== "");
-  const numbers = tokens.filter((token) => parseNumber(token) !== null).length;
-  if (numbers >= 4 && numbers >= tokens.length * 0.4) {
-    return { kind: "chart", reason: `it holds ${numbers} numeric labels` };
-  }
+  const count = (lines: readonly string[]) => {
+    const tokens = lines.flatMap((line) => line.split(/\s+/)).filter((token) => token !== "");
+    const numbers = tokens.filter((token) => parseNumber(token) !== null).length;
+    return numbers >= 4 && numbers >= tokens.length * 0.4 ? numbers : 0;
+  };
+  const inside = count(evidence.text);
+  if (inside > 0) return { kind: "chart", reason: `it holds ${inside} numeric labels` };
+  const beside = count(evidence.besideText ?? []);
+  if (beside > 0) return { kind: "chart", reason: `${beside} numeric labels line its edge` };
   if (evidence.text.length >= 3)
     return { kind: "diagram", reason: `it holds ${evidence.text.length} text labels` };
   const image = await evidence.picture();

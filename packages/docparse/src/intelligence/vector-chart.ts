@@ -570,7 +570,8 @@ function labelsInside(items: readonly DocItem[], page: number, area: Box): Set<D
   const grown = { x1: area.x1 - 2, y1: area.y1 - 2, x2: area.x2 + 2, y2: area.y2 + 2 };
   const inside = new Set<DocItem>();
   for (const item of items) {
-    if (item.label === "table" || item.label === "figure" || item.furniture) continue;
+    // Furniture inside a chart (an axis label taken for a page number) is the chart's too.
+    if (item.label === "table" || item.label === "figure") continue;
     const provs = item.prov;
     if (
       provs.length > 0 &&
