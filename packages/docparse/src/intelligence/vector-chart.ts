@@ -1,5 +1,12 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import type { Box, ChartData, DocItem, DocumentModel, FigureItem } from "../model.ts";
+import {
+  type Box,
+  type ChartData,
+  type DocItem,
+  type DocumentModel,
+  type FigureItem,
+  itemText,
+} from "../model.ts";
 import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { parseNumber } from "./table-summary.ts";
@@ -608,9 +615,18 @@ function renumber(model: DocumentModel, items: DocItem[]): void {
  * text items the layout made of its labels; a figure already covering the chart takes the data instead.
  */
 export async function addVectorCharts(model: DocumentModel, pdf: PDFDocumentProxy): Promise<void> {
-  const pages = [
-    ...new Set(model.items.map((item) => item.prov[0]?.page).filter((p): p is number => p !== undefined)),
-  ];
+  // Only pages whose text holds a value axis's worth of numbers are read again (a chart's labels are text the
+  // layout kept, as paragraphs, furniture or table cells).
+  const numbers = new Map<number, number>();
+  for (const item of model.items) {
+    const page = item.prov[0]?.page;
+    if (page === undefined) continue;
+    const count = itemText(item)
+      .split(/\s+/)
+      .filter((token) => parseNumber(token) !== null).length;
+    numbers.set(page, (numbers.get(page) ?? 0) + count);
+  }
+  const pages = [...numbers].filter(([, count]) => count >= MIN_AXIS_LABELS).map(([page]) => page);
   let items = [...model.items];
   let changed = false;
   for (const pageNumber of pages.sort((p, q) => p - q)) {
