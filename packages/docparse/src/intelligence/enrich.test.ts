@@ -270,6 +270,29 @@ test("a slide deck printed to PDF: its vector chart reads as the chart part's va
   assert.match(pictures[0], /^Chart \(\d+ numeric labels line its edge\)/);
 });
 
+test("a Word line chart printed to PDF reads back as its chart part's series", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const docx = new Uint8Array(
+    await readFile(corpusPath("docling/tests/data", "docx/sources/drawingml.docx")),
+  );
+  const [expected] = chartPartSeries(docx);
+  assert.equal(expected.length, 3);
+  const { document } = await parsed(
+    "",
+    "application/pdf",
+    { chart_extraction: true },
+    await officeToPdf("w.docx", docx),
+  );
+  const charts = fragments(document, "chart").map(
+    (fragment) => (fragment.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.equal(charts.length, 1);
+  assert.equal(charts[0].chart_type, "line");
+  assert.deepEqual(charts[0].categories, ["Category 1", "Category 2", "Category 3", "Category 4"]);
+  assert.deepEqual(charts[0].series, expected);
+});
+
 test("table summaries state the table's shape, headers and column figures", { skip: NO_CORPUS }, async () => {
   const file = corpusPath("docling/tests/data", "pdf/sources/2305.03393v1-pg9.pdf");
   const { document } = await parsed(file, "application/pdf", { table_summarization: true });
