@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { promisify } from "node:util";
 import {
   ENRICHMENT_OPTION_DEFAULTS,
@@ -16,12 +16,20 @@ import { unzipSync, zipSync } from "fflate";
 import sharp from "sharp";
 import { Compile } from "typebox/compile";
 import { chartPng, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
-import { applyEnrichment, documentViews, officeAvailable, parseDocument } from "../index.ts";
+import {
+  applyEnrichment,
+  documentViews,
+  officeAvailable,
+  parseDocument,
+  shutdownOfficePool,
+} from "../index.ts";
 import type { DocumentModel, FigureItem, TableItem } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { PAGE_IMAGE_MAX_BYTES } from "./page-images.ts";
 
 const run = promisify(execFile);
+
+after(() => shutdownOfficePool());
 
 const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -451,13 +459,36 @@ test("page images are PNGs of each page's shape, bounded in size", { skip: NO_CO
   const source = await sharp(await readFile(webp)).metadata();
   assert.ok(Math.abs(image.width / image.height - (source.width ?? 0) / (source.height ?? 1)) < 0.01);
 
-  // Formats without page geometry get none, and say why.
-  const deck = await parsed(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx"), PPTX, {
+  // A Word document has no pages to picture (one model page for the whole flow): none, and a warning says why.
+  const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  const word = await parsed(corpusPath("docling/tests/data", "docx/sources/drawingml.docx"), DOCX, {
     include_full_page_image: true,
   });
-  assert.ok(documentViews(deck.document).pages.every((entry) => entry.page_image === undefined));
+  assert.ok(documentViews(word.document).pages.every((entry) => entry.page_image === undefined));
   assert.ok(
-    deck.document.warnings.some((warning) => warning.startsWith("Page images are made of PDF and image")),
+    word.document.warnings.some((warning) =>
+      warning.startsWith("Page images are made of PDF, image and slide"),
+    ),
+  );
+});
+
+test("slides get page images printed by LibreOffice, one per slide, of the slide's shape", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const deck = await parsed(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx"), PPTX, {
+    include_full_page_image: true,
+    chart_extraction: true,
+  });
+  const pages = documentViews(deck.document).pages;
+  assert.equal(pages.length, 2);
+  for (const page of pages) {
+    const image = await pngOf(page.page_image as string);
+    assert.ok(Math.abs(image.width / image.height - 720 / 540) < 0.01);
+  }
+  // The printout is a picture only: its drawn charts are not read again (the deck's chart parts are the data).
+  assert.equal(fragments(deck.document, "chart").length, 2);
+  assert.ok(
+    deck.document.items.every((item) => item.label !== "figure" || item.chartData?.origin !== "vector"),
   );
 });
 

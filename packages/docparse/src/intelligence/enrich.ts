@@ -1,5 +1,6 @@
 import type { EnrichmentOptions } from "@svc/contract";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
+import { officeAvailable, officePool } from "../libreoffice/pool.ts";
 import type { Box, ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
@@ -42,25 +43,81 @@ export interface EnrichmentScope {
 /** Page images made for one document at most; the rest are left out with a warning. */
 export const MAX_PAGE_IMAGES = 200;
 
-/** The source document as pictures can be made of it: an open PDF, or an image file's bytes. */
+/**
+ * The source document as pictures can be made of it: an open PDF, or an image file's bytes. A slide deck is
+ * printed to PDF by LibreOffice (one page per slide), `printed` then: its pages are pictures of the slides, not
+ * a PDF to read charts or text from.
+ */
 interface Pictures {
   pdf: PDFDocumentProxy | null;
   raster: Uint8Array | null;
+  printed: boolean;
 }
 
-async function openPictures(model: DocumentModel, source: { bytes: Uint8Array | null }): Promise<Pictures> {
+const NO_PICTURES: Pictures = { pdf: null, raster: null, printed: false };
+
+async function openPictures(
+  model: DocumentModel,
+  source: { bytes: Uint8Array | null },
+  slides: boolean,
+): Promise<Pictures> {
   const bytes = source.bytes;
-  if (!bytes || bytes.byteLength === 0) return { pdf: null, raster: null };
+  if (!bytes || bytes.byteLength === 0) return NO_PICTURES;
   if (model.backend === "pdf" && isPdf(bytes)) {
     try {
-      return { pdf: await openPdf(bytes), raster: null };
+      return { pdf: await openPdf(bytes), raster: null, printed: false };
     } catch (error) {
       model.warnings.push(`Enrichment could not open the PDF again: ${(error as Error).message}`);
-      return { pdf: null, raster: null };
+      return NO_PICTURES;
     }
   }
-  if (model.backend === "image") return { pdf: null, raster: bytes };
-  return { pdf: null, raster: null };
+  if (model.backend === "image") return { pdf: null, raster: bytes, printed: false };
+  if (model.backend === "pptx" && slides) {
+    const pdf = await printSlides(model, bytes);
+    return pdf ? { pdf, raster: null, printed: true } : NO_PICTURES;
+  }
+  return NO_PICTURES;
+}
+
+/**
+ * A slide deck (PPTX, or PPT read through it) printed to PDF by LibreOffice, when LibreOffice is installed and
+ * the printout has one page per slide of the model's size (a deck with hidden slides prints fewer: no pictures).
+ */
+async function printSlides(model: DocumentModel, bytes: Uint8Array): Promise<PDFDocumentProxy | null> {
+  const kind =
+    bytes[0] === 0x50 && bytes[1] === 0x4b ? "pptx" : bytes[0] === 0xd0 && bytes[1] === 0xcf ? "ppt" : null;
+  if (!kind || !officeAvailable()) {
+    model.warnings.push("Pictures of slides need LibreOffice, which is not installed");
+    return null;
+  }
+  let pdf: PDFDocumentProxy | null = null;
+  try {
+    const printed = await officePool().convert(bytes, kind, "pdf", "impress_pdf_Export");
+    pdf = await openPdf(printed);
+    const sizes = await Promise.all(
+      Array.from(
+        { length: pdf.numPages },
+        async (_, i) => (await (pdf as PDFDocumentProxy).getPage(i + 1)).view,
+      ),
+    );
+    const matches =
+      pdf.numPages === model.pages.length &&
+      model.pages.every((page, i) => {
+        const [x1, y1, x2, y2] = sizes[i];
+        return (
+          !page.size ||
+          (Math.abs(x2 - x1 - page.size.width) <= 2 && Math.abs(y2 - y1 - page.size.height) <= 2)
+        );
+      });
+    if (matches) return pdf;
+    model.warnings.push(
+      "The slides' printout does not match the deck page for page (hidden slides?): no pictures",
+    );
+  } catch (error) {
+    model.warnings.push(`The slides could not be printed for their pictures: ${(error as Error).message}`);
+  }
+  if (pdf) await closePdf(pdf);
+  return null;
 }
 
 function isPdf(bytes: Uint8Array): boolean {
@@ -92,7 +149,12 @@ export async function applyEnrichment(
   if (options.table_summarization) await summarizeTables(model, options.table_summarization_prompt, hooks);
   const needPictures =
     options.figure_summarization || options.chart_extraction || options.include_full_page_image;
-  const pictures = needPictures ? await openPictures(model, source) : { pdf: null, raster: null };
+  // Slides are printed only for what needs their pictures: page images, and figures shown to a model.
+  const slides =
+    options.include_full_page_image ||
+    (options.figure_summarization && hooks.summarizeFigure !== undefined) ||
+    (options.chart_extraction && hooks.readChart !== undefined);
+  const pictures = needPictures ? await openPictures(model, source, slides) : NO_PICTURES;
   try {
     // Charts first: a figure found to be a chart is summarized as one.
     if (options.chart_extraction) await extractCharts(model, pictures, hooks);
@@ -192,7 +254,7 @@ async function extractCharts(
     const data = await hooks.readChart(figure, image);
     if (data) figure.chartData = { ...data, origin: "vision" };
   }
-  if (pictures.pdf) await addVectorCharts(model, pictures.pdf);
+  if (pictures.pdf && !pictures.printed) await addVectorCharts(model, pictures.pdf);
 }
 
 /** The text runs of a PDF's pages, read once per page. */
@@ -224,7 +286,7 @@ async function summarizeFigures(
   prompt: string | null,
   hooks: EnrichmentHooks,
 ): Promise<void> {
-  const runs = new PageRuns(pictures.pdf);
+  const runs = new PageRuns(pictures.printed ? null : pictures.pdf);
   const lowResolution = new Map<number, Promise<Uint8Array | null>>();
   for (const figure of figures(model)) {
     if (hooks.summarizeFigure) {
@@ -273,7 +335,9 @@ async function addPageImages(
   pages: readonly number[] | null,
 ): Promise<void> {
   if (!pictures.pdf && !pictures.raster) {
-    model.warnings.push(`Page images are made of PDF and image documents only, not of ${model.mimeType}`);
+    model.warnings.push(
+      `Page images are made of PDF, image and slide documents only, not of ${model.mimeType}`,
+    );
     return;
   }
   const wanted = pages === null ? null : new Set(pages);
