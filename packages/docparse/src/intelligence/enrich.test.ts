@@ -563,6 +563,30 @@ test("readChart reads raster charts: its data becomes a chart fragment from a vi
   assert.deepEqual(chart.series, [{ name: "share", values: [0.4, 0.75, 0.55, 0.9] }]);
   assert.equal(fragments(document, "figure").length, 0);
 
+  // What a model returns is brought to the chart shape: one number or null per category, names filled in.
+  const loose = await parseDocument({ bytes, mimeType: "application/pdf" });
+  await applyEnrichment(
+    loose.document,
+    { bytes, mimeType: "application/pdf" },
+    options({ chart_extraction: true }),
+    {
+      async readChart() {
+        return {
+          chartType: "",
+          title: null,
+          categories: ["a", "b"],
+          series: [{ name: "", values: [1, "two", 3] as unknown as number[] }],
+          origin: "chart_part",
+        };
+      },
+    },
+  );
+  const [checked] = fragments(loose.document, "chart").map(
+    (f) => (f.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.deepEqual(checked.series, [{ name: "Series 1", values: [1, null] }]);
+  assert.equal(checked.chart_type, "unknown");
+
   // Offline, a raster chart stays a figure: its numbers are not guessed from pixels.
   const offline = await parseDocument({ bytes, mimeType: "application/pdf" });
   await applyEnrichment(

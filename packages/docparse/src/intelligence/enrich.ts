@@ -238,6 +238,32 @@ async function lowResolutionCrop(
   }
 }
 
+/**
+ * A chart as a model read it, in the model's shape: strings for categories and names, one number or null per
+ * category in every series; null when it has no series or no categories.
+ */
+function checkedChart(data: ChartData | null): ChartData | null {
+  if (!data || !Array.isArray(data.categories) || !Array.isArray(data.series)) return null;
+  const categories = data.categories.map((category) => String(category ?? ""));
+  const series = data.series
+    .filter((entry) => entry && Array.isArray(entry.values))
+    .map((entry, i) => ({
+      name: typeof entry.name === "string" && entry.name !== "" ? entry.name : `Series ${i + 1}`,
+      values: categories.map((_, k) => {
+        const value = entry.values[k];
+        return typeof value === "number" && Number.isFinite(value) ? value : null;
+      }),
+    }));
+  if (categories.length === 0 || series.length === 0) return null;
+  return {
+    chartType: typeof data.chartType === "string" && data.chartType !== "" ? data.chartType : "unknown",
+    title: typeof data.title === "string" ? data.title : null,
+    categories,
+    series,
+    origin: "vision",
+  };
+}
+
 async function extractCharts(
   model: DocumentModel,
   pictures: Pictures,
@@ -251,8 +277,8 @@ async function extractCharts(
     if (!hooks.readChart) continue;
     const image = await figureImage(model, figure, pictures);
     if (!image) continue;
-    const data = await hooks.readChart(figure, image);
-    if (data) figure.chartData = { ...data, origin: "vision" };
+    const data = checkedChart(await hooks.readChart(figure, image));
+    if (data) figure.chartData = data;
   }
   if (pictures.pdf && !pictures.printed) await addVectorCharts(model, pictures.pdf);
 }
