@@ -72,15 +72,13 @@ export async function figureKind(
     evidence.pageShare < 0.05 &&
     evidence.pageTop !== null &&
     evidence.pageTop < 0.2 &&
+    evidence.text.length === 0 &&
     (entropy === null || entropy < 6)
   ) {
     return { kind: "logo", reason: "it is small and at the top of its page" };
   }
   if (entropy !== null && entropy >= 6.5) {
     return { kind: "photo", reason: `its tones vary continuously (entropy ${entropy.toFixed(1)} bits)` };
-  }
-  if (entropy !== null && entropy < 3 && evidence.text.length > 0) {
-    return { kind: "diagram", reason: "it is line art with labels" };
   }
   return { kind: "image", reason: "no stronger evidence of its kind" };
 }
