@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { promisify } from "node:util";
 import {
   ENRICHMENT_OPTION_DEFAULTS,
@@ -16,12 +16,20 @@ import { unzipSync, zipSync } from "fflate";
 import sharp from "sharp";
 import { Compile } from "typebox/compile";
 import { chartPng, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
-import { applyEnrichment, documentViews, officeAvailable, parseDocument } from "../index.ts";
+import {
+  applyEnrichment,
+  documentViews,
+  officeAvailable,
+  parseDocument,
+  shutdownOfficePool,
+} from "../index.ts";
 import type { DocumentModel, FigureItem, TableItem } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { PAGE_IMAGE_MAX_BYTES } from "./page-images.ts";
 
 const run = promisify(execFile);
+
+after(() => shutdownOfficePool());
 
 const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -241,6 +249,58 @@ test("bar and line charts drawn as vectors in a PDF read back as the chart part'
   }
 });
 
+test("a slide deck printed to PDF: its vector chart reads as the chart part's values, its raster chart is told a chart", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const deck = new Uint8Array(
+    await readFile(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx")),
+  );
+  const [expected] = chartPartSeries(deck);
+  const pdf = await officeToPdf("deck.pptx", deck);
+  const { document } = await parsed(
+    "",
+    "application/pdf",
+    { chart_extraction: true, figure_summarization: true },
+    pdf,
+  );
+  const charts = fragments(document, "chart").map(
+    (fragment) => (fragment.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.equal(charts.length, 1, "the 3-D chart is drawn as a picture: no vector chart to read");
+  // The slide's chart has no legend: series are named by position, their values are the part's.
+  assert.deepEqual(
+    charts[0].series.map((series) => series.values),
+    expected.map((series) => series.values),
+  );
+  assert.deepEqual(charts[0].categories, ["2019", "2020", "2021", "2022"]);
+  const pictures = fragments(document, "figure").map((f) => (f.content as { summary: string }).summary);
+  assert.equal(pictures.length, 1);
+  assert.match(pictures[0], /^Chart \(\d+ numeric labels line its edge\)/);
+});
+
+test("a Word line chart printed to PDF reads back as its chart part's series", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const docx = new Uint8Array(
+    await readFile(corpusPath("docling/tests/data", "docx/sources/drawingml.docx")),
+  );
+  const [expected] = chartPartSeries(docx);
+  assert.equal(expected.length, 3);
+  const { document } = await parsed(
+    "",
+    "application/pdf",
+    { chart_extraction: true },
+    await officeToPdf("w.docx", docx),
+  );
+  const charts = fragments(document, "chart").map(
+    (fragment) => (fragment.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.equal(charts.length, 1);
+  assert.equal(charts[0].chart_type, "line");
+  assert.deepEqual(charts[0].categories, ["Category 1", "Category 2", "Category 3", "Category 4"]);
+  assert.deepEqual(charts[0].series, expected);
+});
+
 test("table summaries state the table's shape, headers and column figures", { skip: NO_CORPUS }, async () => {
   const file = corpusPath("docling/tests/data", "pdf/sources/2305.03393v1-pg9.pdf");
   const { document } = await parsed(file, "application/pdf", { table_summarization: true });
@@ -399,13 +459,36 @@ test("page images are PNGs of each page's shape, bounded in size", { skip: NO_CO
   const source = await sharp(await readFile(webp)).metadata();
   assert.ok(Math.abs(image.width / image.height - (source.width ?? 0) / (source.height ?? 1)) < 0.01);
 
-  // Formats without page geometry get none, and say why.
-  const deck = await parsed(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx"), PPTX, {
+  // A Word document has no pages to picture (one model page for the whole flow): none, and a warning says why.
+  const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  const word = await parsed(corpusPath("docling/tests/data", "docx/sources/drawingml.docx"), DOCX, {
     include_full_page_image: true,
   });
-  assert.ok(documentViews(deck.document).pages.every((entry) => entry.page_image === undefined));
+  assert.ok(documentViews(word.document).pages.every((entry) => entry.page_image === undefined));
   assert.ok(
-    deck.document.warnings.some((warning) => warning.startsWith("Page images are made of PDF and image")),
+    word.document.warnings.some((warning) =>
+      warning.startsWith("Page images are made of PDF, image and slide"),
+    ),
+  );
+});
+
+test("slides get page images printed by LibreOffice, one per slide, of the slide's shape", {
+  skip: NO_CORPUS || NO_OFFICE,
+}, async () => {
+  const deck = await parsed(corpusPath("docling/tests/data", "pptx/sources/pptx_chart.pptx"), PPTX, {
+    include_full_page_image: true,
+    chart_extraction: true,
+  });
+  const pages = documentViews(deck.document).pages;
+  assert.equal(pages.length, 2);
+  for (const page of pages) {
+    const image = await pngOf(page.page_image as string);
+    assert.ok(Math.abs(image.width / image.height - 720 / 540) < 0.01);
+  }
+  // The printout is a picture only: its drawn charts are not read again (the deck's chart parts are the data).
+  assert.equal(fragments(deck.document, "chart").length, 2);
+  assert.ok(
+    deck.document.items.every((item) => item.label !== "figure" || item.chartData?.origin !== "vector"),
   );
 });
 
@@ -479,6 +562,30 @@ test("readChart reads raster charts: its data becomes a chart fragment from a vi
   assert.equal(chart.source, "vision", "the hook's data is marked as read by a vision model");
   assert.deepEqual(chart.series, [{ name: "share", values: [0.4, 0.75, 0.55, 0.9] }]);
   assert.equal(fragments(document, "figure").length, 0);
+
+  // What a model returns is brought to the chart shape: one number or null per category, names filled in.
+  const loose = await parseDocument({ bytes, mimeType: "application/pdf" });
+  await applyEnrichment(
+    loose.document,
+    { bytes, mimeType: "application/pdf" },
+    options({ chart_extraction: true }),
+    {
+      async readChart() {
+        return {
+          chartType: "",
+          title: null,
+          categories: ["a", "b"],
+          series: [{ name: "", values: [1, "two", 3] as unknown as number[] }],
+          origin: "chart_part",
+        };
+      },
+    },
+  );
+  const [checked] = fragments(loose.document, "chart").map(
+    (f) => (f.content as unknown as ChartSeriesContent).chart,
+  );
+  assert.deepEqual(checked.series, [{ name: "Series 1", values: [1, null] }]);
+  assert.equal(checked.chart_type, "unknown");
 
   // Offline, a raster chart stays a figure: its numbers are not guessed from pixels.
   const offline = await parseDocument({ bytes, mimeType: "application/pdf" });

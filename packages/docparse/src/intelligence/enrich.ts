@@ -1,12 +1,21 @@
 import type { EnrichmentOptions } from "@svc/contract";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import type { ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
+import { officeAvailable, officePool } from "../libreoffice/pool.ts";
+import type { Box, ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { closePdf, openPdf } from "../pdf/open.ts";
 import { tableToMarkdown } from "../views/tables.ts";
 import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
-import { dataUriBytes, pdfCrop, pdfPageImage, rasterCrop, rasterPageImage } from "./page-images.ts";
+import {
+  cropPng,
+  dataUriBytes,
+  lowResolutionPage,
+  pdfCrop,
+  pdfPageImage,
+  rasterCrop,
+  rasterPageImage,
+} from "./page-images.ts";
 import { joinTables, summarizeTableOffline } from "./table-summary.ts";
 import { addVectorCharts } from "./vector-chart.ts";
 
@@ -34,25 +43,81 @@ export interface EnrichmentScope {
 /** Page images made for one document at most; the rest are left out with a warning. */
 export const MAX_PAGE_IMAGES = 200;
 
-/** The source document as pictures can be made of it: an open PDF, or an image file's bytes. */
+/**
+ * The source document as pictures can be made of it: an open PDF, or an image file's bytes. A slide deck is
+ * printed to PDF by LibreOffice (one page per slide), `printed` then: its pages are pictures of the slides, not
+ * a PDF to read charts or text from.
+ */
 interface Pictures {
   pdf: PDFDocumentProxy | null;
   raster: Uint8Array | null;
+  printed: boolean;
 }
 
-async function openPictures(model: DocumentModel, source: { bytes: Uint8Array | null }): Promise<Pictures> {
+const NO_PICTURES: Pictures = { pdf: null, raster: null, printed: false };
+
+async function openPictures(
+  model: DocumentModel,
+  source: { bytes: Uint8Array | null },
+  slides: boolean,
+): Promise<Pictures> {
   const bytes = source.bytes;
-  if (!bytes || bytes.byteLength === 0) return { pdf: null, raster: null };
+  if (!bytes || bytes.byteLength === 0) return NO_PICTURES;
   if (model.backend === "pdf" && isPdf(bytes)) {
     try {
-      return { pdf: await openPdf(bytes), raster: null };
+      return { pdf: await openPdf(bytes), raster: null, printed: false };
     } catch (error) {
       model.warnings.push(`Enrichment could not open the PDF again: ${(error as Error).message}`);
-      return { pdf: null, raster: null };
+      return NO_PICTURES;
     }
   }
-  if (model.backend === "image") return { pdf: null, raster: bytes };
-  return { pdf: null, raster: null };
+  if (model.backend === "image") return { pdf: null, raster: bytes, printed: false };
+  if (model.backend === "pptx" && slides) {
+    const pdf = await printSlides(model, bytes);
+    return pdf ? { pdf, raster: null, printed: true } : NO_PICTURES;
+  }
+  return NO_PICTURES;
+}
+
+/**
+ * A slide deck (PPTX, or PPT read through it) printed to PDF by LibreOffice, when LibreOffice is installed and
+ * the printout has one page per slide of the model's size (a deck with hidden slides prints fewer: no pictures).
+ */
+async function printSlides(model: DocumentModel, bytes: Uint8Array): Promise<PDFDocumentProxy | null> {
+  const kind =
+    bytes[0] === 0x50 && bytes[1] === 0x4b ? "pptx" : bytes[0] === 0xd0 && bytes[1] === 0xcf ? "ppt" : null;
+  if (!kind || !officeAvailable()) {
+    model.warnings.push("Pictures of slides need LibreOffice, which is not installed");
+    return null;
+  }
+  let pdf: PDFDocumentProxy | null = null;
+  try {
+    const printed = await officePool().convert(bytes, kind, "pdf", "impress_pdf_Export");
+    pdf = await openPdf(printed);
+    const sizes = await Promise.all(
+      Array.from(
+        { length: pdf.numPages },
+        async (_, i) => (await (pdf as PDFDocumentProxy).getPage(i + 1)).view,
+      ),
+    );
+    const matches =
+      pdf.numPages === model.pages.length &&
+      model.pages.every((page, i) => {
+        const [x1, y1, x2, y2] = sizes[i];
+        return (
+          !page.size ||
+          (Math.abs(x2 - x1 - page.size.width) <= 2 && Math.abs(y2 - y1 - page.size.height) <= 2)
+        );
+      });
+    if (matches) return pdf;
+    model.warnings.push(
+      "The slides' printout does not match the deck page for page (hidden slides?): no pictures",
+    );
+  } catch (error) {
+    model.warnings.push(`The slides could not be printed for their pictures: ${(error as Error).message}`);
+  }
+  if (pdf) await closePdf(pdf);
+  return null;
 }
 
 function isPdf(bytes: Uint8Array): boolean {
@@ -84,7 +149,12 @@ export async function applyEnrichment(
   if (options.table_summarization) await summarizeTables(model, options.table_summarization_prompt, hooks);
   const needPictures =
     options.figure_summarization || options.chart_extraction || options.include_full_page_image;
-  const pictures = needPictures ? await openPictures(model, source) : { pdf: null, raster: null };
+  // Slides are printed only for what needs their pictures: page images, and figures shown to a model.
+  const slides =
+    options.include_full_page_image ||
+    (options.figure_summarization && hooks.summarizeFigure !== undefined) ||
+    (options.chart_extraction && hooks.readChart !== undefined);
+  const pictures = needPictures ? await openPictures(model, source, slides) : NO_PICTURES;
   try {
     // Charts first: a figure found to be a chart is summarized as one.
     if (options.chart_extraction) await extractCharts(model, pictures, hooks);
@@ -142,6 +212,58 @@ async function figureImage(
   return null;
 }
 
+/** The figure cut from a low-resolution picture of its page (rendered once per page), or its own image. */
+async function lowResolutionCrop(
+  model: DocumentModel,
+  figure: FigureItem,
+  pictures: Pictures,
+  pages: Map<number, Promise<Uint8Array | null>>,
+): Promise<Uint8Array | null> {
+  const own = dataUriBytes(figure.source);
+  if (own) return own;
+  const prov = figure.prov[0];
+  const size = model.pages.find((page) => page.pageNumber === prov?.page)?.size;
+  if (!prov?.bbox || !size) return null;
+  try {
+    let page = pages.get(prov.page);
+    if (!page) {
+      page = lowResolutionPage(pictures, prov.page);
+      pages.set(prov.page, page);
+    }
+    const picture = await page;
+    return picture ? await cropPng(picture, size.width, prov.bbox) : null;
+  } catch {
+    // No picture only means the tones are not measured.
+    return null;
+  }
+}
+
+/**
+ * A chart as a model read it, in the model's shape: strings for categories and names, one number or null per
+ * category in every series; null when it has no series or no categories.
+ */
+function checkedChart(data: ChartData | null): ChartData | null {
+  if (!data || !Array.isArray(data.categories) || !Array.isArray(data.series)) return null;
+  const categories = data.categories.map((category) => String(category ?? ""));
+  const series = data.series
+    .filter((entry) => entry && Array.isArray(entry.values))
+    .map((entry, i) => ({
+      name: typeof entry.name === "string" && entry.name !== "" ? entry.name : `Series ${i + 1}`,
+      values: categories.map((_, k) => {
+        const value = entry.values[k];
+        return typeof value === "number" && Number.isFinite(value) ? value : null;
+      }),
+    }));
+  if (categories.length === 0 || series.length === 0) return null;
+  return {
+    chartType: typeof data.chartType === "string" && data.chartType !== "" ? data.chartType : "unknown",
+    title: typeof data.title === "string" ? data.title : null,
+    categories,
+    series,
+    origin: "vision",
+  };
+}
+
 async function extractCharts(
   model: DocumentModel,
   pictures: Pictures,
@@ -155,10 +277,10 @@ async function extractCharts(
     if (!hooks.readChart) continue;
     const image = await figureImage(model, figure, pictures);
     if (!image) continue;
-    const data = await hooks.readChart(figure, image);
-    if (data) figure.chartData = { ...data, origin: "vision" };
+    const data = checkedChart(await hooks.readChart(figure, image));
+    if (data) figure.chartData = data;
   }
-  if (pictures.pdf) await addVectorCharts(model, pictures.pdf);
+  if (pictures.pdf && !pictures.printed) await addVectorCharts(model, pictures.pdf);
 }
 
 /** The text runs of a PDF's pages, read once per page. */
@@ -190,27 +312,44 @@ async function summarizeFigures(
   prompt: string | null,
   hooks: EnrichmentHooks,
 ): Promise<void> {
-  const runs = new PageRuns(pictures.pdf);
+  const runs = new PageRuns(pictures.printed ? null : pictures.pdf);
+  const lowResolution = new Map<number, Promise<Uint8Array | null>>();
   for (const figure of figures(model)) {
-    const image = await figureImage(model, figure, pictures);
     if (hooks.summarizeFigure) {
-      figure.summary = await hooks.summarizeFigure(figure, image, prompt);
+      figure.summary = await hooks.summarizeFigure(
+        figure,
+        await figureImage(model, figure, pictures),
+        prompt,
+      );
       continue;
     }
     const prov = figure.prov[0];
     const box = prov?.bbox ?? null;
-    const inside = box
-      ? (await runs.of(prov.page)).filter((run) => {
-          const x = (run.box.x1 + run.box.x2) / 2;
-          const y = (run.box.y1 + run.box.y2) / 2;
-          return x >= box.x1 && x <= box.x2 && y >= box.y1 && y <= box.y2 && run.text.trim() !== "";
-        })
-      : [];
-    inside.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
+    const pageRuns = box ? await runs.of(prov.page) : [];
+    const within = (run: TextRun, b: Box) => {
+      const x = (run.box.x1 + run.box.x2) / 2;
+      const y = (run.box.y1 + run.box.y2) / 2;
+      return x >= b.x1 && x <= b.x2 && y >= b.y1 && y <= b.y2 && run.text.trim() !== "";
+    };
+    const inside = box ? pageRuns.filter((run) => within(run, box)) : [];
+    // Axis labels set just outside a chart's picture: within a margin of a tenth of its size (at least 12 pt).
+    const margin = box ? Math.max(12, 0.1 * Math.max(box.x2 - box.x1, box.y2 - box.y1)) : 0;
+    const grown = box && {
+      x1: box.x1 - margin,
+      y1: box.y1 - margin,
+      x2: box.x2 + margin,
+      y2: box.y2 + margin,
+    };
+    const beside = grown ? pageRuns.filter((run) => within(run, grown) && !inside.includes(run)) : [];
+    const order = (a: TextRun, b: TextRun) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1;
+    inside.sort(order);
+    beside.sort(order);
     figure.summary = await summarizeFigureOffline(figure, {
       caption: figureCaption(model, figure),
       text: inside.map((run) => run.text.trim()),
-      image,
+      besideText: beside.map((run) => run.text.trim()),
+      // Rendered only when the cheaper evidence leaves the kind open, from one low-resolution render per page.
+      picture: () => lowResolutionCrop(model, figure, pictures, lowResolution),
       ...placeOnPage(model, prov?.page ?? 1, box),
     });
   }
@@ -222,7 +361,9 @@ async function addPageImages(
   pages: readonly number[] | null,
 ): Promise<void> {
   if (!pictures.pdf && !pictures.raster) {
-    model.warnings.push(`Page images are made of PDF and image documents only, not of ${model.mimeType}`);
+    model.warnings.push(
+      `Page images are made of PDF, image and slide documents only, not of ${model.mimeType}`,
+    );
     return;
   }
   const wanted = pages === null ? null : new Set(pages);

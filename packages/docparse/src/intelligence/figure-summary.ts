@@ -13,8 +13,10 @@ export interface FigureEvidence {
   caption: string | null;
   /** Text drawn inside the figure's box (a PDF's text layer), in reading order; empty when none was read. */
   text: string[];
-  /** The figure's picture, when one could be made. */
-  image: Uint8Array | null;
+  /** Text drawn just outside the box (axis labels of a chart whose picture holds only the plot). */
+  besideText?: string[];
+  /** The figure's picture (null when none can be made), asked for only when the other evidence is not enough. */
+  picture: () => Promise<Uint8Array | null>;
   /** The figure's share of its page's area, when both are known. */
   pageShare: number | null;
   /** Where the top of the figure is, as a share of the page's height (0 = top), when known. */
@@ -52,28 +54,31 @@ export async function figureKind(
     const match = words.exec(caption);
     if (match) return { kind, reason: `its caption says "${match[0]}"` };
   }
-  const tokens = evidence.text.flatMap((line) => line.split(/\s+/)).filter((token) => token !== "");
-  const numbers = tokens.filter((token) => parseNumber(token) !== null).length;
-  if (numbers >= 4 && numbers >= tokens.length * 0.4) {
-    return { kind: "chart", reason: `it holds ${numbers} numeric labels` };
-  }
+  const count = (lines: readonly string[]) => {
+    const tokens = lines.flatMap((line) => line.split(/\s+/)).filter((token) => token !== "");
+    const numbers = tokens.filter((token) => parseNumber(token) !== null).length;
+    return numbers >= 4 && numbers >= tokens.length * 0.4 ? numbers : 0;
+  };
+  const inside = count(evidence.text);
+  if (inside > 0) return { kind: "chart", reason: `it holds ${inside} numeric labels` };
+  const beside = count(evidence.besideText ?? []);
+  if (beside > 0) return { kind: "chart", reason: `${beside} numeric labels line its edge` };
   if (evidence.text.length >= 3)
     return { kind: "diagram", reason: `it holds ${evidence.text.length} text labels` };
-  const entropy = evidence.image ? await entropyOf(evidence.image) : null;
+  const image = await evidence.picture();
+  const entropy = image ? await entropyOf(image) : null;
   if (
     evidence.pageShare !== null &&
     evidence.pageShare < 0.05 &&
     evidence.pageTop !== null &&
     evidence.pageTop < 0.2 &&
+    evidence.text.length === 0 &&
     (entropy === null || entropy < 6)
   ) {
     return { kind: "logo", reason: "it is small and at the top of its page" };
   }
   if (entropy !== null && entropy >= 6.5) {
     return { kind: "photo", reason: `its tones vary continuously (entropy ${entropy.toFixed(1)} bits)` };
-  }
-  if (entropy !== null && entropy < 3 && evidence.text.length > 0) {
-    return { kind: "diagram", reason: "it is line art with labels" };
   }
   return { kind: "image", reason: "no stronger evidence of its kind" };
 }
@@ -87,8 +92,8 @@ function quote(text: string, max: number): string {
  * A factual summary of a figure.
  *
  * @example
- * await summarizeFigureOffline(figure, { caption: "Figure 2: Revenue by year", text: ["2020", "2021"], ... });
- * // 'Chart (its caption says "Revenue"). Caption: "Figure 2: Revenue by year". Text in the figure: "2020 2021".'
+ * await summarizeFigureOffline(figure, { caption: "Figure 2: Revenue (bar chart)", text: ["2020", "2021"], ... });
+ * // 'Chart (its caption says "bar"). Caption: "Figure 2: Revenue (bar chart)". Text in the figure: "2020 2021".'
  */
 export async function summarizeFigureOffline(figure: FigureItem, evidence: FigureEvidence): Promise<string> {
   const { kind, reason } = await figureKind(figure, evidence);

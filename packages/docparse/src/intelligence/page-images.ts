@@ -86,17 +86,34 @@ export async function rasterCrop(
   pageWidthPt: number,
   crop: Box,
 ): Promise<Uint8Array> {
-  const { data, info } = await sharp(bytes, { page: pageNumber - 1, limitInputPixels: MAX_INPUT_PIXELS })
+  const page = await sharp(bytes, { page: pageNumber - 1, limitInputPixels: MAX_INPUT_PIXELS })
     .rotate()
     .png()
-    .toBuffer({ resolveWithObject: true });
-  const perPt = info.width / pageWidthPt;
+    .toBuffer();
+  return cropPng(page, pageWidthPt, crop);
+}
+
+/** A box (in points) of a page's picture (the page `pageWidthPt` wide) as PNG. */
+export async function cropPng(page: Uint8Array, pageWidthPt: number, crop: Box): Promise<Uint8Array> {
+  const image = sharp(page);
+  const { width: widthPx = 0, height: heightPx = 0 } = await image.metadata();
+  const perPt = widthPx / pageWidthPt;
   const left = Math.max(0, Math.floor(crop.x1 * perPt));
   const top = Math.max(0, Math.floor(crop.y1 * perPt));
-  const width = Math.min(info.width - left, Math.ceil((crop.x2 - crop.x1) * perPt));
-  const height = Math.min(info.height - top, Math.ceil((crop.y2 - crop.y1) * perPt));
+  const width = Math.min(widthPx - left, Math.ceil((crop.x2 - crop.x1) * perPt));
+  const height = Math.min(heightPx - top, Math.ceil((crop.y2 - crop.y1) * perPt));
   if (width < 1 || height < 1) throw new RangeError("The crop box does not overlap the page");
-  return sharp(data).extract({ left, top, width, height }).png().toBuffer();
+  return image.extract({ left, top, width, height }).png().toBuffer();
+}
+
+/** A page's picture at low resolution (50 dpi, at most a megapixel), for statistics over parts of it. */
+export async function lowResolutionPage(
+  source: { pdf: PDFDocumentProxy | null; raster: Uint8Array | null },
+  pageNumber: number,
+): Promise<Uint8Array | null> {
+  if (source.pdf) return (await renderPage(source.pdf, pageNumber, { dpi: 50, maxPixels: 1_000_000 })).png;
+  if (source.raster) return (await rasterPng(source.raster, pageNumber, 1_000_000)).png;
+  return null;
 }
 
 /** The bytes of a `data:` URI (a figure's image with include_images), or null for any other source. */

@@ -1,5 +1,9 @@
 import type { TableItem } from "../model.ts";
 
+/** Least and greatest of a list of any length (spreading a long list into Math.min overflows the stack). */
+const minOf = (xs: readonly number[]) => xs.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+const maxOf = (xs: readonly number[]) => xs.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+
 /**
  * The offline table summary: facts read off the table's cells, nothing inferred. It states the table's shape, its
  * caption, its column headers, and for each numeric column how many values it has, their least and greatest, and
@@ -162,10 +166,10 @@ export function numericColumns(view: TableGridView): NumericColumn[] {
       col,
       header: view.headers[col],
       count: values.length,
-      min: Math.min(...numbers),
-      max: Math.max(...numbers),
+      min: minOf(numbers),
+      max: maxOf(numbers),
       sum: numbers.reduce((a, b) => a + b, 0),
-      decimals: Math.max(...values.map((entry) => decimalsOf(entry.text))),
+      decimals: maxOf(values.map((entry) => decimalsOf(entry.text))),
       statedTotal,
       years: looksLikeYears(col, view.headers[col], numbers),
     });
@@ -258,7 +262,7 @@ export function joinTables(parts: readonly TableItem[]): TableItem {
   return {
     ...first,
     numRows: offset,
-    numCols: Math.max(...parts.map((part) => part.numCols)),
+    numCols: maxOf(parts.map((part) => part.numCols)),
     cells,
     prov: parts.flatMap((part) => part.prov),
   };

@@ -1,8 +1,19 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import type { Box, ChartData, DocItem, DocumentModel, FigureItem } from "../model.ts";
+import {
+  type Box,
+  type ChartData,
+  type DocItem,
+  type DocumentModel,
+  type FigureItem,
+  itemText,
+} from "../model.ts";
 import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { parseNumber } from "./table-summary.ts";
+
+/** Least and greatest of a list of any length (spreading a long list into Math.min overflows the stack). */
+const minOf = (xs: readonly number[]) => xs.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+const maxOf = (xs: readonly number[]) => xs.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 
 /**
  * Bar and line charts drawn as vector graphics on a PDF page (what office suites write when they export a chart),
@@ -25,6 +36,12 @@ export interface FoundChart {
 const BAR_WIDTH_RATIO = 1.6;
 /** Points: how far apart ends may be and still be "on the same line". */
 const ALIGN = 1;
+/**
+ * Pages drawing more rectangles or lines than this are not searched for charts (the search compares them
+ * pairwise): a map or a page of vector art, not a chart.
+ */
+const MAX_RECTS = 3000;
+const MAX_LINES = 200;
 /** Axis labels a value axis needs at least (three points are needed to tell a linear scale). */
 const MIN_AXIS_LABELS = 3;
 /** A label may be off the fitted axis by at most this share of the axis's value range. */
@@ -84,7 +101,7 @@ function fitAxis(labels: { y: number; value: number }[]): { a: number; b: number
   const a = sxy / sxx;
   const b = mv - a * my;
   const values = labels.map((l) => l.value);
-  const range = Math.max(...values) - Math.min(...values);
+  const range = maxOf(values) - minOf(values);
   if (a === 0 || range === 0) return null;
   if (labels.some((l) => Math.abs(a * l.y + b - l.value) > range * AXIS_FIT)) return null;
   return { a, b };
@@ -98,8 +115,8 @@ function roundToAxis(value: number, step: number): number {
 
 /** Runs whose x-extents all share one point: a column of right-, left- or centre-aligned labels. */
 function sharesColumn(runs: readonly TextRun[]): boolean {
-  const left = Math.max(...runs.map((run) => run.box.x1));
-  const right = Math.min(...runs.map((run) => run.box.x2));
+  const left = maxOf(runs.map((run) => run.box.x1));
+  const right = minOf(runs.map((run) => run.box.x2));
   return left <= right + ALIGN;
 }
 
@@ -111,6 +128,7 @@ interface Bar {
 
 /** Vertical bar charts of a page (in its own coordinates; the caller transposes for horizontal ones). */
 function verticalBarCharts(page: PageGeometry): { bars: Bar[]; box: Box; data: Omit<ChartData, "title"> }[] {
+  if (page.rects.length > MAX_RECTS) return [];
   const candidates = page.rects.filter(
     (r) =>
       box.width(r) >= 1.5 &&
@@ -260,7 +278,7 @@ function readAxis(
       Math.abs((below ? run.box.y1 : run.box.y2) - baseline) <= Math.max(run.fontSize * 3, 12),
   );
   const nearestEdge = (run: TextRun) => Math.abs((below ? run.box.y1 : run.box.y2) - baseline);
-  const first = Math.min(...candidates.map(nearestEdge));
+  const first = minOf(candidates.map(nearestEdge));
   const categoryRuns = candidates
     .filter((run) => nearestEdge(run) - first <= run.fontSize * 0.8)
     .sort((p, q) => box.centerX(p.box) - box.centerX(q.box));
@@ -289,7 +307,7 @@ function readAxis(
       groups[groups.length - 1].push(bars[i]);
     }
   }
-  const seriesCount = Math.max(...groups.map((group) => group.length));
+  const seriesCount = maxOf(groups.map((group) => group.length));
   // Every slot has the same number of bars in a plain chart (a zero bar is drawn, if flat); otherwise which bar
   // belongs to which series cannot be told.
   if (seriesCount === 0 || groups.some((group) => group.length !== seriesCount && group.length !== 0))
@@ -329,6 +347,7 @@ function lineAt(points: readonly { x: number; y: number }[], x: number): number 
  * it; each line is a series, its value at a category the line's height at the label's centre.
  */
 function lineCharts(page: PageGeometry): { marks: Box[]; box: Box; data: Omit<ChartData, "title"> }[] {
+  if ((page.polylines ?? []).length > MAX_LINES) return [];
   const lines = (page.polylines ?? []).filter(
     (points) =>
       points.length >= 2 &&
@@ -336,10 +355,10 @@ function lineCharts(page: PageGeometry): { marks: Box[]; box: Box; data: Omit<Ch
       points.every((point, i) => i === 0 || point.x >= points[i - 1].x - BACKTRACK),
   );
   const bounds = (points: readonly { x: number; y: number }[]): Box => ({
-    x1: Math.min(...points.map((p) => p.x)),
-    y1: Math.min(...points.map((p) => p.y)),
-    x2: Math.max(...points.map((p) => p.x)),
-    y2: Math.max(...points.map((p) => p.y)),
+    x1: minOf(points.map((p) => p.x)),
+    y1: minOf(points.map((p) => p.y)),
+    x2: maxOf(points.map((p) => p.x)),
+    y2: maxOf(points.map((p) => p.y)),
   });
   // Lines of one chart share most of their horizontal extent.
   const groups: { points: { x: number; y: number }[]; box: Box }[][] = [];
@@ -390,7 +409,7 @@ function lineCharts(page: PageGeometry): { marks: Box[]; box: Box; data: Omit<Ch
         box.centerX(run.box) <= plot.x2 + reach,
     );
     if (below.length < 2) continue;
-    const first = Math.min(...below.map((run) => run.box.y1));
+    const first = minOf(below.map((run) => run.box.y1));
     const categories = below
       .filter((run) => run.box.y1 - first <= run.fontSize * 0.8)
       .sort((p, q) => box.centerX(p.box) - box.centerX(q.box));
@@ -551,7 +570,7 @@ export function findCharts(page: PageGeometry): FoundChart[] {
       const inChart = new Set(page.runs.filter((run) => box.containsCenter(area, run.box)));
       const title = titleAbove(page, legend.box ? box.union([area, legend.box]) : area, inChart);
       if (title) data.title = title.text.trim();
-      const labelSize = Math.min(...[...inChart].map((run) => run.fontSize), 12);
+      const labelSize = Math.min(minOf([...inChart].map((run) => run.fontSize)), 12);
       const parts = [area, ...(legend.box ? [legend.box] : []), ...(title ? [title.box] : [])];
       const titles = axisTitles(
         page,
@@ -570,7 +589,8 @@ function labelsInside(items: readonly DocItem[], page: number, area: Box): Set<D
   const grown = { x1: area.x1 - 2, y1: area.y1 - 2, x2: area.x2 + 2, y2: area.y2 + 2 };
   const inside = new Set<DocItem>();
   for (const item of items) {
-    if (item.label === "table" || item.label === "figure" || item.furniture) continue;
+    // Furniture inside a chart (an axis label taken for a page number) is the chart's too.
+    if (item.label === "table" || item.label === "figure") continue;
     const provs = item.prov;
     if (
       provs.length > 0 &&
@@ -607,9 +627,18 @@ function renumber(model: DocumentModel, items: DocItem[]): void {
  * text items the layout made of its labels; a figure already covering the chart takes the data instead.
  */
 export async function addVectorCharts(model: DocumentModel, pdf: PDFDocumentProxy): Promise<void> {
-  const pages = [
-    ...new Set(model.items.map((item) => item.prov[0]?.page).filter((p): p is number => p !== undefined)),
-  ];
+  // Only pages whose text holds a value axis's worth of numbers are read again (a chart's labels are text the
+  // layout kept, as paragraphs, furniture or table cells).
+  const numbers = new Map<number, number>();
+  for (const item of model.items) {
+    const page = item.prov[0]?.page;
+    if (page === undefined) continue;
+    const count = itemText(item)
+      .split(/\s+/)
+      .filter((token) => parseNumber(token) !== null).length;
+    numbers.set(page, (numbers.get(page) ?? 0) + count);
+  }
+  const pages = [...numbers].filter(([, count]) => count >= MIN_AXIS_LABELS).map(([page]) => page);
   let items = [...model.items];
   let changed = false;
   for (const pageNumber of pages.sort((p, q) => p - q)) {
