@@ -31,6 +31,8 @@ export interface Citation {
 
 /** The least label score for a pair to fill a field. */
 export const LABEL_MATCH_THRESHOLD = 0.75;
+/** The score of a label that is part of one field's name and of no other field's at its level. */
+const PARTIAL_NAME_SCORE = 0.8;
 
 interface FieldSpec {
   pointer: string;
@@ -144,8 +146,8 @@ const SOFT_MODIFIERS = new Set(["total", "overall", "grand", "final", "gross"]);
  * 0.95 × common / (common + missing + extra), where a variant term the label lacks is not missing when the context
  * (the partition's headings, the pair's scope) or the value supplies it ("Date" under an INVOICE title for
  * `invoice_date`, "Due: 2024-05-01" for `due_date`), and a label term the variant lacks is not extra when the
- * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's description, sharing one with its name or naming
- * two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
+ * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's
+ * description, not all in its name, sharing one with its name or naming two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
  * inside an object whose name neither the label nor its scope mentions is discounted.
  */
 function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: string): number {
@@ -179,7 +181,10 @@ function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: str
   }
   const inDescription = [...label].every((term) => field.described.has(term));
   const namesOne = [...label].some((term) => field.nameTerms.has(term));
-  if (inDescription && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
+  // Only when the description adds something: a label that is part of the name ("Invoice" for `invoice_number`)
+  // is scored by the name alone.
+  const withinName = [...label].every((term) => field.nameTerms.has(term));
+  if (inDescription && !withinName && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
   if (
     field.parentTerms.size > 0 &&
     ![...field.parentTerms].some((term) => label.has(term) || pair.scope.has(term))
@@ -279,6 +284,8 @@ function typedPrefix(text: string, schema: JsonSchema, name: string): string {
 }
 
 interface Extraction {
+  /** The name terms of every scalar field of the schema. */
+  fieldNames: Set<string>[];
   pairs: Pair[];
   used: Set<Pair>;
   context: Set<string>;
@@ -288,8 +295,23 @@ interface Extraction {
 }
 
 /** Fills the scalar fields of one object level: best label scores first, one pair per field and field per pair. */
-function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): Map<string, Found> {
+function fillScalars(
+  fields: FieldSpec[],
+  names: string[],
+  state: Extraction,
+  partialNames = true,
+): Map<string, Found> {
   const candidates: { field: number; pair: Pair; score: number; value: unknown }[] = [];
+  // A label that is part of exactly one field's name in the whole schema ("Date" where only `report_date` has
+  // the word) names that field.
+  const partialOf = (pair: Pair): number => {
+    if (!partialNames || pair.kind === "section" || pair.kind === "title" || pair.labelTerms.length === 0) {
+      return -1;
+    }
+    const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
+    if (state.fieldNames.filter(within).length !== 1) return -1;
+    return fields.findIndex((field) => within(field.nameTerms));
+  };
   fields.forEach((field, index) => {
     for (const pair of state.pairs) {
       if (state.used.has(pair)) continue;
@@ -300,7 +322,13 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
-      const score = labelScore(pair, field, state.context, raw.trim());
+      let score = labelScore(pair, field, state.context, raw.trim());
+      if (score < PARTIAL_NAME_SCORE && partialOf(pair) === index) {
+        const inScope = [...field.parentTerms].every(
+          (term) => pair.scope.has(term) || pair.labelTerms.includes(term),
+        );
+        score = inScope ? PARTIAL_NAME_SCORE : PARTIAL_NAME_SCORE * 0.85;
+      }
       // A heading names a long-text field only exactly ("Summary" for `summary`).
       if (score < LABEL_MATCH_THRESHOLD || (pair.kind === "section" && score < 1)) continue;
       candidates.push({ field: index, pair, score: pair.kind === "section" ? score * 0.9 : score, value });
@@ -493,7 +521,7 @@ function extractObject(
             { ...itemSchema, description: child.description },
             parents,
           );
-          const found = fillScalars([spec], [name], { ...state }).get(childPointer);
+          const found = fillScalars([spec], [name], state, false).get(childPointer);
           if (found && typeof found.value === "string") {
             const parts = found.value.split(/\s*[;,]\s*/).filter(Boolean);
             const typed = parts.map((part) => typedValue(part, itemSchema, name));
@@ -522,6 +550,22 @@ function extractObject(
   });
   // Keep the schema's field order.
   return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
+}
+
+/** The name terms of every scalar field of a schema, nested ones and array items' included. */
+function scalarFieldNames(root: JsonSchema): Set<string>[] {
+  const names: Set<string>[] = [];
+  const visit = (node: unknown, name: string, depth: number) => {
+    if (depth > 8) return;
+    const schema = resolveSchema(root, node);
+    const type = schemaType(schema);
+    if (type === "object")
+      for (const [child, childNode] of schemaProperties(schema)) visit(childNode, child, depth + 1);
+    else if (type === "array") visit(schema.items, name, depth + 1);
+    else if (name !== "") names.push(new Set(labelTerms(name)));
+  };
+  visit(root, "", 0);
+  return names;
 }
 
 /** Every label term of a schema: its field names and the words of their descriptions. */
@@ -590,6 +634,7 @@ export function extractStructured(
   const known = (candidate: string[]) =>
     candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
   const state: Extraction = {
+    fieldNames: scalarFieldNames(schema),
     pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
     used: new Set(),
     context,
