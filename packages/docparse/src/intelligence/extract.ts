@@ -124,7 +124,8 @@ function impliedByValue(term: string, raw: string, schema: JsonSchema): boolean 
     case "numb":
       return /\d/.test(raw);
     case "name":
-      return /^\p{L}/u.test(raw) && !/\d/.test(raw);
+      // A name: one to four capitalised words ("Maria Garcia", "Acme Corp"), not a phrase or a sentence.
+      return /^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$/u.test(raw) && !/\.$/.test(raw);
     case "status":
     case "type":
     case "kind":
