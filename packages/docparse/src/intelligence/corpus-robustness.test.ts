@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import type { PartitionStrategy } from "@svc/contract";
 import { defaultRegistry, parseDocument } from "../index.ts";
 import { DOCLING_DATA, NO_CORPUS } from "../test-corpus.ts";
 import { classifyPages } from "./classify.ts";
@@ -87,13 +88,14 @@ test("on real documents of every format, classification, partitions and extracti
         }
       }
 
-      for (const strategy of [
+      const strategies: PartitionStrategy[] = [
         "none",
         "page",
         "section",
         "fragment",
         { patterns: { start_patterns: ["^\\d"] } },
-      ] as const) {
+      ];
+      for (const strategy of strategies) {
         const partitions = partitionDocument(document, strategy, null);
         for (const partition of partitions) {
           assert.ok(
