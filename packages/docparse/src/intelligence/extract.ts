@@ -31,6 +31,46 @@ export interface Citation {
 
 /** The least label score for a pair to fill a field. */
 export const LABEL_MATCH_THRESHOLD = 0.75;
+/** Words that name what a label is about: one more of them makes a label name another thing. */
+const HEAD_NOUNS = new Set([
+  "numb",
+  "date",
+  "name",
+  "id",
+  "code",
+  "amount",
+  "total",
+  "typ",
+  "count",
+  "rate",
+  "tim",
+]);
+/** Words that turn an amount or a date into another one. */
+const MEANING_QUALIFIERS = new Set([
+  "net",
+  "gross",
+  "sub",
+  "previou",
+  "prior",
+  "estimat",
+  "budget",
+  "target",
+  "minimum",
+  "maximum",
+  "min",
+  "max",
+  "averag",
+  "old",
+  "new",
+  "start",
+  "end",
+  "last",
+  "first",
+  "next",
+]);
+
+/** The score of a label holding a field's whole name and one other word. */
+const CONTAINING_LABEL_SCORE = 0.76;
 /** The score of a label that is part of one field's name and of no other field's at its level. */
 const PARTIAL_NAME_SCORE = 0.8;
 
@@ -151,7 +191,13 @@ const SOFT_MODIFIERS = new Set(["total", "overall", "grand", "final", "gross"]);
  * description, not all in its name, sharing one with its name or naming two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
  * inside an object whose name neither the label nor its scope mentions is discounted.
  */
-function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: string): number {
+function labelScore(
+  pair: Pair,
+  field: FieldSpec,
+  context: Set<string>,
+  raw: string,
+  otherNames: readonly Set<string>[] = [],
+): number {
   const label = new Set(pair.labelTerms);
   if (label.size === 0) return 0;
   let best = 0;
@@ -179,6 +225,20 @@ function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: str
       if (!variant.has(term) && !context.has(term)) extra += SOFT_MODIFIERS.has(term) ? 0.2 : 1;
     }
     best = Math.max(best, (0.95 * common) / (common + missing + extra));
+    // A label holding the whole variant and one word more ("Street Address" for `address`) is a near match when
+    // the word does not make it something else: no other field's word, no head noun ("Bill Number" is not the
+    // bill-to party), no qualifier that changes the amount ("Net Total"). A field whose value is checked by its
+    // form (email, phone, web address) may take any one word more ("Email Address").
+    if (missing === 0 && common === variant.size && extra > 0 && extra <= 1) {
+      const word = [...label].find((term) => !variant.has(term) && !context.has(term)) ?? "";
+      const harmless =
+        !HEAD_NOUNS.has(word) &&
+        !MEANING_QUALIFIERS.has(word) &&
+        !otherNames.some((name) => name !== field.nameTerms && name.has(word));
+      // ...and the value is short: "Department of Education: Collaborate with..." is a sentence, not a department.
+      const short = raw.split(/\s+/).length <= 8;
+      if ((harmless || hasFormCheck(field.name)) && short) best = Math.max(best, CONTAINING_LABEL_SCORE);
+    }
   }
   const inDescription = [...label].every((term) => field.described.has(term));
   const namesOne = [...label].some((term) => field.nameTerms.has(term));
@@ -221,6 +281,32 @@ function hasCheckboxes(text: string): boolean {
   return /[☐☑☒]|\[\s?[xX✓✔]?\s?\]/u.test(text);
 }
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const URL_LIKE = /^(?:https?:\/\/|www\.)\S+$/i;
+
+/**
+ * Whether a value suits what a field's name says it holds: an email address for `email`, a number of six digits or
+ * more for a phone, a web address for a URL, and no email or web address for a postal address.
+ */
+function hasFormCheck(name: string): boolean {
+  const nameWords = new Set(labelTerms(name));
+  return ["email", "phon", "fax", "mobil", "url", "websit"].some((word) => nameWords.has(word));
+}
+
+function plausible(raw: string, name: string): boolean {
+  const nameWords = new Set(labelTerms(name));
+  if (nameWords.has("email")) return EMAIL.test(raw);
+  if (nameWords.has("phon") || nameWords.has("fax") || nameWords.has("mobil")) {
+    return (
+      (raw.match(/\d/g) ?? []).length >= 6 && !/[a-z]{4,}/i.test(raw.replace(/\b(?:ext|tel|fax)\b/gi, ""))
+    );
+  }
+  if (nameWords.has("url") || nameWords.has("websit"))
+    return URL_LIKE.test(raw) || /^[\w-]+(?:\.[\w-]+)+(?:\/\S*)?$/.test(raw);
+  if (nameWords.has("address")) return !EMAIL.test(raw) && !URL_LIKE.test(raw);
+  return true;
+}
+
 function isDateField(name: string, schema: JsonSchema): boolean {
   const format = schema.format;
   if (format === "date" || format === "date-time") return true;
@@ -231,6 +317,7 @@ function isDateField(name: string, schema: JsonSchema): boolean {
 export function typedValue(text: string, schema: JsonSchema, name: string): unknown {
   const raw = text.trim().replace(/\s+/g, " ");
   if (EMPTY_VALUES.has(raw.toLowerCase())) return undefined;
+  if (!plausible(raw, name)) return undefined;
   const type = schemaType(schema);
   if (Array.isArray(schema.enum)) {
     const options = schema.enum.filter((option) => option !== null);
@@ -323,7 +410,7 @@ function fillScalars(
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
-      let score = labelScore(pair, field, state.context, raw.trim());
+      let score = labelScore(pair, field, state.context, raw.trim(), state.fieldNames);
       if (score < PARTIAL_NAME_SCORE && partialOf(pair) === index) {
         const inScope = [...field.parentTerms].every(
           (term) => pair.scope.has(term) || pair.labelTerms.includes(term),
