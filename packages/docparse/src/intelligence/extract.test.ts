@@ -244,3 +244,57 @@ test("camelCase names, description aliases, labels ending in digits and $ref'd n
     meeting_time: "10:30",
   });
 });
+
+test("near-miss labels stay out: other nouns, changed amounts, ambiguous partial names, implausible values", async () => {
+  const text = [
+    "# Statement",
+    "Bill Number: B-77",
+    "Net Total: $90.00",
+    "Date: 2024-05-06",
+    "Invoice To: Acme Corp",
+    "Email Address: pat@example.org",
+    "Street Address: 1 Main Street",
+    "Phone: call the office",
+    "Department of Sales: We sell widgets to customers in twelve countries across Europe and Asia.",
+  ].join("\n\n");
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const schema = {
+    type: "object",
+    properties: {
+      invoice_number: { type: "string" },
+      customer_name: { type: "string", description: "labelled 'Bill To'" },
+      total: { type: "number" },
+      start_date: { type: "string" },
+      end_date: { type: "string" },
+      email: { type: "string" },
+      address: { type: "string" },
+      phone: { type: "string" },
+      department: { type: "string" },
+    },
+    required: [
+      "invoice_number",
+      "customer_name",
+      "total",
+      "start_date",
+      "end_date",
+      "email",
+      "address",
+      "phone",
+      "department",
+    ],
+  };
+  const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+    provideCitations: false,
+  });
+  assert.deepEqual(data, {
+    invoice_number: null, // "Invoice To" names no number
+    customer_name: null, // "Bill Number" is a number, not the bill-to party
+    total: null, // a net total is not the total
+    start_date: null, // "Date" could be either date
+    end_date: null,
+    email: "pat@example.org",
+    address: "1 Main Street",
+    phone: null, // not a phone number
+    department: null, // a sentence, not a department
+  });
+});

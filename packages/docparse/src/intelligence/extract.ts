@@ -383,6 +383,15 @@ interface Extraction {
 }
 
 /** Fills the scalar fields of one object level: best label scores first, one pair per field and field per pair. */
+/**
+ * Whether a label names a field's head word (the last of its name: `date` in `report_date`), or the value stands
+ * in for it ("Invoice: INV-7" for `invoice_number`): "Invoice To: Acme Corp" does not name `invoice_number`.
+ */
+function headNamed(pair: Pair, field: FieldSpec, raw: string): boolean {
+  const head = [...field.nameTerms].at(-1);
+  return head === undefined || pair.labelTerms.includes(head) || impliedByValue(head, raw, field.schema);
+}
+
 function fillScalars(
   fields: FieldSpec[],
   names: string[],
@@ -411,7 +420,7 @@ function fillScalars(
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
       let score = labelScore(pair, field, state.context, raw.trim(), state.fieldNames);
-      if (score < PARTIAL_NAME_SCORE && partialOf(pair) === index) {
+      if (score < PARTIAL_NAME_SCORE && partialOf(pair) === index && headNamed(pair, field, raw.trim())) {
         const inScope = [...field.parentTerms].every(
           (term) => pair.scope.has(term) || pair.labelTerms.includes(term),
         );
