@@ -10,6 +10,7 @@ import {
   type EvalDocument,
   FORMATS,
   type Format,
+  INVOICE_SCHEMA,
   MIME_TYPES,
   renderDocuments,
 } from "./eval/extraction-set.ts";
@@ -297,4 +298,60 @@ test("near-miss labels stay out: other nouns, changed amounts, ambiguous partial
     phone: null, // not a phone number
     department: null, // a sentence, not a department
   });
+});
+
+test("two tables that touch (read as one in some PDF layouts) give both their pairs and their rows", async () => {
+  const blocks = [
+    { type: "heading" as const, level: 1, text: "INVOICE" },
+    {
+      type: "pairs" as const,
+      pairs: [
+        ["Customer", "Acme Corp"],
+        ["PO Number", "PO-77"],
+      ] as [string, string][],
+      layout: "kv-table" as const,
+    },
+    {
+      type: "table" as const,
+      headers: ["Description", "Qty", "Unit Price", "Amount"],
+      rows: [
+        ["Widget", "2", "$10.00", "$20.00"],
+        ["Gadget", "1", "$1,200.50", "$1,200.50"],
+        ["Total", "", "", "$1,220.50"],
+      ],
+    },
+  ];
+  const touching = renderDocuments([{ id: "touching", blocks }], formats, path.join(dir, "touching"));
+  const schema = {
+    type: "object",
+    properties: {
+      customer: { type: "string" },
+      po_number: { type: "string" },
+      total: { type: "number" },
+      line_items: (INVOICE_SCHEMA.properties as Record<string, unknown>).line_items,
+    },
+    required: ["customer", "po_number", "total", "line_items"],
+  };
+  for (const format of formats) {
+    const { document } = await parseDocument({
+      bytes: touching.get(`touching.${format}`) as Uint8Array,
+      mimeType: MIME_TYPES[format],
+    });
+    const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+      provideCitations: false,
+    });
+    assert.deepEqual(
+      data,
+      {
+        customer: "Acme Corp",
+        po_number: "PO-77",
+        total: 1220.5,
+        line_items: [
+          { description: "Widget", quantity: 2, unit_price: 10, amount: 20 },
+          { description: "Gadget", quantity: 1, unit_price: 1200.5, amount: 1200.5 },
+        ],
+      },
+      format,
+    );
+  }
 });

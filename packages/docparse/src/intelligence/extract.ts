@@ -495,32 +495,28 @@ function tableObjects(
     if (item.label !== "table" || state.usedTables.has(item)) continue;
     const grid = tableGrid(item);
     const headers = headerRows(item, grid);
-    if (headers === 0) continue;
-    const headerText = (col: number) =>
-      grid
-        .slice(0, headers)
-        .map((row) => row[col]?.text ?? "")
-        .join(" ")
-        .trim();
-    // Each property to its best column (a column serves one property).
-    const columns = new Map<string, number>();
-    const taken = new Set<number>();
-    const scored: { name: string; col: number; score: number }[] = [];
-    for (const property of scalar) {
-      for (let col = 0; col < item.numCols; col++) {
-        const score = headerScore(headerText(col), property.spec);
-        if (score >= 0.5) scored.push({ name: property.name, col, score });
+    // Header rows: the table's own, else a row of text further down (a table joined under another one, as
+    // PDF layouts sometimes read two tables that touch).
+    const candidates: [number, number][] = headers > 0 ? [[0, headers]] : [];
+    grid.forEach((row, index) => {
+      const filled = row.filter((cell) => cell !== null && cell.text.trim() !== "");
+      if (index >= headers && filled.length >= 2 && filled.every((cell) => !/\d/.test(cell?.text ?? ""))) {
+        candidates.push([index, index + 1]);
+      }
+    });
+    let columns = new Map<string, number>();
+    let bodyStart = -1;
+    for (const [start, end] of candidates) {
+      const mapped = mapColumns(grid.slice(start, end), item.numCols, scalar);
+      if (mapped.size >= Math.min(2, scalar.length)) {
+        columns = mapped;
+        bodyStart = end;
+        break;
       }
     }
-    scored.sort((a, b) => b.score - a.score);
-    for (const entry of scored) {
-      if (columns.has(entry.name) || taken.has(entry.col)) continue;
-      columns.set(entry.name, entry.col);
-      taken.add(entry.col);
-    }
-    if (columns.size < Math.min(2, scalar.length)) continue;
+    if (bodyStart < 0) continue;
     state.usedTables.add(item);
-    for (const row of grid.slice(headers)) {
+    for (const row of grid.slice(bodyStart)) {
       const first = row.find((cell) => cell !== null && cell.text.trim() !== "");
       if (!first || TOTALS_CELL.test(first.text.trim())) continue;
       const filledCells = row.filter((cell) => cell !== null && cell.text.trim() !== "").length;
@@ -545,6 +541,35 @@ function tableObjects(
     }
   }
   return rows.length > 0 ? rows : null;
+}
+
+/** Each property to its best-matching column (a column serves one property), from the header rows' text. */
+function mapColumns(
+  headerRowsCells: (TableCell | null)[][],
+  numCols: number,
+  scalar: { name: string; spec: FieldSpec }[],
+): Map<string, number> {
+  const headerText = (col: number) =>
+    headerRowsCells
+      .map((row) => row[col]?.text ?? "")
+      .join(" ")
+      .trim();
+  const scored: { name: string; col: number; score: number }[] = [];
+  for (const property of scalar) {
+    for (let col = 0; col < numCols; col++) {
+      const score = headerScore(headerText(col), property.spec);
+      if (score >= 0.5) scored.push({ name: property.name, col, score });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || a.col - b.col);
+  const columns = new Map<string, number>();
+  const taken = new Set<number>();
+  for (const entry of scored) {
+    if (columns.has(entry.name) || taken.has(entry.col)) continue;
+    columns.set(entry.name, entry.col);
+    taken.add(entry.col);
+  }
+  return columns;
 }
 
 /** A not-found value: null for every type (arrays and objects included). */
