@@ -10,6 +10,7 @@ import {
   type EvalDocument,
   FORMATS,
   type Format,
+  INVOICE_SCHEMA,
   MIME_TYPES,
   renderDocuments,
 } from "./eval/extraction-set.ts";
@@ -243,4 +244,114 @@ test("camelCase names, description aliases, labels ending in digits and $ref'd n
     address_line_2: "Flat 4",
     meeting_time: "10:30",
   });
+});
+
+test("near-miss labels stay out: other nouns, changed amounts, ambiguous partial names, implausible values", async () => {
+  const text = [
+    "# Statement",
+    "Bill Number: B-77",
+    "Net Total: $90.00",
+    "Date: 2024-05-06",
+    "Invoice To: Acme Corp",
+    "Email Address: pat@example.org",
+    "Street Address: 1 Main Street",
+    "Phone: call the office",
+    "Department of Sales: We sell widgets to customers in twelve countries across Europe and Asia.",
+  ].join("\n\n");
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const schema = {
+    type: "object",
+    properties: {
+      invoice_number: { type: "string" },
+      customer_name: { type: "string", description: "labelled 'Bill To'" },
+      total: { type: "number" },
+      start_date: { type: "string" },
+      end_date: { type: "string" },
+      email: { type: "string" },
+      address: { type: "string" },
+      phone: { type: "string" },
+      department: { type: "string" },
+    },
+    required: [
+      "invoice_number",
+      "customer_name",
+      "total",
+      "start_date",
+      "end_date",
+      "email",
+      "address",
+      "phone",
+      "department",
+    ],
+  };
+  const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+    provideCitations: false,
+  });
+  assert.deepEqual(data, {
+    invoice_number: null, // "Invoice To" names no number
+    customer_name: null, // "Bill Number" is a number, not the bill-to party
+    total: null, // a net total is not the total
+    start_date: null, // "Date" could be either date
+    end_date: null,
+    email: "pat@example.org",
+    address: "1 Main Street",
+    phone: null, // not a phone number
+    department: null, // a sentence, not a department
+  });
+});
+
+test("two tables that touch (read as one in some PDF layouts) give both their pairs and their rows", async () => {
+  const blocks = [
+    { type: "heading" as const, level: 1, text: "INVOICE" },
+    {
+      type: "pairs" as const,
+      pairs: [
+        ["Customer", "Acme Corp"],
+        ["PO Number", "PO-77"],
+      ] as [string, string][],
+      layout: "kv-table" as const,
+    },
+    {
+      type: "table" as const,
+      headers: ["Description", "Qty", "Unit Price", "Amount"],
+      rows: [
+        ["Widget", "2", "$10.00", "$20.00"],
+        ["Gadget", "1", "$1,200.50", "$1,200.50"],
+        ["Total", "", "", "$1,220.50"],
+      ],
+    },
+  ];
+  const touching = renderDocuments([{ id: "touching", blocks }], formats, path.join(dir, "touching"));
+  const schema = {
+    type: "object",
+    properties: {
+      customer: { type: "string" },
+      po_number: { type: "string" },
+      total: { type: "number" },
+      line_items: (INVOICE_SCHEMA.properties as Record<string, unknown>).line_items,
+    },
+    required: ["customer", "po_number", "total", "line_items"],
+  };
+  for (const format of formats) {
+    const { document } = await parseDocument({
+      bytes: touching.get(`touching.${format}`) as Uint8Array,
+      mimeType: MIME_TYPES[format],
+    });
+    const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+      provideCitations: false,
+    });
+    assert.deepEqual(
+      data,
+      {
+        customer: "Acme Corp",
+        po_number: "PO-77",
+        total: 1220.5,
+        line_items: [
+          { description: "Widget", quantity: 2, unit_price: 10, amount: 20 },
+          { description: "Gadget", quantity: 1, unit_price: 1200.5, amount: 1200.5 },
+        ],
+      },
+      format,
+    );
+  }
 });

@@ -31,6 +31,48 @@ export interface Citation {
 
 /** The least label score for a pair to fill a field. */
 export const LABEL_MATCH_THRESHOLD = 0.75;
+/** Words that name what a label is about: one more of them makes a label name another thing. */
+const HEAD_NOUNS = new Set([
+  "numb",
+  "date",
+  "name",
+  "id",
+  "code",
+  "amount",
+  "total",
+  "typ",
+  "count",
+  "rate",
+  "tim",
+]);
+/** Words that turn an amount or a date into another one. */
+const MEANING_QUALIFIERS = new Set([
+  "net",
+  "gross",
+  "sub",
+  "previou",
+  "prior",
+  "estimat",
+  "budget",
+  "target",
+  "minimum",
+  "maximum",
+  "min",
+  "max",
+  "averag",
+  "old",
+  "new",
+  "start",
+  "end",
+  "last",
+  "first",
+  "next",
+]);
+
+/** The score of a label holding a field's whole name and one other word. */
+const CONTAINING_LABEL_SCORE = 0.76;
+/** The score of a label that is part of one field's name and of no other field's at its level. */
+const PARTIAL_NAME_SCORE = 0.8;
 
 interface FieldSpec {
   pointer: string;
@@ -122,7 +164,8 @@ function impliedByValue(term: string, raw: string, schema: JsonSchema): boolean 
     case "numb":
       return /\d/.test(raw);
     case "name":
-      return /^\p{L}/u.test(raw) && !/\d/.test(raw);
+      // A name: one to four capitalised words ("Maria Garcia", "Acme Corp"), not a phrase or a sentence.
+      return /^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$/u.test(raw) && !/\.$/.test(raw);
     case "status":
     case "type":
     case "kind":
@@ -144,11 +187,17 @@ const SOFT_MODIFIERS = new Set(["total", "overall", "grand", "final", "gross"]);
  * 0.95 × common / (common + missing + extra), where a variant term the label lacks is not missing when the context
  * (the partition's headings, the pair's scope) or the value supplies it ("Date" under an INVOICE title for
  * `invoice_date`, "Due: 2024-05-01" for `due_date`), and a label term the variant lacks is not extra when the
- * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's description, sharing one with its name or naming
- * two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
+ * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's
+ * description, not all in its name, sharing one with its name or naming two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
  * inside an object whose name neither the label nor its scope mentions is discounted.
  */
-function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: string): number {
+function labelScore(
+  pair: Pair,
+  field: FieldSpec,
+  context: Set<string>,
+  raw: string,
+  otherNames: readonly Set<string>[] = [],
+): number {
   const label = new Set(pair.labelTerms);
   if (label.size === 0) return 0;
   let best = 0;
@@ -176,10 +225,27 @@ function labelScore(pair: Pair, field: FieldSpec, context: Set<string>, raw: str
       if (!variant.has(term) && !context.has(term)) extra += SOFT_MODIFIERS.has(term) ? 0.2 : 1;
     }
     best = Math.max(best, (0.95 * common) / (common + missing + extra));
+    // A label holding the whole variant and one word more ("Street Address" for `address`) is a near match when
+    // the word does not make it something else: no other field's word, no head noun ("Bill Number" is not the
+    // bill-to party), no qualifier that changes the amount ("Net Total"). A field whose value is checked by its
+    // form (email, phone, web address) may take any one word more ("Email Address").
+    if (missing === 0 && common === variant.size && extra > 0 && extra <= 1) {
+      const word = [...label].find((term) => !variant.has(term) && !context.has(term)) ?? "";
+      const harmless =
+        !HEAD_NOUNS.has(word) &&
+        !MEANING_QUALIFIERS.has(word) &&
+        !otherNames.some((name) => name !== field.nameTerms && name.has(word));
+      // ...and the value is short: "Department of Education: Collaborate with..." is a sentence, not a department.
+      const short = raw.split(/\s+/).length <= 8;
+      if ((harmless || hasFormCheck(field.name)) && short) best = Math.max(best, CONTAINING_LABEL_SCORE);
+    }
   }
   const inDescription = [...label].every((term) => field.described.has(term));
   const namesOne = [...label].some((term) => field.nameTerms.has(term));
-  if (inDescription && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
+  // Only when the description adds something: a label that is part of the name ("Invoice" for `invoice_number`)
+  // is scored by the name alone.
+  const withinName = [...label].every((term) => field.nameTerms.has(term));
+  if (inDescription && !withinName && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
   if (
     field.parentTerms.size > 0 &&
     ![...field.parentTerms].some((term) => label.has(term) || pair.scope.has(term))
@@ -215,6 +281,32 @@ function hasCheckboxes(text: string): boolean {
   return /[☐☑☒]|\[\s?[xX✓✔]?\s?\]/u.test(text);
 }
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const URL_LIKE = /^(?:https?:\/\/|www\.)\S+$/i;
+
+/**
+ * Whether a value suits what a field's name says it holds: an email address for `email`, a number of six digits or
+ * more for a phone, a web address for a URL, and no email or web address for a postal address.
+ */
+function hasFormCheck(name: string): boolean {
+  const nameWords = new Set(labelTerms(name));
+  return ["email", "phon", "fax", "mobil", "url", "websit"].some((word) => nameWords.has(word));
+}
+
+function plausible(raw: string, name: string): boolean {
+  const nameWords = new Set(labelTerms(name));
+  if (nameWords.has("email")) return EMAIL.test(raw);
+  if (nameWords.has("phon") || nameWords.has("fax") || nameWords.has("mobil")) {
+    return (
+      (raw.match(/\d/g) ?? []).length >= 6 && !/[a-z]{4,}/i.test(raw.replace(/\b(?:ext|tel|fax)\b/gi, ""))
+    );
+  }
+  if (nameWords.has("url") || nameWords.has("websit"))
+    return URL_LIKE.test(raw) || /^[\w-]+(?:\.[\w-]+)+(?:\/\S*)?$/.test(raw);
+  if (nameWords.has("address")) return !EMAIL.test(raw) && !URL_LIKE.test(raw);
+  return true;
+}
+
 function isDateField(name: string, schema: JsonSchema): boolean {
   const format = schema.format;
   if (format === "date" || format === "date-time") return true;
@@ -225,6 +317,7 @@ function isDateField(name: string, schema: JsonSchema): boolean {
 export function typedValue(text: string, schema: JsonSchema, name: string): unknown {
   const raw = text.trim().replace(/\s+/g, " ");
   if (EMPTY_VALUES.has(raw.toLowerCase())) return undefined;
+  if (!plausible(raw, name)) return undefined;
   const type = schemaType(schema);
   if (Array.isArray(schema.enum)) {
     const options = schema.enum.filter((option) => option !== null);
@@ -279,6 +372,8 @@ function typedPrefix(text: string, schema: JsonSchema, name: string): string {
 }
 
 interface Extraction {
+  /** The name terms of every scalar field of the schema. */
+  fieldNames: Set<string>[];
   pairs: Pair[];
   used: Set<Pair>;
   context: Set<string>;
@@ -288,8 +383,32 @@ interface Extraction {
 }
 
 /** Fills the scalar fields of one object level: best label scores first, one pair per field and field per pair. */
-function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): Map<string, Found> {
+/**
+ * Whether a label names a field's head word (the last of its name: `date` in `report_date`), or the value stands
+ * in for it ("Invoice: INV-7" for `invoice_number`): "Invoice To: Acme Corp" does not name `invoice_number`.
+ */
+function headNamed(pair: Pair, field: FieldSpec, raw: string): boolean {
+  const head = [...field.nameTerms].at(-1);
+  return head === undefined || pair.labelTerms.includes(head) || impliedByValue(head, raw, field.schema);
+}
+
+function fillScalars(
+  fields: FieldSpec[],
+  names: string[],
+  state: Extraction,
+  partialNames = true,
+): Map<string, Found> {
   const candidates: { field: number; pair: Pair; score: number; value: unknown }[] = [];
+  // A label that is part of exactly one field's name in the whole schema ("Date" where only `report_date` has
+  // the word) names that field.
+  const partialOf = (pair: Pair): number => {
+    if (!partialNames || pair.kind === "section" || pair.kind === "title" || pair.labelTerms.length === 0) {
+      return -1;
+    }
+    const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
+    if (state.fieldNames.filter(within).length !== 1) return -1;
+    return fields.findIndex((field) => within(field.nameTerms));
+  };
   fields.forEach((field, index) => {
     for (const pair of state.pairs) {
       if (state.used.has(pair)) continue;
@@ -300,7 +419,13 @@ function fillScalars(fields: FieldSpec[], names: string[], state: Extraction): M
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
-      const score = labelScore(pair, field, state.context, raw.trim());
+      let score = labelScore(pair, field, state.context, raw.trim(), state.fieldNames);
+      if (score < PARTIAL_NAME_SCORE && partialOf(pair) === index && headNamed(pair, field, raw.trim())) {
+        const inScope = [...field.parentTerms].every(
+          (term) => pair.scope.has(term) || pair.labelTerms.includes(term),
+        );
+        score = inScope ? PARTIAL_NAME_SCORE : PARTIAL_NAME_SCORE * 0.85;
+      }
       // A heading names a long-text field only exactly ("Summary" for `summary`).
       if (score < LABEL_MATCH_THRESHOLD || (pair.kind === "section" && score < 1)) continue;
       candidates.push({ field: index, pair, score: pair.kind === "section" ? score * 0.9 : score, value });
@@ -370,32 +495,28 @@ function tableObjects(
     if (item.label !== "table" || state.usedTables.has(item)) continue;
     const grid = tableGrid(item);
     const headers = headerRows(item, grid);
-    if (headers === 0) continue;
-    const headerText = (col: number) =>
-      grid
-        .slice(0, headers)
-        .map((row) => row[col]?.text ?? "")
-        .join(" ")
-        .trim();
-    // Each property to its best column (a column serves one property).
-    const columns = new Map<string, number>();
-    const taken = new Set<number>();
-    const scored: { name: string; col: number; score: number }[] = [];
-    for (const property of scalar) {
-      for (let col = 0; col < item.numCols; col++) {
-        const score = headerScore(headerText(col), property.spec);
-        if (score >= 0.5) scored.push({ name: property.name, col, score });
+    // Header rows: the table's own, else a row of text further down (a table joined under another one, as
+    // PDF layouts sometimes read two tables that touch).
+    const candidates: [number, number][] = headers > 0 ? [[0, headers]] : [];
+    grid.forEach((row, index) => {
+      const filled = row.filter((cell) => cell !== null && cell.text.trim() !== "");
+      if (index >= headers && filled.length >= 2 && filled.every((cell) => !/\d/.test(cell?.text ?? ""))) {
+        candidates.push([index, index + 1]);
+      }
+    });
+    let columns = new Map<string, number>();
+    let bodyStart = -1;
+    for (const [start, end] of candidates) {
+      const mapped = mapColumns(grid.slice(start, end), item.numCols, scalar);
+      if (mapped.size >= Math.min(2, scalar.length)) {
+        columns = mapped;
+        bodyStart = end;
+        break;
       }
     }
-    scored.sort((a, b) => b.score - a.score);
-    for (const entry of scored) {
-      if (columns.has(entry.name) || taken.has(entry.col)) continue;
-      columns.set(entry.name, entry.col);
-      taken.add(entry.col);
-    }
-    if (columns.size < Math.min(2, scalar.length)) continue;
+    if (bodyStart < 0) continue;
     state.usedTables.add(item);
-    for (const row of grid.slice(headers)) {
+    for (const row of grid.slice(bodyStart)) {
       const first = row.find((cell) => cell !== null && cell.text.trim() !== "");
       if (!first || TOTALS_CELL.test(first.text.trim())) continue;
       const filledCells = row.filter((cell) => cell !== null && cell.text.trim() !== "").length;
@@ -420,6 +541,35 @@ function tableObjects(
     }
   }
   return rows.length > 0 ? rows : null;
+}
+
+/** Each property to its best-matching column (a column serves one property), from the header rows' text. */
+function mapColumns(
+  headerRowsCells: (TableCell | null)[][],
+  numCols: number,
+  scalar: { name: string; spec: FieldSpec }[],
+): Map<string, number> {
+  const headerText = (col: number) =>
+    headerRowsCells
+      .map((row) => row[col]?.text ?? "")
+      .join(" ")
+      .trim();
+  const scored: { name: string; col: number; score: number }[] = [];
+  for (const property of scalar) {
+    for (let col = 0; col < numCols; col++) {
+      const score = headerScore(headerText(col), property.spec);
+      if (score >= 0.5) scored.push({ name: property.name, col, score });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || a.col - b.col);
+  const columns = new Map<string, number>();
+  const taken = new Set<number>();
+  for (const entry of scored) {
+    if (columns.has(entry.name) || taken.has(entry.col)) continue;
+    columns.set(entry.name, entry.col);
+    taken.add(entry.col);
+  }
+  return columns;
 }
 
 /** A not-found value: null for every type (arrays and objects included). */
@@ -493,7 +643,7 @@ function extractObject(
             { ...itemSchema, description: child.description },
             parents,
           );
-          const found = fillScalars([spec], [name], { ...state }).get(childPointer);
+          const found = fillScalars([spec], [name], state, false).get(childPointer);
           if (found && typeof found.value === "string") {
             const parts = found.value.split(/\s*[;,]\s*/).filter(Boolean);
             const typed = parts.map((part) => typedValue(part, itemSchema, name));
@@ -522,6 +672,22 @@ function extractObject(
   });
   // Keep the schema's field order.
   return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
+}
+
+/** The name terms of every scalar field of a schema, nested ones and array items' included. */
+function scalarFieldNames(root: JsonSchema): Set<string>[] {
+  const names: Set<string>[] = [];
+  const visit = (node: unknown, name: string, depth: number) => {
+    if (depth > 8) return;
+    const schema = resolveSchema(root, node);
+    const type = schemaType(schema);
+    if (type === "object")
+      for (const [child, childNode] of schemaProperties(schema)) visit(childNode, child, depth + 1);
+    else if (type === "array") visit(schema.items, name, depth + 1);
+    else if (name !== "") names.push(new Set(labelTerms(name)));
+  };
+  visit(root, "", 0);
+  return names;
 }
 
 /** Every label term of a schema: its field names and the words of their descriptions. */
@@ -590,6 +756,7 @@ export function extractStructured(
   const known = (candidate: string[]) =>
     candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
   const state: Extraction = {
+    fieldNames: scalarFieldNames(schema),
     pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
     used: new Set(),
     context,

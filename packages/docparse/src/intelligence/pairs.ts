@@ -277,8 +277,11 @@ function addTablePairs(
     for (const row of grid) for (const col of labelColumns) cellPair(row[col], row[col + 1]);
     return;
   }
-  // Row headers: each row's header labels the cell beside it.
-  for (const row of grid.slice(headers)) {
-    if (row[0]?.rowHeader) cellPair(row[0], row[1] ?? null);
-  }
+  // Otherwise a row whose header cell (or whose only two filled cells) are a label and a value: row headers,
+  // label rows of a key-value table read joined to another table, a totals row under line items.
+  grid.forEach((row, index) => {
+    const filled = row.filter((cell): cell is TableCell => cell !== null && cell.text.trim() !== "");
+    if (index >= headers && row[0]?.rowHeader) cellPair(row[0], row[1] ?? null);
+    else if (filled.length === 2) cellPair(filled[0], filled[1]);
+  });
 }

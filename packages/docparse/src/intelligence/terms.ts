@@ -81,9 +81,7 @@ const CANONICAL: Record<string, string> = {
   "e-mail": "email",
   count: "number",
   forenam: "first",
-  given: "first",
   surnam: "last",
-  family: "last",
   yearly: "annual",
   year: "annual",
   signatur: "sign",
@@ -98,7 +96,12 @@ const CANONICAL: Record<string, string> = {
 
 /** Terms with abbreviations folded ("Inv. No." and "invoice number" give the same terms). */
 export function labelTerms(text: string): string[] {
-  const all = words(text.replace(/e-mail/gi, "email"));
+  // Phrases whose words alone mean something else ("Family: Anatidae" is not a surname).
+  const phrased = text
+    .replace(/e-mail/gi, "email")
+    .replace(/\bfamily\s+name/gi, "last name")
+    .replace(/\bgiven\s+name/gi, "first name");
+  const all = words(phrased);
   const content = all.filter((word) => !STOPWORDS.has(word) || word === "no");
   // A label of common words only ("From", "To") is its words.
   return (content.length > 0 ? content : all).map((word) => {
