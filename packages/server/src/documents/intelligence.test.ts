@@ -303,6 +303,20 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
       const body = request.body as { response_format?: { json_schema: { name: string } } };
       if (JSON.stringify(body).includes("FAIL-ME"))
         return { status: 500, json: { error: { message: "boom" } } };
+      if (request.path === "/anthropic/v1/messages") {
+        // The messages protocol: the forced tool's input is the answer.
+        const tool = (request.body as { tools: { name: string }[] }).tools[0].name;
+        return {
+          json: {
+            id: "msg_fixed",
+            type: "message",
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_1", name: tool, input: fixed }],
+            stop_reason: "tool_use",
+            usage: { input_tokens: 500, output_tokens: 60 },
+          },
+        };
+      }
       const schemaName = body.response_format?.json_schema.name;
       const content =
         schemaName === "page_class"
@@ -324,6 +338,7 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
         modelProviders: {
           gpt_4o_mini: { kind: "openai", baseUrl: `${fake.url}/v1`, model: "local-model", retries: 0 },
           "local-llama": { kind: "openai", baseUrl: `${fake.url}/v1`, model: "llama", retries: 0 },
+          sonnet: { kind: "anthropic", baseUrl: `${fake.url}/anthropic/v1`, model: "claude-x", retries: 0 },
         },
         classificationProvider: "local-llama",
         enrichmentProvider: "local-llama",
@@ -449,5 +464,25 @@ describe("extraction through a configured OpenAI-compatible provider (a loopback
     const result = await api.finished(parse_id, 60_000);
     assert.equal(result.status, "successful", result.error ?? "");
     assert.deepEqual(result.structured_data?.[0].data, fixed);
+  });
+
+  test("claude-3-5-sonnet-latest reaches the configured Anthropic provider through a forced tool", async () => {
+    const before = fake.received.length;
+    const { parse_id } = await api.expect(200, "POST", "/documents/v2/parse", {
+      raw_text: "Invoice Number: INV-7731",
+      structured_extraction_options: [
+        { schema_name: "invoice", json_schema: invoiceSchema, model_provider: "claude-3-5-sonnet-latest" },
+      ],
+    });
+    const result = await api.finished(parse_id, 60_000);
+    assert.equal(result.status, "successful", result.error ?? "");
+    const [request] = fake.received.slice(before);
+    assert.equal(request.path, "/anthropic/v1/messages");
+    assert.equal(request.headers["anthropic-version"], "2023-06-01");
+    const body = request.body as { model: string; tool_choice: unknown; tools: { name: string }[] };
+    assert.equal(body.model, "claude-x");
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "invoice" });
+    assert.deepEqual(result.structured_data?.[0].data, fixed);
+    assert.deepEqual(result.usage?.model_providers, { sonnet: { input_tokens: 500, output_tokens: 60 } });
   });
 });
