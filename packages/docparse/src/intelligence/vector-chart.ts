@@ -164,6 +164,9 @@ function verticalBarCharts(page: PageGeometry): { bars: Bar[]; box: Box; data: O
       .map((r) => (Math.abs(r.y2 - baseline) <= ALIGN ? { box: r, end: r.y1 } : { box: r, end: r.y2 }))
       .sort((a, b) => a.box.x1 - b.box.x1);
     if (bars.length < 2) continue;
+    // Rectangles all of one length are shading (a table's column, a banner), not bars of a chart.
+    const lengths = bars.map((bar) => Math.abs(bar.end - baseline));
+    if (maxOf(lengths) - minOf(lengths) <= ALIGN) continue;
     // Bars of one series-per-slot chart never overlap sideways.
     if (bars.some((bar, i) => i > 0 && bar.box.x1 < bars[i - 1].box.x2 - ALIGN)) continue;
     // A segment standing on a bar's top is a stacked chart: not read.
@@ -662,6 +665,19 @@ export async function addVectorCharts(model: DocumentModel, pdf: PDFDocumentProx
         existing.chartData ??= chart.data;
         continue;
       }
+      // Where the layout found a table, the table stands: ruled cells with numbers are not a chart to redraw.
+      const center = {
+        x1: box.centerX(chart.box),
+        y1: box.centerY(chart.box),
+        x2: box.centerX(chart.box),
+        y2: box.centerY(chart.box),
+      };
+      const overTable = items.some(
+        (item) =>
+          item.label === "table" &&
+          item.prov.some((p) => p.page === pageNumber && p.bbox && box.containsCenter(p.bbox, center)),
+      );
+      if (overTable) continue;
       const labels = labelsInside(items, pageNumber, chart.box);
       const figure = {
         id: "",
