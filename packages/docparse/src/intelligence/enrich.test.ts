@@ -24,6 +24,7 @@ import {
   PAGE_HEIGHT,
   PAGE_WIDTH,
   pdfBytes,
+  textImage,
 } from "../backends/pdf-fixtures.ts";
 import {
   applyEnrichment,
@@ -642,4 +643,25 @@ test("a table with shaded cells and a row of years is not taken for a chart", as
   assert.equal(fragments(document, "chart").length, 0);
   assert.equal(fragments(document, "table").length, before);
   assert.ok(before >= 1);
+});
+
+test("on a page without a text layer, a figure's words are read by OCR from its picture", async () => {
+  const { pdf } = await newPdf();
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const picture = await textImage(["Quarterly sales by region", "North South East West"], {
+    widthIn: 6,
+    heightIn: 2,
+    fontPt: 16,
+  });
+  const image = await pdf.embedPng(picture);
+  page.drawImage(image, { x: 72, y: PAGE_HEIGHT - 120 - 144, width: 432, height: 144 });
+  const bytes = await pdfBytes(pdf);
+  const { document } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  await applyEnrichment(
+    document,
+    { bytes, mimeType: "application/pdf" },
+    options({ figure_summarization: true }),
+  );
+  const [summary] = fragments(document, "figure").map((f) => (f.content as { summary: string }).summary);
+  assert.match(summary, /Text in the figure: "Quarterly sales by region North South East West"/);
 });

@@ -6,6 +6,7 @@ import type { TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { closePdf, openPdf } from "../pdf/open.ts";
 import { tableToMarkdown } from "../views/tables.ts";
+import { figureOcrLines } from "./figure-ocr.ts";
 import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
 import {
   cropPng,
@@ -39,6 +40,9 @@ export interface EnrichmentScope {
   /** The pages parsed (page_range), null or left out for every page: page images are made of these only. */
   pages?: readonly number[] | null;
 }
+
+/** Resolution a figure is read by OCR at. */
+const OCR_FIGURE_DPI = 300;
 
 /** Page images made for one document at most; the rest are left out with a warning. */
 export const MAX_PAGE_IMAGES = 200;
@@ -285,24 +289,26 @@ async function extractCharts(
 
 /** The text runs of a PDF's pages, read once per page. */
 class PageRuns {
-  private readonly cache = new Map<number, TextRun[]>();
+  private readonly cache = new Map<number, { runs: TextRun[]; textLayer: boolean }>();
   private readonly pdf: PDFDocumentProxy | null;
   constructor(pdf: PDFDocumentProxy | null) {
     this.pdf = pdf;
   }
-  async of(page: number): Promise<TextRun[]> {
-    if (!this.pdf) return [];
-    let runs = this.cache.get(page);
-    if (!runs) {
+  /** The page's text runs, and whether they are its text layer (false on a scan or picture-only page). */
+  async of(page: number): Promise<{ runs: TextRun[]; textLayer: boolean }> {
+    if (!this.pdf) return { runs: [], textLayer: true };
+    let read = this.cache.get(page);
+    if (!read) {
       try {
-        runs = (await extractPdfPage(this.pdf, page)).runs;
+        const geometry = await extractPdfPage(this.pdf, page);
+        read = { runs: geometry.runs, textLayer: geometry.textSource === "text-layer" };
       } catch {
         // A page whose text cannot be read again gives its figures no text; the parse itself read it.
-        runs = [];
+        read = { runs: [], textLayer: true };
       }
-      this.cache.set(page, runs);
+      this.cache.set(page, read);
     }
-    return runs;
+    return read;
   }
 }
 
@@ -325,7 +331,8 @@ async function summarizeFigures(
     }
     const prov = figure.prov[0];
     const box = prov?.bbox ?? null;
-    const pageRuns = box ? await runs.of(prov.page) : [];
+    const read = box ? await runs.of(prov.page) : { runs: [], textLayer: true };
+    const pageRuns = read.runs;
     const within = (run: TextRun, b: Box) => {
       const x = (run.box.x1 + run.box.x2) / 2;
       const y = (run.box.y1 + run.box.y2) / 2;
@@ -344,9 +351,25 @@ async function summarizeFigures(
     const order = (a: TextRun, b: TextRun) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1;
     inside.sort(order);
     beside.sort(order);
+    // On a page without a text layer the figure's own words are read by OCR from its picture.
+    const text = inside.map((run) => run.text.trim());
+    if (box && pictures.pdf && !pictures.printed && !read.textLayer && text.length === 0) {
+      try {
+        text.push(
+          ...(await figureOcrLines(
+            await pdfCrop(pictures.pdf, prov.page, box, OCR_FIGURE_DPI),
+            box.x2 - box.x1,
+          )),
+        );
+      } catch (error) {
+        model.warnings.push(
+          `The figure on page ${prov.page} could not be read by OCR: ${(error as Error).message}`,
+        );
+      }
+    }
     figure.summary = await summarizeFigureOffline(figure, {
       caption: figureCaption(model, figure),
-      text: inside.map((run) => run.text.trim()),
+      text,
       besideText: beside.map((run) => run.text.trim()),
       // Rendered only when the cheaper evidence leaves the kind open, from one low-resolution render per page.
       picture: () => lowResolutionCrop(model, figure, pictures, lowResolution),
