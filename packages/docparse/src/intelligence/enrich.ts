@@ -41,8 +41,9 @@ export interface EnrichmentScope {
   pages?: readonly number[] | null;
 }
 
-/** Resolution a figure is read by OCR at. */
+/** Resolution a figure is read by OCR at, and how many figures of one document are read so at most. */
 const OCR_FIGURE_DPI = 300;
+const MAX_FIGURE_OCR = 50;
 
 /** Page images made for one document at most; the rest are left out with a warning. */
 export const MAX_PAGE_IMAGES = 200;
@@ -320,6 +321,7 @@ async function summarizeFigures(
 ): Promise<void> {
   const runs = new PageRuns(pictures.printed ? null : pictures.pdf);
   const lowResolution = new Map<number, Promise<Uint8Array | null>>();
+  let ocrFigures = 0;
   for (const figure of figures(model)) {
     if (hooks.summarizeFigure) {
       figure.summary = await hooks.summarizeFigure(
@@ -354,17 +356,25 @@ async function summarizeFigures(
     // On a page without a text layer the figure's own words are read by OCR from its picture.
     const text = inside.map((run) => run.text.trim());
     if (box && pictures.pdf && !pictures.printed && !read.textLayer && text.length === 0) {
-      try {
-        text.push(
-          ...(await figureOcrLines(
-            await pdfCrop(pictures.pdf, prov.page, box, OCR_FIGURE_DPI),
-            box.x2 - box.x1,
-          )),
-        );
-      } catch (error) {
-        model.warnings.push(
-          `The figure on page ${prov.page} could not be read by OCR: ${(error as Error).message}`,
-        );
+      ocrFigures++;
+      if (ocrFigures > MAX_FIGURE_OCR) {
+        if (ocrFigures === MAX_FIGURE_OCR + 1)
+          model.warnings.push(
+            `Only the first ${MAX_FIGURE_OCR} figures on pages without a text layer were read by OCR`,
+          );
+      } else {
+        try {
+          text.push(
+            ...(await figureOcrLines(
+              await pdfCrop(pictures.pdf, prov.page, box, OCR_FIGURE_DPI),
+              box.x2 - box.x1,
+            )),
+          );
+        } catch (error) {
+          model.warnings.push(
+            `The figure on page ${prov.page} could not be read by OCR: ${(error as Error).message}`,
+          );
+        }
       }
     }
     figure.summary = await summarizeFigureOffline(figure, {
