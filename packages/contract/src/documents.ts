@@ -448,7 +448,7 @@ export const Page = Type.Object({
   page_dimensions: Type.Optional(nullable(Type.Object({ width: Type.Number(), height: Type.Number() }))),
   page_fragments: Type.Optional(nullable(Type.Array(PageFragment))),
   classification_reason: Type.Optional(nullable(Type.String())),
-  /** The page as a PNG, base64 (enrichment include_full_page_image; PDF and image documents). */
+  /** The page as a PNG, base64 (enrichment include_full_page_image; PDF, image and slide documents). */
   page_image: Type.Optional(nullable(Type.String())),
 });
 export type Page = Static<typeof Page>;

@@ -13,9 +13,19 @@ import {
 } from "@svc/contract";
 import fastJson from "fast-json-stringify";
 import { unzipSync, zipSync } from "fflate";
+import { rgb } from "pdf-lib";
 import sharp from "sharp";
 import { Compile } from "typebox/compile";
-import { chartPng, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
+import {
+  chartPng,
+  drawGrid,
+  drawGridText,
+  newPdf,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  pdfBytes,
+  textImage,
+} from "../backends/pdf-fixtures.ts";
 import {
   applyEnrichment,
   documentViews,
@@ -596,4 +606,62 @@ test("readChart reads raster charts: its data becomes a chart fragment from a vi
   );
   assert.equal(fragments(offline.document, "chart").length, 0);
   assert.equal(fragments(offline.document, "figure").length, 1);
+});
+
+test("a table with shaded cells and a row of years is not taken for a chart", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const rows = [
+    ["Region", "2019", "2020", "2021", "2022"],
+    ["North", "12", "15", "19", "22"],
+    ["South", "9", "11", "14", "13"],
+    ["East", "20", "18", "21", "25"],
+    ["West", "7", "9", "8", "12"],
+  ];
+  const widths = [120, 80, 80, 80, 80];
+  const rowHeight = 22;
+  // Shading: the label column's cells (one length, stacked) and two body cells of different widths.
+  for (let r = 0; r < rows.length; r++) {
+    page.drawRectangle({
+      x: 72,
+      y: PAGE_HEIGHT - 100 - (r + 1) * rowHeight,
+      width: 120,
+      height: rowHeight,
+      color: rgb(0.85, 0.85, 0.85),
+    });
+  }
+  drawGrid(page, { x: 72, top: 100, widths, rows: rows.length, rowHeight });
+  drawGridText(page, rows, { x: 72, top: 100, widths, rowHeight, fonts, header: true });
+  const bytes = await pdfBytes(pdf);
+  const { document } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  const before = fragments(document, "table").length;
+  await applyEnrichment(
+    document,
+    { bytes, mimeType: "application/pdf" },
+    options({ chart_extraction: true }),
+  );
+  assert.equal(fragments(document, "chart").length, 0);
+  assert.equal(fragments(document, "table").length, before);
+  assert.ok(before >= 1);
+});
+
+test("on a page without a text layer, a figure's words are read by OCR from its picture", async () => {
+  const { pdf } = await newPdf();
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const picture = await textImage(["Quarterly sales by region", "North South East West"], {
+    widthIn: 6,
+    heightIn: 2,
+    fontPt: 16,
+  });
+  const image = await pdf.embedPng(picture);
+  page.drawImage(image, { x: 72, y: PAGE_HEIGHT - 120 - 144, width: 432, height: 144 });
+  const bytes = await pdfBytes(pdf);
+  const { document } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  await applyEnrichment(
+    document,
+    { bytes, mimeType: "application/pdf" },
+    options({ figure_summarization: true }),
+  );
+  const [summary] = fragments(document, "figure").map((f) => (f.content as { summary: string }).summary);
+  assert.match(summary, /Text in the figure: "Quarterly sales by region North South East West"/);
 });

@@ -1,21 +1,14 @@
 import type { EnrichmentOptions } from "@svc/contract";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import { officeAvailable, officePool } from "../libreoffice/pool.ts";
 import type { Box, ChartData, DocumentModel, FigureItem, TableItem } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
-import { closePdf, openPdf } from "../pdf/open.ts";
+import { closePdf } from "../pdf/open.ts";
 import { tableToMarkdown } from "../views/tables.ts";
+import { figureOcrLines } from "./figure-ocr.ts";
 import { figureCaption, placeOnPage, summarizeFigureOffline } from "./figure-summary.ts";
-import {
-  cropPng,
-  dataUriBytes,
-  lowResolutionPage,
-  pdfCrop,
-  pdfPageImage,
-  rasterCrop,
-  rasterPageImage,
-} from "./page-images.ts";
+import { pdfCrop, pdfPageImage, rasterPageImage } from "./page-images.ts";
+import { figureImage, lowResolutionCrop, NO_PICTURES, openPictures, type Pictures } from "./pictures.ts";
 import { joinTables, summarizeTableOffline } from "./table-summary.ts";
 import { addVectorCharts } from "./vector-chart.ts";
 
@@ -40,90 +33,12 @@ export interface EnrichmentScope {
   pages?: readonly number[] | null;
 }
 
+/** Resolution a figure is read by OCR at, and how many figures of one document are read so at most. */
+const OCR_FIGURE_DPI = 300;
+const MAX_FIGURE_OCR = 50;
+
 /** Page images made for one document at most; the rest are left out with a warning. */
 export const MAX_PAGE_IMAGES = 200;
-
-/**
- * The source document as pictures can be made of it: an open PDF, or an image file's bytes. A slide deck is
- * printed to PDF by LibreOffice (one page per slide), `printed` then: its pages are pictures of the slides, not
- * a PDF to read charts or text from.
- */
-interface Pictures {
-  pdf: PDFDocumentProxy | null;
-  raster: Uint8Array | null;
-  printed: boolean;
-}
-
-const NO_PICTURES: Pictures = { pdf: null, raster: null, printed: false };
-
-async function openPictures(
-  model: DocumentModel,
-  source: { bytes: Uint8Array | null },
-  slides: boolean,
-): Promise<Pictures> {
-  const bytes = source.bytes;
-  if (!bytes || bytes.byteLength === 0) return NO_PICTURES;
-  if (model.backend === "pdf" && isPdf(bytes)) {
-    try {
-      return { pdf: await openPdf(bytes), raster: null, printed: false };
-    } catch (error) {
-      model.warnings.push(`Enrichment could not open the PDF again: ${(error as Error).message}`);
-      return NO_PICTURES;
-    }
-  }
-  if (model.backend === "image") return { pdf: null, raster: bytes, printed: false };
-  if (model.backend === "pptx" && slides) {
-    const pdf = await printSlides(model, bytes);
-    return pdf ? { pdf, raster: null, printed: true } : NO_PICTURES;
-  }
-  return NO_PICTURES;
-}
-
-/**
- * A slide deck (PPTX, or PPT read through it) printed to PDF by LibreOffice, when LibreOffice is installed and
- * the printout has one page per slide of the model's size (a deck with hidden slides prints fewer: no pictures).
- */
-async function printSlides(model: DocumentModel, bytes: Uint8Array): Promise<PDFDocumentProxy | null> {
-  const kind =
-    bytes[0] === 0x50 && bytes[1] === 0x4b ? "pptx" : bytes[0] === 0xd0 && bytes[1] === 0xcf ? "ppt" : null;
-  if (!kind || !officeAvailable()) {
-    model.warnings.push("Pictures of slides need LibreOffice, which is not installed");
-    return null;
-  }
-  let pdf: PDFDocumentProxy | null = null;
-  try {
-    const printed = await officePool().convert(bytes, kind, "pdf", "impress_pdf_Export");
-    pdf = await openPdf(printed);
-    const sizes = await Promise.all(
-      Array.from(
-        { length: pdf.numPages },
-        async (_, i) => (await (pdf as PDFDocumentProxy).getPage(i + 1)).view,
-      ),
-    );
-    const matches =
-      pdf.numPages === model.pages.length &&
-      model.pages.every((page, i) => {
-        const [x1, y1, x2, y2] = sizes[i];
-        return (
-          !page.size ||
-          (Math.abs(x2 - x1 - page.size.width) <= 2 && Math.abs(y2 - y1 - page.size.height) <= 2)
-        );
-      });
-    if (matches) return pdf;
-    model.warnings.push(
-      "The slides' printout does not match the deck page for page (hidden slides?): no pictures",
-    );
-  } catch (error) {
-    model.warnings.push(`The slides could not be printed for their pictures: ${(error as Error).message}`);
-  }
-  if (pdf) await closePdf(pdf);
-  return null;
-}
-
-function isPdf(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString("latin1");
-  return head.includes("%PDF-");
-}
 
 /**
  * Annotates the model with the enrichments the options ask for.
@@ -192,52 +107,6 @@ function figures(model: DocumentModel): FigureItem[] {
   return model.items.filter((item): item is FigureItem => item.label === "figure");
 }
 
-/** The figure as PNG: cropped from the rendered PDF page or image page, or its own embedded image. */
-async function figureImage(
-  model: DocumentModel,
-  figure: FigureItem,
-  pictures: Pictures,
-): Promise<Uint8Array | null> {
-  const own = dataUriBytes(figure.source);
-  if (own) return own;
-  const prov = figure.prov[0];
-  if (!prov?.bbox) return null;
-  try {
-    if (pictures.pdf) return await pdfCrop(pictures.pdf, prov.page, prov.bbox);
-    const size = model.pages.find((page) => page.pageNumber === prov.page)?.size;
-    if (pictures.raster && size) return await rasterCrop(pictures.raster, prov.page, size.width, prov.bbox);
-  } catch (error) {
-    model.warnings.push(`No image of the figure on page ${prov.page}: ${(error as Error).message}`);
-  }
-  return null;
-}
-
-/** The figure cut from a low-resolution picture of its page (rendered once per page), or its own image. */
-async function lowResolutionCrop(
-  model: DocumentModel,
-  figure: FigureItem,
-  pictures: Pictures,
-  pages: Map<number, Promise<Uint8Array | null>>,
-): Promise<Uint8Array | null> {
-  const own = dataUriBytes(figure.source);
-  if (own) return own;
-  const prov = figure.prov[0];
-  const size = model.pages.find((page) => page.pageNumber === prov?.page)?.size;
-  if (!prov?.bbox || !size) return null;
-  try {
-    let page = pages.get(prov.page);
-    if (!page) {
-      page = lowResolutionPage(pictures, prov.page);
-      pages.set(prov.page, page);
-    }
-    const picture = await page;
-    return picture ? await cropPng(picture, size.width, prov.bbox) : null;
-  } catch {
-    // No picture only means the tones are not measured.
-    return null;
-  }
-}
-
 /**
  * A chart as a model read it, in the model's shape: strings for categories and names, one number or null per
  * category in every series; null when it has no series or no categories.
@@ -285,24 +154,26 @@ async function extractCharts(
 
 /** The text runs of a PDF's pages, read once per page. */
 class PageRuns {
-  private readonly cache = new Map<number, TextRun[]>();
+  private readonly cache = new Map<number, { runs: TextRun[]; textLayer: boolean }>();
   private readonly pdf: PDFDocumentProxy | null;
   constructor(pdf: PDFDocumentProxy | null) {
     this.pdf = pdf;
   }
-  async of(page: number): Promise<TextRun[]> {
-    if (!this.pdf) return [];
-    let runs = this.cache.get(page);
-    if (!runs) {
+  /** The page's text runs, and whether they are its text layer (false on a scan or picture-only page). */
+  async of(page: number): Promise<{ runs: TextRun[]; textLayer: boolean }> {
+    if (!this.pdf) return { runs: [], textLayer: true };
+    let read = this.cache.get(page);
+    if (!read) {
       try {
-        runs = (await extractPdfPage(this.pdf, page)).runs;
+        const geometry = await extractPdfPage(this.pdf, page);
+        read = { runs: geometry.runs, textLayer: geometry.textSource === "text-layer" };
       } catch {
         // A page whose text cannot be read again gives its figures no text; the parse itself read it.
-        runs = [];
+        read = { runs: [], textLayer: true };
       }
-      this.cache.set(page, runs);
+      this.cache.set(page, read);
     }
-    return runs;
+    return read;
   }
 }
 
@@ -314,6 +185,7 @@ async function summarizeFigures(
 ): Promise<void> {
   const runs = new PageRuns(pictures.printed ? null : pictures.pdf);
   const lowResolution = new Map<number, Promise<Uint8Array | null>>();
+  let ocrFigures = 0;
   for (const figure of figures(model)) {
     if (hooks.summarizeFigure) {
       figure.summary = await hooks.summarizeFigure(
@@ -325,7 +197,8 @@ async function summarizeFigures(
     }
     const prov = figure.prov[0];
     const box = prov?.bbox ?? null;
-    const pageRuns = box ? await runs.of(prov.page) : [];
+    const read = box ? await runs.of(prov.page) : { runs: [], textLayer: true };
+    const pageRuns = read.runs;
     const within = (run: TextRun, b: Box) => {
       const x = (run.box.x1 + run.box.x2) / 2;
       const y = (run.box.y1 + run.box.y2) / 2;
@@ -344,9 +217,33 @@ async function summarizeFigures(
     const order = (a: TextRun, b: TextRun) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1;
     inside.sort(order);
     beside.sort(order);
+    // On a page without a text layer the figure's own words are read by OCR from its picture.
+    const text = inside.map((run) => run.text.trim());
+    if (box && pictures.pdf && !pictures.printed && !read.textLayer && text.length === 0) {
+      ocrFigures++;
+      if (ocrFigures > MAX_FIGURE_OCR) {
+        if (ocrFigures === MAX_FIGURE_OCR + 1)
+          model.warnings.push(
+            `Only the first ${MAX_FIGURE_OCR} figures on pages without a text layer were read by OCR`,
+          );
+      } else {
+        try {
+          text.push(
+            ...(await figureOcrLines(
+              await pdfCrop(pictures.pdf, prov.page, box, OCR_FIGURE_DPI),
+              box.x2 - box.x1,
+            )),
+          );
+        } catch (error) {
+          model.warnings.push(
+            `The figure on page ${prov.page} could not be read by OCR: ${(error as Error).message}`,
+          );
+        }
+      }
+    }
     figure.summary = await summarizeFigureOffline(figure, {
       caption: figureCaption(model, figure),
-      text: inside.map((run) => run.text.trim()),
+      text,
       besideText: beside.map((run) => run.text.trim()),
       // Rendered only when the cheaper evidence leaves the kind open, from one low-resolution render per page.
       picture: () => lowResolutionCrop(model, figure, pictures, lowResolution),

@@ -39,9 +39,14 @@ export async function pdfPageImage(doc: PDFDocumentProxy, pageNumber: number): P
   }
 }
 
-/** A box of a PDF page as PNG, for a vision model. */
-export async function pdfCrop(doc: PDFDocumentProxy, pageNumber: number, crop: Box): Promise<Uint8Array> {
-  const rendered = await renderPage(doc, pageNumber, { dpi: FIGURE_DPI, crop, maxPixels: FIGURE_MAX_PIXELS });
+/** A box of a PDF page as PNG: at 150 dpi for a vision model, at 300 for OCR. */
+export async function pdfCrop(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  crop: Box,
+  dpi = FIGURE_DPI,
+): Promise<Uint8Array> {
+  const rendered = await renderPage(doc, pageNumber, { dpi, crop, maxPixels: FIGURE_MAX_PIXELS });
   return rendered.png;
 }
 
