@@ -98,7 +98,9 @@ interface Found {
 function descriptionAliases(description: unknown): string[] {
   if (typeof description !== "string") return [];
   const aliases: string[] = [];
-  for (const match of description.matchAll(/["“'‘]([^"”'’]{1,40})["”'’]/gu)) aliases.push(match[1]);
+  // Quoted words only: an apostrophe inside a word ("the invoice's number") opens or closes nothing.
+  const quoted = /(?<![\p{L}\p{N}])["“'‘]([^"”'’“‘]{1,40})["”'’](?![\p{L}\p{N}])/gu;
+  for (const match of description.matchAll(quoted)) aliases.push(match[1]);
   for (const match of description.matchAll(
     /\b(?:also (?:called|labell?ed|known as|shown as)|labell?ed|aka)\s+([\p{L}\p{N} #./-]{1,40})/giu,
   )) {
@@ -371,7 +373,17 @@ function typedPrefix(text: string, schema: JsonSchema, name: string): string {
   return text;
 }
 
+/** Bounds on the schema walks: deeper than any schema the request validation admits, and a budget of nodes. */
+const MAX_SCHEMA_DEPTH = 8;
+const MAX_SCHEMA_NODES = 2000;
+
 interface Extraction {
+  /** Scalar fields met while walking the schema, filled together at the end. */
+  scalars: { spec: FieldSpec; name: string; target: Record<string, unknown> }[];
+  /** The objects the walk made for nested schemas (turned into null when nothing in them was found). */
+  objectsMade: Set<object>;
+  /** Objects extracted so far (bounded by MAX_SCHEMA_NODES). */
+  objects: number;
   /** The name terms of every scalar field of the schema. */
   fieldNames: Set<string>[];
   pairs: Pair[];
@@ -617,18 +629,18 @@ function extractObject(
   pointer: string,
   parents: string[],
   state: Extraction,
-): Record<string, unknown> {
+): Record<string, unknown> | null {
+  // A schema nested past any the request validation admits (or referring to itself) ends in null, not a loop.
+  if (parents.length > MAX_SCHEMA_DEPTH || ++state.objects > MAX_SCHEMA_NODES) return null;
   const result: Record<string, unknown> = {};
-  const scalarFields: FieldSpec[] = [];
-  const scalarNames: string[] = [];
+  state.objectsMade.add(result);
   const properties = schemaProperties(schema);
   for (const [name, node] of properties) {
     const child = resolveSchema(root, node);
     const childPointer = `${pointer}/${escapePointer(name)}`;
     const type = schemaType(child);
     if (type === "object") {
-      const nested = extractObject(root, child, childPointer, [...parents, name], state);
-      result[name] = Object.values(nested).every((value) => value === null) ? null : nested;
+      result[name] = extractObject(root, child, childPointer, [...parents, name], state);
     } else if (type === "array") {
       const itemSchema = resolveSchema(root, child.items);
       const itemType = schemaType(itemSchema);
@@ -659,26 +671,46 @@ function extractObject(
       result[name] = values;
     } else {
       result[name] = null;
-      scalarFields.push(fieldSpec(childPointer, name, child, parents));
-      scalarNames.push(name);
+      state.scalars.push({ spec: fieldSpec(childPointer, name, child, parents), name, target: result });
     }
   }
-  const filled = fillScalars(scalarFields, scalarNames, state);
-  scalarFields.forEach((field, index) => {
-    const found = filled.get(field.pointer);
-    if (!found) return;
-    result[scalarNames[index]] = found.value;
-    state.citations.push({ field: field.pointer, ...found.citation });
-  });
-  // Keep the schema's field order.
-  return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
+  return result;
+}
+
+/**
+ * Fills every scalar field of the schema at once, whatever object it sits in, so that a field stated plainly
+ * ("Name" for a top-level `name`) is not taken by a nested field that only shares its word; then turns nested
+ * objects with nothing found into null.
+ */
+function fillAllScalars(state: Extraction): void {
+  const fields = state.scalars.map((scalar) => scalar.spec);
+  const filled = fillScalars(
+    fields,
+    state.scalars.map((scalar) => scalar.name),
+    state,
+  );
+  for (const scalar of state.scalars) {
+    const found = filled.get(scalar.spec.pointer);
+    if (!found) continue;
+    scalar.target[scalar.name] = found.value;
+    state.citations.push({ field: scalar.spec.pointer, ...found.citation });
+  }
+}
+
+function collapseEmpty(value: unknown, objects: Set<object>): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !objects.has(value))
+    return value;
+  const record = value as Record<string, unknown>;
+  for (const [key, child] of Object.entries(record)) record[key] = collapseEmpty(child, objects);
+  return Object.values(record).every((child) => child === null) ? null : record;
 }
 
 /** The name terms of every scalar field of a schema, nested ones and array items' included. */
 function scalarFieldNames(root: JsonSchema): Set<string>[] {
   const names: Set<string>[] = [];
+  let visited = 0;
   const visit = (node: unknown, name: string, depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     const type = schemaType(schema);
     if (type === "object")
@@ -693,8 +725,9 @@ function scalarFieldNames(root: JsonSchema): Set<string>[] {
 /** Every label term of a schema: its field names and the words of their descriptions. */
 function schemaVocabulary(root: JsonSchema): Set<string> {
   const vocabulary = new Set<string>();
+  let visited = 0;
   const visit = (node: unknown, depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     if (typeof schema.description === "string")
       for (const term of labelTerms(schema.description)) vocabulary.add(term);
@@ -711,8 +744,9 @@ function schemaVocabulary(root: JsonSchema): Set<string> {
 /** The label variants of every field of a schema, nested ones included (to find labels in run-on text). */
 function allVariants(root: JsonSchema): Set<string>[] {
   const variants: Set<string>[] = [];
+  let visited = 0;
   const visit = (node: unknown, name: string, parents: string[], depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     const type = schemaType(schema);
     if (type === "object") {
@@ -756,6 +790,9 @@ export function extractStructured(
   const known = (candidate: string[]) =>
     candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
   const state: Extraction = {
+    scalars: [],
+    objectsMade: new Set(),
+    objects: 0,
     fieldNames: scalarFieldNames(schema),
     pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
     used: new Set(),
@@ -765,7 +802,12 @@ export function extractStructured(
     usedTables: new Set(),
   };
   const root = resolveSchema(schema, schema);
-  const data = extractObject(schema, root, "", [], state);
+  const skeleton = extractObject(schema, root, "", [], state) ?? {};
+  fillAllScalars(state);
+  // The root stays an object; nested objects with nothing found are null.
+  for (const [key, child] of Object.entries(skeleton))
+    skeleton[key] = collapseEmpty(child, state.objectsMade);
+  const data = skeleton;
   const order = new Map<string, number>();
   const citations = options.provideCitations
     ? state.citations.filter((citation) => {
