@@ -290,22 +290,34 @@ const URL_LIKE = /^(?:https?:\/\/|www\.)\S+$/i;
  * Whether a value suits what a field's name says it holds: an email address for `email`, a number of six digits or
  * more for a phone, a web address for a URL, and no email or web address for a postal address.
  */
+const NAME_WORDS = new Map<string, Set<string>>();
+
+/** The label terms of a field name, computed once per name. */
+function nameWords(name: string): Set<string> {
+  let words = NAME_WORDS.get(name);
+  if (words === undefined) {
+    words = new Set(labelTerms(name));
+    if (NAME_WORDS.size < 10_000) NAME_WORDS.set(name, words);
+  }
+  return words;
+}
+
 function hasFormCheck(name: string): boolean {
-  const nameWords = new Set(labelTerms(name));
-  return ["email", "phon", "fax", "mobil", "url", "websit"].some((word) => nameWords.has(word));
+  const words = nameWords(name);
+  return ["email", "phon", "fax", "mobil", "url", "websit"].some((word) => words.has(word));
 }
 
 function plausible(raw: string, name: string): boolean {
-  const nameWords = new Set(labelTerms(name));
-  if (nameWords.has("email")) return EMAIL.test(raw);
-  if (nameWords.has("phon") || nameWords.has("fax") || nameWords.has("mobil")) {
+  const words = nameWords(name);
+  if (words.has("email")) return EMAIL.test(raw);
+  if (words.has("phon") || words.has("fax") || words.has("mobil")) {
     return (
       (raw.match(/\d/g) ?? []).length >= 6 && !/[a-z]{4,}/i.test(raw.replace(/\b(?:ext|tel|fax)\b/gi, ""))
     );
   }
-  if (nameWords.has("url") || nameWords.has("websit"))
+  if (words.has("url") || words.has("websit"))
     return URL_LIKE.test(raw) || /^[\w-]+(?:\.[\w-]+)+(?:\/\S*)?$/.test(raw);
-  if (nameWords.has("address")) return !EMAIL.test(raw) && !URL_LIKE.test(raw);
+  if (words.has("address")) return !EMAIL.test(raw) && !URL_LIKE.test(raw);
   return true;
 }
 
@@ -413,13 +425,21 @@ function fillScalars(
   const candidates: { field: number; pair: Pair; score: number; value: unknown }[] = [];
   // A label that is part of exactly one field's name in the whole schema ("Date" where only `report_date` has
   // the word) names that field.
+  const partials = new Map<Pair, number>();
   const partialOf = (pair: Pair): number => {
     if (!partialNames || pair.kind === "section" || pair.kind === "title" || pair.labelTerms.length === 0) {
       return -1;
     }
-    const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
-    if (state.fieldNames.filter(within).length !== 1) return -1;
-    return fields.findIndex((field) => within(field.nameTerms));
+    let owner = partials.get(pair);
+    if (owner === undefined) {
+      const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
+      owner =
+        state.fieldNames.filter(within).length === 1
+          ? fields.findIndex((field) => within(field.nameTerms))
+          : -1;
+      partials.set(pair, owner);
+    }
+    return owner;
   };
   fields.forEach((field, index) => {
     for (const pair of state.pairs) {
