@@ -199,6 +199,8 @@ function labelScore(
   context: Set<string>,
   raw: string,
   otherNames: readonly Set<string>[] = [],
+  /** Score as if the value supplied every word it could: an upper bound, to skip typing hopeless values. */
+  optimistic = false,
 ): number {
   const label = new Set(pair.labelTerms);
   if (label.size === 0) return 0;
@@ -217,7 +219,7 @@ function labelScore(
         !label.has(term) &&
         !context.has(term) &&
         !pair.scope.has(term) &&
-        !impliedByValue(term, raw, field.schema)
+        !(optimistic || impliedByValue(term, raw, field.schema))
       ) {
         missing++;
       }
@@ -238,7 +240,7 @@ function labelScore(
         !MEANING_QUALIFIERS.has(word) &&
         !otherNames.some((name) => name !== field.nameTerms && name.has(word));
       // ...and the value is short: "Department of Education: Collaborate with..." is a sentence, not a department.
-      const short = raw.split(/\s+/).length <= 8;
+      const short = optimistic || raw.split(/\s+/).length <= 8;
       if ((harmless || hasFormCheck(field.name)) && short) best = Math.max(best, CONTAINING_LABEL_SCORE);
     }
   }
@@ -448,6 +450,8 @@ function fillScalars(
       if (pair.kind === "title" && !field.nameTerms.has("titl")) continue;
       // Only a label sharing a term with the field can score: skip the value typing for the rest.
       if (!pair.labelTerms.some((term) => field.anyTerm.has(term))) continue;
+      const bound = labelScore(pair, field, state.context, pair.value, state.fieldNames, true);
+      if (bound < LABEL_MATCH_THRESHOLD && partialOf(pair) !== index) continue;
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
