@@ -248,7 +248,8 @@ function scalarList(
     const heading = terms(item.text);
     if (heading.length === 0 || !heading.every((term) => nameTerms.has(term))) continue;
     const list: ListItem[] = [];
-    for (const next of state.items.slice(index + 1)) {
+    for (let at = index + 1; at < state.items.length; at++) {
+      const next = state.items[at];
       if (next.label === "list_item") list.push(next);
       else if (list.length > 0 || next.label === "section_header" || next.label === "title") break;
     }
