@@ -355,3 +355,24 @@ test("two tables that touch (read as one in some PDF layouts) give both their pa
     );
   }
 });
+
+test("a schema that refers to itself ends in nulls, not a loop; apostrophes are not quotes", async () => {
+  const { document } = await parseDocument({
+    text: "# Note\n\nName: Ada\n\nInvoice Ref: R-9\n\ns number, labelled: wrong",
+    mimeType: "text/markdown",
+  });
+  const [partition] = partitionDocument(document, "none", null);
+  const wide: Record<string, unknown> = { name: { type: "string" } };
+  for (let i = 0; i < 20; i++) wide[`child_${i}`] = { $ref: "#" };
+  const recursive = { type: "object", properties: wide, required: Object.keys(wide) };
+  const { data } = extractStructured(partition, recursive, { provideCitations: false });
+  assert.equal((data as Record<string, unknown>).name, "Ada");
+  assert.deepEqual(validateAgainstSchema(recursive, data), []);
+
+  const aliased = {
+    type: "object",
+    properties: { ref: { type: "string", description: "The invoice's reference, labelled 'Invoice Ref'" } },
+    required: ["ref"],
+  };
+  assert.deepEqual(extractStructured(partition, aliased, { provideCitations: false }).data, { ref: "R-9" });
+});

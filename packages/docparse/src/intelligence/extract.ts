@@ -3,23 +3,33 @@
  * without a model. Precision over recall: a field whose label is not found, or whose value does not read as the
  * field's type, is null; nothing is invented.
  *
- * - Scalar fields: the document's label/value pairs (pairs.ts) are matched to each field by label terms against
- *   the field's name (snake_case/camelCase split), the names of the objects it sits in, aliases its description
- *   quotes ("also labelled 'Inv #'"), and common abbreviations (No./#/Num, Qty, Amt...). A match is kept when its
- *   score is at least LABEL_MATCH_THRESHOLD and the value reads as the field's type (numbers with currency and
- *   thousands separators, dates to ISO 8601, booleans and checkbox marks, enums by nearest option). Each field
- *   takes at most one pair and each pair serves at most one field, best scores first.
+ * - Scalar fields: the document's label/value pairs (pairs.ts) are scored against each field's label variants
+ *   (label-match.ts: its name split from snake_case/camelCase, the objects it sits in, aliases its description
+ *   quotes, abbreviations). A match is kept when its score is at least LABEL_MATCH_THRESHOLD and the value reads
+ *   as the field's type and suits its name (typed-value.ts: numbers with currency and thousands separators, dates
+ *   to ISO 8601, booleans and checkbox marks, enums by nearest option). All scalar fields of the schema, nested
+ *   ones included, are filled together, best scores first: each field takes at most one pair and each pair serves
+ *   at most one field.
  * - Arrays of objects: the rows of tables whose column headers match at least two of the item's properties (or its
  *   only one); totals rows are left out.
- * - Arrays of scalars: a table column, the list under a matching heading, or a comma-separated value.
- * - Nested objects: recursively, their fields matched with the object's name as context.
+ * - Arrays of scalars: the list under a heading naming the field, or a comma- or semicolon-separated value.
+ * - Nested objects: walked recursively (bounded); an object with nothing found is null.
  */
 import type { Box, DocItem, ListItem, TableCell, TableItem } from "../model.ts";
-import { collectPairs, headerRows, mainLabelTerms, type Pair, tableGrid } from "./pairs.ts";
+import {
+  type FieldSpec,
+  fieldSpec,
+  headerScore,
+  headNamed,
+  LABEL_MATCH_THRESHOLD,
+  labelScore,
+  PARTIAL_NAME_SCORE,
+} from "./label-match.ts";
+import { collectPairs, headerRows, type Pair, tableGrid } from "./pairs.ts";
 import type { Partition } from "./partition.ts";
 import { escapePointer, type JsonSchema, resolveSchema, schemaProperties, schemaType } from "./schema.ts";
-import { labelTerms, normalizeText, terms } from "./terms.ts";
-import { matchEnum, parseBoolean, parseDate, parseNumber } from "./values.ts";
+import { labelTerms, terms } from "./terms.ts";
+import { typedPrefix, typedValue } from "./typed-value.ts";
 
 /** Where an extracted value was read. `field` is a JSON pointer into the data. */
 export interface Citation {
@@ -29,349 +39,22 @@ export interface Citation {
   text: string;
 }
 
-/** The least label score for a pair to fill a field. */
-export const LABEL_MATCH_THRESHOLD = 0.75;
-/** Words that name what a label is about: one more of them makes a label name another thing. */
-const HEAD_NOUNS = new Set([
-  "numb",
-  "date",
-  "name",
-  "id",
-  "code",
-  "amount",
-  "total",
-  "typ",
-  "count",
-  "rate",
-  "tim",
-]);
-/** Words that turn an amount or a date into another one. */
-const MEANING_QUALIFIERS = new Set([
-  "net",
-  "gross",
-  "sub",
-  "previou",
-  "prior",
-  "estimat",
-  "budget",
-  "target",
-  "minimum",
-  "maximum",
-  "min",
-  "max",
-  "averag",
-  "old",
-  "new",
-  "start",
-  "end",
-  "last",
-  "first",
-  "next",
-]);
-
-/** The score of a label holding a field's whole name and one other word. */
-const CONTAINING_LABEL_SCORE = 0.76;
-/** The score of a label that is part of one field's name and of no other field's at its level. */
-const PARTIAL_NAME_SCORE = 0.8;
-
-interface FieldSpec {
-  pointer: string;
-  name: string;
-  schema: JsonSchema;
-  /** Label-term variants the field answers to: its name (alone and with its parents' names), title, aliases. */
-  variants: Set<string>[];
-  /** Content terms of the field's name and description. */
-  described: Set<string>;
-  nameTerms: Set<string>;
-  /** Every term of the variants and the description. */
-  anyTerm: Set<string>;
-  /** Terms of the objects the field sits in (for scope). */
-  parentTerms: Set<string>;
-}
-
 interface Found {
   value: unknown;
   citation: Omit<Citation, "field">;
 }
 
-/** Aliases a description quotes: 'Inv #', "Invoice No.", and phrases after "also called/labelled/known as". */
-function descriptionAliases(description: unknown): string[] {
-  if (typeof description !== "string") return [];
-  const aliases: string[] = [];
-  for (const match of description.matchAll(/["“'‘]([^"”'’]{1,40})["”'’]/gu)) aliases.push(match[1]);
-  for (const match of description.matchAll(
-    /\b(?:also (?:called|labell?ed|known as|shown as)|labell?ed|aka)\s+([\p{L}\p{N} #./-]{1,40})/giu,
-  )) {
-    aliases.push(match[1].split(/\s+(?:or|and)\s+|,/)[0]);
-  }
-  return aliases;
-}
-
-/**
- * Column-header words of common table vocabularies (line items, figures by region), by the property they name.
- * Used for table columns only, where the table's other matched columns already vouch for the reading.
- */
-const COLUMN_SYNONYMS: Record<string, string[]> = {
-  quantity: ["qty", "units", "count", "pcs", "hours", "no of units"],
-  amount: ["total", "line total", "sum", "extended price", "net amount"],
-  description: ["item", "product", "service", "details", "article"],
-  unit_price: ["price", "rate", "unit cost", "cost"],
-  price: ["unit price", "rate", "unit cost"],
-  revenue: ["sales", "turnover"],
-  growth: ["change", "yoy"],
-  name: ["item", "product"],
-};
-
-function fieldSpec(
-  pointer: string,
-  name: string,
-  schema: JsonSchema,
-  parents: string[],
-  columns = false,
-): FieldSpec {
-  const own = labelTerms(name);
-  const parentTerms = new Set(parents.flatMap((parent) => labelTerms(parent)));
-  const variants: Set<string>[] = [new Set(own)];
-  if (parents.length > 0) variants.push(new Set([...parentTerms, ...own]));
-  if (typeof schema.title === "string") variants.push(new Set(labelTerms(schema.title)));
-  for (const alias of descriptionAliases(schema.description)) variants.push(new Set(labelTerms(alias)));
-  if (columns) {
-    const key = normalizeText(name).replace(/ /g, "_");
-    for (const synonym of COLUMN_SYNONYMS[key] ?? []) variants.push(new Set(labelTerms(synonym)));
-  }
-  const described = new Set([
-    ...own,
-    ...(typeof schema.description === "string" ? labelTerms(schema.description) : []),
-  ]);
-  const kept = variants.filter((variant) => variant.size > 0);
-  return {
-    pointer,
-    name,
-    schema,
-    variants: kept,
-    described,
-    anyTerm: new Set([...described, ...kept.flatMap((variant) => [...variant])]),
-    nameTerms: new Set(own),
-    parentTerms,
-  };
-}
-
-/** Name words a value can stand in for: "Due: 2024-05-01" names `due_date`, "Invoice: INV-7" `invoice_number`. */
-function impliedByValue(term: string, raw: string, schema: JsonSchema): boolean {
-  switch (term) {
-    case "date":
-      return parseDate(raw) !== undefined;
-    case "numb":
-      return /\d/.test(raw);
-    case "name":
-      // A name: one to four capitalised words ("Maria Garcia", "Acme Corp"), not a phrase or a sentence.
-      return /^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$/u.test(raw) && !/\.$/.test(raw);
-    case "status":
-    case "type":
-    case "kind":
-    case "categori":
-      return Array.isArray(schema.enum);
-    case "amount":
-    case "valu":
-      return parseNumber(raw) !== undefined;
-    default:
-      return false;
-  }
-}
-
-/** Label words that qualify rather than name ("Total Revenue" is the revenue): they count a fifth as extra. */
-const SOFT_MODIFIERS = new Set(["total", "overall", "grand", "final", "gross"]);
-
-/**
- * How well a label names a field, 0..1. For each variant: 1 when the label's terms are the variant's; otherwise
- * 0.95 × common / (common + missing + extra), where a variant term the label lacks is not missing when the context
- * (the partition's headings, the pair's scope) or the value supplies it ("Date" under an INVOICE title for
- * `invoice_date`, "Due: 2024-05-01" for `due_date`), and a label term the variant lacks is not extra when the
- * context has it (a qualifier such as "total" counts a fifth). A label whose terms all appear in the field's
- * description, not all in its name, sharing one with its name or naming two, scores 0.8 ("Issue Date" for `invoice_date` described as "the date the invoice was issued"). A field
- * inside an object whose name neither the label nor its scope mentions is discounted.
- */
-function labelScore(
-  pair: Pair,
-  field: FieldSpec,
-  context: Set<string>,
-  raw: string,
-  otherNames: readonly Set<string>[] = [],
-): number {
-  const label = new Set(pair.labelTerms);
-  if (label.size === 0) return 0;
-  let best = 0;
-  for (const variant of field.variants) {
-    let common = 0;
-    for (const term of label) if (variant.has(term)) common++;
-    if (common === 0) continue;
-    if (common === label.size && common === variant.size) {
-      best = 1;
-      break;
-    }
-    let missing = 0;
-    for (const term of variant) {
-      if (
-        !label.has(term) &&
-        !context.has(term) &&
-        !pair.scope.has(term) &&
-        !impliedByValue(term, raw, field.schema)
-      ) {
-        missing++;
-      }
-    }
-    let extra = 0;
-    for (const term of label) {
-      if (!variant.has(term) && !context.has(term)) extra += SOFT_MODIFIERS.has(term) ? 0.2 : 1;
-    }
-    best = Math.max(best, (0.95 * common) / (common + missing + extra));
-    // A label holding the whole variant and one word more ("Street Address" for `address`) is a near match when
-    // the word does not make it something else: no other field's word, no head noun ("Bill Number" is not the
-    // bill-to party), no qualifier that changes the amount ("Net Total"). A field whose value is checked by its
-    // form (email, phone, web address) may take any one word more ("Email Address").
-    if (missing === 0 && common === variant.size && extra > 0 && extra <= 1) {
-      const word = [...label].find((term) => !variant.has(term) && !context.has(term)) ?? "";
-      const harmless =
-        !HEAD_NOUNS.has(word) &&
-        !MEANING_QUALIFIERS.has(word) &&
-        !otherNames.some((name) => name !== field.nameTerms && name.has(word));
-      // ...and the value is short: "Department of Education: Collaborate with..." is a sentence, not a department.
-      const short = raw.split(/\s+/).length <= 8;
-      if ((harmless || hasFormCheck(field.name)) && short) best = Math.max(best, CONTAINING_LABEL_SCORE);
-    }
-  }
-  const inDescription = [...label].every((term) => field.described.has(term));
-  const namesOne = [...label].some((term) => field.nameTerms.has(term));
-  // Only when the description adds something: a label that is part of the name ("Invoice" for `invoice_number`)
-  // is scored by the name alone.
-  const withinName = [...label].every((term) => field.nameTerms.has(term));
-  if (inDescription && !withinName && (namesOne || label.size >= 2)) best = Math.max(best, 0.8);
-  if (
-    field.parentTerms.size > 0 &&
-    ![...field.parentTerms].some((term) => label.has(term) || pair.scope.has(term))
-  ) {
-    best *= 0.85;
-  }
-  return best;
-}
-
-const EMPTY_VALUES = new Set([
-  "",
-  "-",
-  "—",
-  "–",
-  "n/a",
-  "na",
-  "n.a.",
-  "none",
-  "null",
-  "not applicable",
-  "tbd",
-  "?",
-]);
-
-/** The checked option of a checkbox group ("☐ Single ☑ Married" → "Married"), or undefined. */
-function checkedOption(text: string): string | undefined {
-  const checked = [...text.matchAll(/(?:[☑☒✓✔]|\[\s?[xX✓✔]\s?\]|\(\s?[xX]\s?\))\s*([^☐☑☒✓✔[(]+)/gu)];
-  if (checked.length !== 1) return undefined;
-  return checked[0][1].trim();
-}
-
-function hasCheckboxes(text: string): boolean {
-  return /[☐☑☒]|\[\s?[xX✓✔]?\s?\]/u.test(text);
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const URL_LIKE = /^(?:https?:\/\/|www\.)\S+$/i;
-
-/**
- * Whether a value suits what a field's name says it holds: an email address for `email`, a number of six digits or
- * more for a phone, a web address for a URL, and no email or web address for a postal address.
- */
-function hasFormCheck(name: string): boolean {
-  const nameWords = new Set(labelTerms(name));
-  return ["email", "phon", "fax", "mobil", "url", "websit"].some((word) => nameWords.has(word));
-}
-
-function plausible(raw: string, name: string): boolean {
-  const nameWords = new Set(labelTerms(name));
-  if (nameWords.has("email")) return EMAIL.test(raw);
-  if (nameWords.has("phon") || nameWords.has("fax") || nameWords.has("mobil")) {
-    return (
-      (raw.match(/\d/g) ?? []).length >= 6 && !/[a-z]{4,}/i.test(raw.replace(/\b(?:ext|tel|fax)\b/gi, ""))
-    );
-  }
-  if (nameWords.has("url") || nameWords.has("websit"))
-    return URL_LIKE.test(raw) || /^[\w-]+(?:\.[\w-]+)+(?:\/\S*)?$/.test(raw);
-  if (nameWords.has("address")) return !EMAIL.test(raw) && !URL_LIKE.test(raw);
-  return true;
-}
-
-function isDateField(name: string, schema: JsonSchema): boolean {
-  const format = schema.format;
-  if (format === "date" || format === "date-time") return true;
-  return /(?:^|[_\s-])date$|Date$|^date/.test(name) || /\bdate\b/i.test(String(schema.description ?? ""));
-}
-
-/** A value text read as the schema's type, or undefined when it is not one. */
-export function typedValue(text: string, schema: JsonSchema, name: string): unknown {
-  const raw = text.trim().replace(/\s+/g, " ");
-  if (EMPTY_VALUES.has(raw.toLowerCase())) return undefined;
-  if (!plausible(raw, name)) return undefined;
-  const type = schemaType(schema);
-  if (Array.isArray(schema.enum)) {
-    const options = schema.enum.filter((option) => option !== null);
-    const choice = hasCheckboxes(raw) ? checkedOption(raw) : raw;
-    return choice === undefined ? undefined : matchEnum(choice, options);
-  }
-  switch (type) {
-    case "number":
-    case "integer": {
-      const value = parseNumber(raw);
-      if (value === undefined || (type === "integer" && !Number.isInteger(value))) return undefined;
-      return value;
-    }
-    case "boolean": {
-      if (hasCheckboxes(raw) && raw.replace(/[☐☑☒✓✔[\]\sxX()]/gu, "") !== "") {
-        const choice = checkedOption(raw);
-        return choice === undefined ? undefined : parseBoolean(choice);
-      }
-      return parseBoolean(raw);
-    }
-    case "string":
-    case null: {
-      if (isDateField(name, schema)) {
-        const date = parseDate(raw);
-        if (date !== undefined) return schema.format === "date-time" ? `${date}T00:00:00Z` : date;
-        if (schema.format === "date" || schema.format === "date-time") return undefined;
-      }
-      if (hasCheckboxes(raw)) return checkedOption(raw);
-      return raw;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/**
- * The value text of a `Label: value` pair as far as it reads as the field's type. Text run on from the next line
- * ("Paid: Yes Thank you for your business") is cut to the longest leading run of at most four words that is a
- * number, date or yes/no; other types take the whole text.
- */
-function typedPrefix(text: string, schema: JsonSchema, name: string): string {
-  const type = schemaType(schema);
-  const dateLike = type === "string" && isDateField(name, schema);
-  if (!["number", "integer", "boolean"].includes(type ?? "") && !dateLike) return text;
-  if (typedValue(text, schema, name) !== undefined) return text;
-  const tokens = text.trim().split(/\s+/);
-  for (let k = Math.min(4, tokens.length - 1); k >= 1; k--) {
-    const prefix = tokens.slice(0, k).join(" ");
-    if (typedValue(prefix, schema, name) !== undefined) return prefix;
-  }
-  return text;
-}
+/** Bounds on the schema walks: deeper than any schema the request validation admits, and a budget of nodes. */
+const MAX_SCHEMA_DEPTH = 8;
+const MAX_SCHEMA_NODES = 2000;
 
 interface Extraction {
+  /** Scalar fields met while walking the schema, filled together at the end. */
+  scalars: { spec: FieldSpec; name: string; target: Record<string, unknown> }[];
+  /** The objects the walk made for nested schemas (turned into null when nothing in them was found). */
+  objectsMade: Set<object>;
+  /** Objects extracted so far (bounded by MAX_SCHEMA_NODES). */
+  objects: number;
   /** The name terms of every scalar field of the schema. */
   fieldNames: Set<string>[];
   pairs: Pair[];
@@ -382,16 +65,7 @@ interface Extraction {
   usedTables: Set<TableItem>;
 }
 
-/** Fills the scalar fields of one object level: best label scores first, one pair per field and field per pair. */
-/**
- * Whether a label names a field's head word (the last of its name: `date` in `report_date`), or the value stands
- * in for it ("Invoice: INV-7" for `invoice_number`): "Invoice To: Acme Corp" does not name `invoice_number`.
- */
-function headNamed(pair: Pair, field: FieldSpec, raw: string): boolean {
-  const head = [...field.nameTerms].at(-1);
-  return head === undefined || pair.labelTerms.includes(head) || impliedByValue(head, raw, field.schema);
-}
-
+/** Fills scalar fields: best label scores first, one pair per field and one field per pair. */
 function fillScalars(
   fields: FieldSpec[],
   names: string[],
@@ -401,13 +75,21 @@ function fillScalars(
   const candidates: { field: number; pair: Pair; score: number; value: unknown }[] = [];
   // A label that is part of exactly one field's name in the whole schema ("Date" where only `report_date` has
   // the word) names that field.
+  const partials = new Map<Pair, number>();
   const partialOf = (pair: Pair): number => {
     if (!partialNames || pair.kind === "section" || pair.kind === "title" || pair.labelTerms.length === 0) {
       return -1;
     }
-    const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
-    if (state.fieldNames.filter(within).length !== 1) return -1;
-    return fields.findIndex((field) => within(field.nameTerms));
+    let owner = partials.get(pair);
+    if (owner === undefined) {
+      const within = (name: Set<string>) => pair.labelTerms.every((term) => name.has(term));
+      owner =
+        state.fieldNames.filter(within).length === 1
+          ? fields.findIndex((field) => within(field.nameTerms))
+          : -1;
+      partials.set(pair, owner);
+    }
+    return owner;
   };
   fields.forEach((field, index) => {
     for (const pair of state.pairs) {
@@ -416,6 +98,8 @@ function fillScalars(
       if (pair.kind === "title" && !field.nameTerms.has("titl")) continue;
       // Only a label sharing a term with the field can score: skip the value typing for the rest.
       if (!pair.labelTerms.some((term) => field.anyTerm.has(term))) continue;
+      const bound = labelScore(pair, field, state.context, pair.value, state.fieldNames, true);
+      if (bound < LABEL_MATCH_THRESHOLD && partialOf(pair) !== index) continue;
       const raw = pair.kind === "colon" ? typedPrefix(pair.value, field.schema, names[index]) : pair.value;
       const value = typedValue(raw, field.schema, names[index]);
       if (value === undefined) continue;
@@ -443,33 +127,6 @@ function fillScalars(
     });
   }
   return filled;
-}
-
-/**
- * How well a column header names a property: the label score without context, or 0.8 when the header holds
- * every term of one of the property's variants ("Item Description" for `description`).
- */
-function headerScore(header: string, field: FieldSpec): number {
-  const headerTerms = new Set(mainLabelTerms(header));
-  if (field.variants.some((variant) => [...variant].every((term) => headerTerms.has(term)))) {
-    return Math.max(0.8, headerScoreExact(header, field));
-  }
-  return headerScoreExact(header, field);
-}
-
-function headerScoreExact(header: string, field: FieldSpec): number {
-  const pair: Pair = {
-    label: header,
-    labelTerms: mainLabelTerms(header),
-    value: "",
-    kind: "table",
-    page: 1,
-    bbox: null,
-    source: "",
-    order: 0,
-    scope: new Set(),
-  };
-  return labelScore(pair, { ...field, parentTerms: new Set() }, new Set(), "");
 }
 
 const TOTALS_CELL =
@@ -591,7 +248,8 @@ function scalarList(
     const heading = terms(item.text);
     if (heading.length === 0 || !heading.every((term) => nameTerms.has(term))) continue;
     const list: ListItem[] = [];
-    for (const next of state.items.slice(index + 1)) {
+    for (let at = index + 1; at < state.items.length; at++) {
+      const next = state.items[at];
       if (next.label === "list_item") list.push(next);
       else if (list.length > 0 || next.label === "section_header" || next.label === "title") break;
     }
@@ -617,18 +275,18 @@ function extractObject(
   pointer: string,
   parents: string[],
   state: Extraction,
-): Record<string, unknown> {
+): Record<string, unknown> | null {
+  // A schema nested past any the request validation admits (or referring to itself) ends in null, not a loop.
+  if (parents.length > MAX_SCHEMA_DEPTH || ++state.objects > MAX_SCHEMA_NODES) return null;
   const result: Record<string, unknown> = {};
-  const scalarFields: FieldSpec[] = [];
-  const scalarNames: string[] = [];
+  state.objectsMade.add(result);
   const properties = schemaProperties(schema);
   for (const [name, node] of properties) {
     const child = resolveSchema(root, node);
     const childPointer = `${pointer}/${escapePointer(name)}`;
     const type = schemaType(child);
     if (type === "object") {
-      const nested = extractObject(root, child, childPointer, [...parents, name], state);
-      result[name] = Object.values(nested).every((value) => value === null) ? null : nested;
+      result[name] = extractObject(root, child, childPointer, [...parents, name], state);
     } else if (type === "array") {
       const itemSchema = resolveSchema(root, child.items);
       const itemType = schemaType(itemSchema);
@@ -659,26 +317,46 @@ function extractObject(
       result[name] = values;
     } else {
       result[name] = null;
-      scalarFields.push(fieldSpec(childPointer, name, child, parents));
-      scalarNames.push(name);
+      state.scalars.push({ spec: fieldSpec(childPointer, name, child, parents), name, target: result });
     }
   }
-  const filled = fillScalars(scalarFields, scalarNames, state);
-  scalarFields.forEach((field, index) => {
-    const found = filled.get(field.pointer);
-    if (!found) return;
-    result[scalarNames[index]] = found.value;
-    state.citations.push({ field: field.pointer, ...found.citation });
-  });
-  // Keep the schema's field order.
-  return Object.fromEntries(properties.map(([name]) => [name, result[name] ?? null]));
+  return result;
+}
+
+/**
+ * Fills every scalar field of the schema at once, whatever object it sits in, so that a field stated plainly
+ * ("Name" for a top-level `name`) is not taken by a nested field that only shares its word; then turns nested
+ * objects with nothing found into null.
+ */
+function fillAllScalars(state: Extraction): void {
+  const fields = state.scalars.map((scalar) => scalar.spec);
+  const filled = fillScalars(
+    fields,
+    state.scalars.map((scalar) => scalar.name),
+    state,
+  );
+  for (const scalar of state.scalars) {
+    const found = filled.get(scalar.spec.pointer);
+    if (!found) continue;
+    scalar.target[scalar.name] = found.value;
+    state.citations.push({ field: scalar.spec.pointer, ...found.citation });
+  }
+}
+
+function collapseEmpty(value: unknown, objects: Set<object>): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !objects.has(value))
+    return value;
+  const record = value as Record<string, unknown>;
+  for (const [key, child] of Object.entries(record)) record[key] = collapseEmpty(child, objects);
+  return Object.values(record).every((child) => child === null) ? null : record;
 }
 
 /** The name terms of every scalar field of a schema, nested ones and array items' included. */
 function scalarFieldNames(root: JsonSchema): Set<string>[] {
   const names: Set<string>[] = [];
+  let visited = 0;
   const visit = (node: unknown, name: string, depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     const type = schemaType(schema);
     if (type === "object")
@@ -693,8 +371,9 @@ function scalarFieldNames(root: JsonSchema): Set<string>[] {
 /** Every label term of a schema: its field names and the words of their descriptions. */
 function schemaVocabulary(root: JsonSchema): Set<string> {
   const vocabulary = new Set<string>();
+  let visited = 0;
   const visit = (node: unknown, depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     if (typeof schema.description === "string")
       for (const term of labelTerms(schema.description)) vocabulary.add(term);
@@ -711,8 +390,9 @@ function schemaVocabulary(root: JsonSchema): Set<string> {
 /** The label variants of every field of a schema, nested ones included (to find labels in run-on text). */
 function allVariants(root: JsonSchema): Set<string>[] {
   const variants: Set<string>[] = [];
+  let visited = 0;
   const visit = (node: unknown, name: string, parents: string[], depth: number) => {
-    if (depth > 8) return;
+    if (depth > MAX_SCHEMA_DEPTH || ++visited > MAX_SCHEMA_NODES) return;
     const schema = resolveSchema(root, node);
     const type = schemaType(schema);
     if (type === "object") {
@@ -756,6 +436,9 @@ export function extractStructured(
   const known = (candidate: string[]) =>
     candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
   const state: Extraction = {
+    scalars: [],
+    objectsMade: new Set(),
+    objects: 0,
     fieldNames: scalarFieldNames(schema),
     pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
     used: new Set(),
@@ -765,7 +448,12 @@ export function extractStructured(
     usedTables: new Set(),
   };
   const root = resolveSchema(schema, schema);
-  const data = extractObject(schema, root, "", [], state);
+  const skeleton = extractObject(schema, root, "", [], state) ?? {};
+  fillAllScalars(state);
+  // The root stays an object; nested objects with nothing found are null.
+  for (const [key, child] of Object.entries(skeleton))
+    skeleton[key] = collapseEmpty(child, state.objectsMade);
+  const data = skeleton;
   const order = new Map<string, number>();
   const citations = options.provideCitations
     ? state.citations.filter((citation) => {

@@ -162,21 +162,26 @@ export function collectPairs(
     pairs.push({ ...pair, labelTerms: mainLabelTerms(pair.label), order: pairs.length, scope });
   };
   const where = (item: DocItem) => ({ page: item.prov[0]?.page ?? 1, bbox: item.prov[0]?.bbox ?? null });
+  const firstContent = items.find((other) => !other.furniture);
+  const hasTitle = items.some((other) => other.label === "title");
 
   items.forEach((item, index) => {
     if (item.label === "section_header" || item.label === "title") {
       scope = new Set(terms(item.text));
       // The document's title answers a `title` field: a title item, else a first item that is a top heading
       // and not itself a field's label.
-      const first = items.find((other) => !other.furniture) === item;
       const topHeading =
-        item.label === "section_header" && item.level === 1 && first && !known(mainLabelTerms(item.text));
-      if (item.label === "title" || (topHeading && !items.some((other) => other.label === "title"))) {
+        item.label === "section_header" &&
+        item.level === 1 &&
+        firstContent === item &&
+        !known(mainLabelTerms(item.text));
+      if (item.label === "title" || (topHeading && !hasTitle)) {
         add({ label: "Title", value: item.text, kind: "title", ...where(item), source: item.text });
       }
       // A heading with the prose under it: a candidate for long text fields (summary, notes...).
       const body: DocItem[] = [];
-      for (const next of items.slice(index + 1)) {
+      for (let at = index + 1; at < items.length; at++) {
+        const next = items[at];
         if (next.label === "section_header" || next.label === "title") break;
         if (next.label === "text" || next.label === "list_item") body.push(next);
       }
