@@ -12,8 +12,8 @@
  *   checked with `validateAgainstSchema`; an invalid one is asked for once more, with the problems named, and a
  *   second invalid answer fails the parse (an answer that does not fit the request's schema is never returned).
  *   With `provide_citations`, a provider's values are cited where the partition's text shows them. With
- *   `skip_ocr` and a vision provider, the pages of a PDF, an image or a slide deck go as pictures instead of their text
- *   (offline, `skip_ocr` changes nothing: the text is the parse's own).
+ *   `skip_ocr` and a vision provider, the pages of a PDF, an image or a slide deck go as pictures instead of
+ *   their text (offline, `skip_ocr` changes nothing: the text is the parse's own).
  * - Enrichment: `applyEnrichment`; with an enrichment provider, its hooks (providerHooks) write the table and
  *   figure summaries (the request's prompts honoured) and, when the provider has vision, read charts drawn as
  *   pictures. A provider failure fails the parse.
