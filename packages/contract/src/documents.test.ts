@@ -115,7 +115,7 @@ test("parse requests with bad values are rejected", () => {
     { ...fullParseRequest, structured_extraction_options: [{ schema_name: "a", json_schema: "{}" }] },
     {
       ...fullParseRequest,
-      structured_extraction_options: [{ schema_name: "a", json_schema: {}, model_provider: "gpt5" }],
+      structured_extraction_options: [{ schema_name: "a", json_schema: {}, model_provider: "not a name" }],
     },
     {
       ...fullParseRequest,

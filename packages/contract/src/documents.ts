@@ -123,21 +123,23 @@ export const MODEL_PROVIDER_ALIASES = {
   "claude-3-5-sonnet-latest": "sonnet",
 } as const satisfies Record<string, CanonicalModelProvider>;
 
-/** Accepts the canonical names and their aliases; `tensorlake` is the service's own offline provider. */
-const modelProviderNames = [
-  ...MODEL_PROVIDERS,
-  "gpt4o_mini",
-  "gpt-4o-mini",
-  "claude-3-5-sonnet-latest",
-] as const;
-export const ModelProvider = Type.Enum([...modelProviderNames]);
+/**
+ * A model provider name: the canonical names, their aliases, or the name of any provider the server's
+ * configuration defines. The schema checks only the spelling; the server answers 400 INVALID_CONFIGURATION,
+ * naming it, for a name it has no provider for. `tensorlake` is the service's own offline provider.
+ */
+export const ModelProvider = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
+});
 export type ModelProvider = Static<typeof ModelProvider>;
 
-/** The canonical name of a model provider, alias or not. */
-export function canonicalModelProvider(provider: ModelProvider): CanonicalModelProvider {
+/** The canonical name of a model provider: an alias's canonical name, any other name as given. */
+export function canonicalModelProvider(provider: string): string {
   return Object.hasOwn(MODEL_PROVIDER_ALIASES, provider)
     ? MODEL_PROVIDER_ALIASES[provider as keyof typeof MODEL_PROVIDER_ALIASES]
-    : (provider as CanonicalModelProvider);
+    : provider;
 }
 
 const PartitionPatterns = Type.Object(
@@ -405,11 +407,29 @@ export const TextContent = Type.Object({
   summary: Type.Optional(nullable(Type.String())),
 });
 
+/** A chart's data (enrichment chart_extraction): categories, and one value per category for each series. */
+export const ChartSeriesData = Type.Object({
+  /** `bar`, `line`, `pie`, `scatter`... several joined by `+`. */
+  chart_type: Type.String(),
+  title: nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  series: Type.Array(Type.Object({ name: Type.String(), values: Type.Array(nullable(Type.Number())) })),
+  /** Where the data was read: `chart_part` (an Office chart's values), `vector` (a PDF's drawing), `vision`. */
+  source: Type.Enum(["chart_part", "vector", "vision"]),
+});
+export type ChartSeriesData = Static<typeof ChartSeriesData>;
+/** A `chart` fragment: the data as a markdown table in `content`, and as numbers in `chart`. */
+export const ChartContent = Type.Object({
+  content: Type.String(),
+  summary: Type.Optional(nullable(Type.String())),
+  chart: ChartSeriesData,
+});
+
 /**
  * Content of a fragment by its kind. The most specific shape comes first: a serializer that picks the first
- * matching branch must not take a table (which has `cells`) or a header (`level`) for plain text.
+ * matching branch must not take a table (which has `cells`), a header (`level`) or a chart (`chart`) for plain text.
  */
-export const FragmentContent = Type.Union([TableContent, HeaderContent, TextContent]);
+export const FragmentContent = Type.Union([TableContent, HeaderContent, ChartContent, TextContent]);
 export type FragmentContent = Static<typeof FragmentContent>;
 
 export const PageFragment = Type.Object({
@@ -428,6 +448,8 @@ export const Page = Type.Object({
   page_dimensions: Type.Optional(nullable(Type.Object({ width: Type.Number(), height: Type.Number() }))),
   page_fragments: Type.Optional(nullable(Type.Array(PageFragment))),
   classification_reason: Type.Optional(nullable(Type.String())),
+  /** The page as a PNG, base64 (enrichment include_full_page_image; PDF, image and slide documents). */
+  page_image: Type.Optional(nullable(Type.String())),
 });
 export type Page = Static<typeof Page>;
 
@@ -442,20 +464,25 @@ export const PageClass = Type.Object({
 });
 export type PageClass = Static<typeof PageClass>;
 
+/** Where one extracted value was read. */
+export const Citation = Type.Object({
+  /** JSON pointer into `data`, e.g. `/line_items/0/amount`. */
+  field: Type.String(),
+  page_number: Type.Integer({ minimum: 1 }),
+  /** The box of the source on its page, in points from the top left; null for formats without geometry. */
+  bbox: nullable(BoundingBox),
+  /** The source text the value was read from. */
+  text: Type.String(),
+});
+export type Citation = Static<typeof Citation>;
+
 export const StructuredData = Type.Object({
   schema_name: Type.String(),
   /** Data in the shape of the request's JSON schema. */
   data: Type.Unknown(),
   page_numbers: Type.Union([Type.Array(Type.Integer({ minimum: 1 })), Type.Integer({ minimum: 1 })]),
-  /** With provide_citations: where each value was read, by JSON pointer into `data`. */
-  citations: Type.Optional(
-    nullable(
-      Type.Record(
-        Type.String(),
-        Type.Array(Type.Object({ page_number: Type.Integer({ minimum: 1 }), bbox: BoundingBox })),
-      ),
-    ),
-  ),
+  /** With provide_citations: where each value was read, one entry per cited value. */
+  citations: Type.Optional(nullable(Type.Array(Citation))),
 });
 export type StructuredData = Static<typeof StructuredData>;
 
@@ -485,6 +512,10 @@ export const ParseUsage = Type.Object({
   extraction_output_tokens_used: Type.Optional(Count),
   summarization_input_tokens_used: Type.Optional(Count),
   summarization_output_tokens_used: Type.Optional(Count),
+  /** Tokens each configured model provider used for this job, by provider name (absent when none was used). */
+  model_providers: Type.Optional(
+    Type.Record(Type.String(), Type.Object({ input_tokens: Count, output_tokens: Count })),
+  ),
 });
 export type ParseUsage = Static<typeof ParseUsage>;
 

@@ -30,8 +30,27 @@ import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
+export { CLASSIFICATION_THRESHOLD, classifyPages, type PageClassification } from "./intelligence/classify.ts";
+export {
+  applyEnrichment,
+  type EnrichmentHooks,
+  type EnrichmentScope,
+  MAX_PAGE_IMAGES,
+} from "./intelligence/enrich.ts";
+export { type Citation, extractStructured } from "./intelligence/extract.ts";
+export { type Partition, partitionDocument } from "./intelligence/partition.ts";
+export { type JsonSchema, validateAgainstSchema } from "./intelligence/schema.ts";
+export {
+  type ExtractionTask,
+  type StructuredDataEntry,
+  type Understanding,
+  UnderstandingError,
+  type UnderstandOptions,
+  understandDocument,
+} from "./intelligence/understand.ts";
 export { officeAvailable, shutdownOfficePool } from "./libreoffice/pool.ts";
 export * from "./model.ts";
+export * from "./providers/index.ts";
 export { sniffMimeType } from "./sniff.ts";
 export { toChunks } from "./views/chunks.ts";
 export { toPages } from "./views/fragments.ts";
@@ -166,7 +185,7 @@ function toMergedTables(groups: readonly MergedTableModel[]): MergedTable[] {
     start_page: group.pages[0],
     end_page: group.pages[group.pages.length - 1],
     pages_merged: group.pages.length,
-    summary: null,
+    summary: group.summary ?? null,
     merge_actions: { pages: group.pages, target_columns: group.numCols },
   }));
 }

@@ -25,6 +25,37 @@ export interface ModelPage {
   pageNumber: number;
   /** Null for declarative formats (text, markdown) whose pages have no geometry. */
   size: PageSize | null;
+  /** The page rendered as PNG, base64 (enrichment include_full_page_image); absent when not asked or not renderable. */
+  image?: PageImage;
+}
+
+/** A page's picture: a PNG, base64, and its size in pixels. */
+export interface PageImage {
+  pngBase64: string;
+  widthPx: number;
+  heightPx: number;
+  /** Pixels per inch of the render: the page's points × dpi / 72 give its pixels. */
+  dpi: number;
+}
+
+/**
+ * A chart's data: categories along its category axis and one list of values per series, as numbers (null where a
+ * point has none). Read from a chart part (OOXML), from a chart drawn as vector graphics (PDF), or by a vision model.
+ */
+export interface ChartData {
+  /** `bar`, `line`, `pie`, `scatter`... several joined by `+` (OOXML's plot types, without `Chart`). */
+  chartType: string;
+  title: string | null;
+  categories: string[];
+  series: ChartSeries[];
+  /** Where the data was read: the chart part's cached values, the page's vector drawing, or a vision model. */
+  origin: "chart_part" | "vector" | "vision";
+}
+
+export interface ChartSeries {
+  name: string;
+  /** One per category, in order; null where the point is missing. */
+  values: (number | null)[];
 }
 
 /** Where an item was read: its page, its box there, and for text the span of characters in the source text. */
@@ -105,6 +136,8 @@ export interface TableItem extends ItemBase {
   numCols: number;
   cells: TableCell[];
   caption: string | null;
+  /** A summary of the table (enrichment table_summarization). */
+  summary?: string;
 }
 
 export interface FigureItem extends ItemBase {
@@ -113,8 +146,15 @@ export interface FigureItem extends ItemBase {
   caption: string | null;
   /** Where the image came from, when the source names it (a markdown image URL). */
   source: string | null;
-  /** Set when the figure is a chart whose data the source holds (OOXML charts): the data follows as a table. */
-  chart?: { type: string; title: string | null };
+  /**
+   * Set when the figure is a chart whose data the source holds (OOXML charts): the data follows as a table, and
+   * `data` keeps the cached values as numbers for chart extraction.
+   */
+  chart?: { type: string; title: string | null; data?: ChartData };
+  /** A summary of the figure (enrichment figure_summarization). */
+  summary?: string;
+  /** The chart's data (enrichment chart_extraction): the figure is then reported as a `chart` fragment. */
+  chartData?: ChartData;
 }
 
 export type DocItem = TextItem | HeadingItem | ListItem | CodeItem | TableItem | FigureItem;
@@ -127,6 +167,8 @@ export interface MergedTableModel {
   html: string;
   pages: number[];
   numCols: number;
+  /** A summary of the joined table (enrichment table_summarization). */
+  summary?: string;
 }
 
 /** Who signed a signed container (PKCS#7 / CMS), as its certificate says. */

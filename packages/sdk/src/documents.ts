@@ -28,6 +28,7 @@ import {
   type ReadRequest,
   readSseStream,
   SSE_CONTENT_TYPE,
+  type StructuredData,
   type UpdateDatasetRequest,
   type UpdateWebhookRequest,
   type UploadedFile,
@@ -85,6 +86,43 @@ const DEFAULT_WAIT_MS = 15 * 60_000;
 
 function isEnded(result: ParseResult): boolean {
   return result.status === "successful" || result.status === "failure";
+}
+
+/** One structured_data entry with its data typed as the caller's schema. */
+export type StructuredDataOf<T> = Omit<StructuredData, "data"> & { data: T };
+
+/**
+ * The structured data a parse result holds for one schema: one entry per partition (one in all with the
+ * default partition strategy `none`), in document order; empty when the result has none for that name. Values
+ * the document does not hold are null.
+ *
+ * @example
+ * const result = await client.documents.parseFile("invoice.pdf", {
+ *   request: { structured_extraction_options: [{ schema_name: "invoice", json_schema: invoiceSchema, provide_citations: true }] },
+ * });
+ * const [invoice] = structuredDataOf<{ invoice_number: string | null; total_due: number | null }>(result, "invoice");
+ * console.log(invoice.data.total_due, invoice.citations?.find((c) => c.field === "/total_due")?.page_number);
+ */
+export function structuredDataOf<T = unknown>(
+  result: ParseResult,
+  schemaName: string,
+): StructuredDataOf<T>[] {
+  return (result.structured_data ?? []).filter(
+    (entry) => entry.schema_name === schemaName,
+  ) as StructuredDataOf<T>[];
+}
+
+/**
+ * The pages a parse result put in one page class (page_classifications), in order; empty when none matched.
+ *
+ * @example
+ * const result = await client.documents.parseFile("mixed.pdf", {
+ *   request: { page_classifications: [{ name: "invoice", description: "An invoice with a total due" }] },
+ * });
+ * console.log(pagesOfClass(result, "invoice")); // e.g. [1, 3]
+ */
+export function pagesOfClass(result: ParseResult, pageClass: string): number[] {
+  return result.page_classes?.find((entry) => entry.page_class === pageClass)?.page_numbers ?? [];
 }
 
 /** Every item of a cursor list, newest first, fetching pages as the iteration reaches them. */

@@ -1,3 +1,12 @@
+export {
+  type Citation,
+  type EnrichmentOptions,
+  MODEL_PROVIDERS,
+  type PageClass,
+  type PageClassConfig,
+  type StructuredData,
+  type StructuredExtractionOptions,
+} from "@svc/contract";
 export { Client, type ClientOptions, Keys, Projects } from "./client.ts";
 export { DEFAULT_API_URL, resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
 export {
@@ -7,7 +16,10 @@ export {
   type FileData,
   type ParseFileOptions,
   type ParseOptions,
+  pagesOfClass,
   parseResultMarkdown,
+  type StructuredDataOf,
+  structuredDataOf,
   type UploadOptions,
   type WaitOptions,
   Webhooks,

@@ -12,7 +12,7 @@ import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
-import { createDocuments, type DocumentsOptions } from "./documents/index.ts";
+import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
@@ -105,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     testHooks,
     db: deps.store.db,
     dataDir: deps.config.dataDir,
+    modelProviders: modelProvidersOf(deps.config),
     log: app.log,
     onWebhookQueued: () => webhooks.wake(),
   });

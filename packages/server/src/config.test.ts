@@ -29,3 +29,45 @@ test("precedence: overrides, flags, environment, defaults; bad values name the o
   assert.throws(() => loadConfig({ env: {}, argv: ["--nope", "1"] }), /unknown option --nope/);
   assert.throws(() => loadConfig({ env: { SVC_DATABASE_URL: "mysql://x" } }), /databaseUrl/);
 });
+
+test("model providers: JSON from the environment, names checked, key variables required", () => {
+  const providers = {
+    gpt_4o_mini: { kind: "openai", baseUrl: "http://127.0.0.1:11434/v1", model: "llama3.2" },
+    sonnet: {
+      kind: "anthropic",
+      baseUrl: "https://api.anthropic.com/v1",
+      model: "claude-sonnet-4",
+      apiKeyEnv: "ANTHROPIC_KEY",
+    },
+  };
+  const env = {
+    SVC_MODEL_PROVIDERS: JSON.stringify(providers),
+    ANTHROPIC_KEY: "sk-ant",
+    SVC_ENRICHMENT_PROVIDER: "sonnet",
+  };
+  const config = loadConfig({ env });
+  assert.deepEqual(config.modelProviders, providers);
+  assert.equal(config.enrichmentProvider, "sonnet");
+  assert.equal(config.classificationProvider, null);
+  assert.equal(loadConfig({ env: {} }).modelProviders, null);
+  assert.throws(
+    () => loadConfig({ env: { ...env, ANTHROPIC_KEY: "" } }),
+    /modelProviders.sonnet: the environment variable ANTHROPIC_KEY is not set/,
+  );
+  assert.throws(
+    () => loadConfig({ env: { ...env, SVC_CLASSIFICATION_PROVIDER: "gemini3" } }),
+    /classificationProvider names "gemini3", which modelProviders does not define/,
+  );
+  assert.throws(
+    () => loadConfig({ env: { SVC_MODEL_PROVIDERS: JSON.stringify({ tensorlake: providers.gpt_4o_mini }) } }),
+    /tensorlake is the offline provider/,
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        env: { SVC_MODEL_PROVIDERS: JSON.stringify({ x: { ...providers.gpt_4o_mini, kind: "gemini" } }) },
+      }),
+    /modelProviders \(SVC_MODEL_PROVIDERS\)/,
+  );
+  assert.throws(() => loadConfig({ env: { SVC_MODEL_PROVIDERS: "{not json" } }), /modelProviders/);
+});

@@ -16,6 +16,32 @@ interface OptionDef {
   description: string;
 }
 
+/** One named model provider of `modelProviders` (README, "Model providers"). */
+export const ModelProviderConfig = Type.Object(
+  {
+    /** `openai`: the chat-completions protocol (OpenAI, vLLM, Ollama, llama.cpp); `anthropic`: the messages protocol. */
+    kind: Type.Enum(["openai", "anthropic"]),
+    /** Base URL of the API, e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, `https://api.anthropic.com/v1`. */
+    baseUrl: Type.String({ pattern: "^https?://[^\\s]+$" }),
+    model: Type.String({ minLength: 1, maxLength: 200 }),
+    /** Name of the environment variable that holds the API key; unset for servers without keys. */
+    apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), Type.Null()])),
+    /** Longest wait for one HTTP attempt (default 120). */
+    timeoutSecs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+    /** Attempts after the first on 429, 5xx and network errors (default 3). */
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    /** Whether the model reads images (default false). */
+    vision: Type.Optional(Type.Boolean()),
+    /** Output tokens asked for per call (default 4096). */
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type ModelProviderConfig = Static<typeof ModelProviderConfig>;
+
+/** Names of configured providers: what a request's model_provider, classificationProvider and enrichmentProvider name. */
+export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
 export const options = {
   dataDir: {
     env: "SVC_DATA_DIR",
@@ -233,6 +259,29 @@ export const options = {
     description:
       "With databaseUrl: an executor whose heartbeat is this old is lost; its sandboxes end executor_lost",
   },
+  modelProviders: {
+    env: "SVC_MODEL_PROVIDERS",
+    flag: "--model-providers",
+    schema: Type.Union([Type.Record(Type.String(), ModelProviderConfig), Type.Null()]),
+    default: null,
+    description:
+      "Named model providers, a JSON object {name: {kind, baseUrl, model, apiKeyEnv?, timeoutSecs?, retries?, vision?, maxTokens?}}; a request's model_provider (gpt_4o_mini, sonnet, gemini3, their aliases, or any name here) uses the provider of that name; unset: only the offline provider",
+  },
+  classificationProvider: {
+    env: "SVC_CLASSIFICATION_PROVIDER",
+    flag: "--classification-provider",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description: "The modelProviders entry that classifies pages; unset: the offline classifier",
+  },
+  enrichmentProvider: {
+    env: "SVC_ENRICHMENT_PROVIDER",
+    flag: "--enrichment-provider",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description:
+      "The modelProviders entry that writes table and figure summaries and reads raster charts (with vision); unset: the offline methods",
+  },
   logLevel: {
     env: "SVC_LOG_LEVEL",
     flag: "--log-level",
@@ -252,7 +301,14 @@ const ajv = new Ajv({ strict: false, allErrors: false });
 
 /** Reads a raw value of an option from the environment or a flag: numbers and null are parsed. */
 function fromText(def: OptionDef, text: string): unknown {
-  const json = def.schema as { type?: string; anyOf?: unknown[] };
+  const json = def.schema as { type?: string; anyOf?: { type?: string }[] };
+  if (json.anyOf?.some((branch) => branch.type === "object") && text.trim().startsWith("{")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
   if (json.type === "integer" || json.type === "number")
     return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
   if (json.anyOf && text === "") return null;
@@ -326,5 +382,35 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   result.dataDir = path.resolve(result.dataDir);
   const clash = checkRoles(result);
   if (clash) throw new ConfigError(clash);
+  checkModelProviders(result, env);
   return result;
+}
+
+/**
+ * The model provider settings are consistent: names are plain, `tensorlake` (the offline provider) is not
+ * redefined, classificationProvider and enrichmentProvider name configured providers, and every apiKeyEnv is set.
+ */
+function checkModelProviders(config: Config, env: NodeJS.ProcessEnv): void {
+  const providers = config.modelProviders ?? {};
+  for (const [name, provider] of Object.entries(providers)) {
+    if (!PROVIDER_NAME_PATTERN.test(name)) {
+      throw new ConfigError(
+        `modelProviders: the name ${JSON.stringify(name)} may use letters, digits, _ . : - only`,
+      );
+    }
+    if (name === "tensorlake") {
+      throw new ConfigError("modelProviders: tensorlake is the offline provider and cannot be redefined");
+    }
+    if (provider.apiKeyEnv && !env[provider.apiKeyEnv]) {
+      throw new ConfigError(
+        `modelProviders.${name}: the environment variable ${provider.apiKeyEnv} is not set`,
+      );
+    }
+  }
+  for (const key of ["classificationProvider", "enrichmentProvider"] as const) {
+    const name = config[key];
+    if (name !== null && !Object.hasOwn(providers, name)) {
+      throw new ConfigError(`${key} names ${JSON.stringify(name)}, which modelProviders does not define`);
+    }
+  }
 }

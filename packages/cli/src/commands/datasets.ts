@@ -1,5 +1,7 @@
+import { readFile } from "node:fs/promises";
 import type {
   ChunkingStrategy,
+  CreateDatasetRequest,
   Dataset,
   ParseResult,
   ParseStatus,
@@ -25,7 +27,35 @@ const settingOptions = {
   description: { type: "string" },
   chunking: { type: "string" },
   tables: { type: "string" },
+  settings: { type: "string" },
 } as const;
+
+const SETTINGS_FIELDS = [
+  "structured_extraction_options",
+  "page_classifications",
+  "enrichment_options",
+] as const;
+type SettingsFile = Pick<CreateDatasetRequest, (typeof SETTINGS_FIELDS)[number]>;
+
+/**
+ * The extraction, classification and enrichment settings of `--settings FILE`: a JSON object with any of
+ * structured_extraction_options, page_classifications and enrichment_options (the server checks them).
+ */
+async function settingsFile(file: string | undefined): Promise<SettingsFile> {
+  if (file === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--settings: cannot read JSON from ${file}: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new UsageError("--settings needs a JSON object");
+  const unknown = Object.keys(parsed).filter((key) => !(SETTINGS_FIELDS as readonly string[]).includes(key));
+  if (unknown.length > 0)
+    throw new UsageError(`--settings: ${unknown.join(", ")} not one of ${SETTINGS_FIELDS.join(", ")}`);
+  return parsed as SettingsFile;
+}
 
 /** The parsing options --chunking and --tables set, over `current`; undefined when neither is given. */
 function parsingOptions(
@@ -84,6 +114,7 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
       const { values, positionals } = parse(rest, settingOptions, 1);
       if (!positionals[0]) throw new UsageError("datasets create needs a name");
       const created = await datasets.create({
+        ...(await settingsFile(values.settings)),
         name: positionals[0],
         description: values.description,
         parsing_options: parsingOptions(values),
@@ -114,6 +145,7 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
       if (!positionals[0]) throw new UsageError("datasets update needs a dataset name or id");
       const current = await datasets.get(positionals[0]);
       const updated = await datasets.update(current.dataset_id, {
+        ...(await settingsFile(values.settings)),
         name: values.name,
         description: values.description,
         // The server replaces parsing_options whole: the options not named keep their current values.
@@ -162,7 +194,7 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
     }
     default:
       throw new UsageError(
-        "usage: svc datasets create <name> [--description D] [--chunking S] [--tables M] | list | " +
+        "usage: svc datasets create <name> [--description D] [--chunking S] [--tables M] [--settings FILE.json] | list | " +
           "get <name-or-id> [--analytics] | update <name-or-id> [--name N] ... | delete <name-or-id> | data <name-or-id>",
       );
   }

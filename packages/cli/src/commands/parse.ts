@@ -1,10 +1,15 @@
+import { readFile } from "node:fs/promises";
 import {
   type ChunkingStrategy,
   type DatasetParseRequest,
   DOCUMENT_LIMITS,
+  type EnrichmentOptions,
   type MimeType,
+  type PageClassConfig,
   type ParseJob,
   type ParseResult,
+  type PartitionStrategy,
+  type StructuredExtractionOptions,
   type TableOutputMode,
 } from "@svc/contract";
 import { Client, parseResultMarkdown } from "@svc/sdk";
@@ -13,10 +18,55 @@ import { integerOption, parse, UsageError } from "../usage.ts";
 
 const USAGE =
   "usage: svc parse <file|url|-> [--read] [--pages 1-3,5] [--json|--markdown] [--dataset NAME] [--mime TYPE] " +
-  "[--chunking none|page|section|fragment] [--tables markdown|html] [--timeout S]";
+  "[--chunking none|page|section|fragment] [--tables markdown|html] [--timeout S] " +
+  "[--extract NAME=SCHEMA.json]... [--provider NAME] [--partition none|page|section|fragment] [--citations] " +
+  "[--classify NAME=DESCRIPTION]... [--summarize-tables] [--summarize-figures] [--charts] [--page-images]";
 
 const CHUNKING = ["none", "page", "section", "fragment"];
 const TABLES = ["markdown", "html"];
+
+/** `NAME=VALUE` of a repeatable option. */
+function nameValue(option: string, text: string): [string, string] {
+  const at = text.indexOf("=");
+  if (at <= 0 || at === text.length - 1) throw new UsageError(`--${option} takes NAME=VALUE; got ${text}`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** The structured extractions of `--extract NAME=SCHEMA.json` (with --provider, --partition, --citations). */
+async function extractionsOf(values: {
+  extract?: string[];
+  provider?: string;
+  partition?: string;
+  citations?: boolean;
+}): Promise<StructuredExtractionOptions[] | undefined> {
+  if (!values.extract?.length) {
+    if (values.provider || values.partition || values.citations)
+      throw new UsageError("--provider, --partition and --citations go with --extract");
+    return undefined;
+  }
+  if (values.partition !== undefined && !CHUNKING.includes(values.partition))
+    throw new UsageError(`--partition takes ${CHUNKING.join(", ")}`);
+  const extractions: StructuredExtractionOptions[] = [];
+  for (const text of values.extract) {
+    const [schemaName, file] = nameValue("extract", text);
+    let jsonSchema: unknown;
+    try {
+      jsonSchema = JSON.parse(await readFile(file, "utf8"));
+    } catch (error) {
+      throw new UsageError(
+        `--extract ${schemaName}: cannot read a JSON schema from ${file}: ${(error as Error).message}`,
+      );
+    }
+    extractions.push({
+      schema_name: schemaName,
+      json_schema: jsonSchema as StructuredExtractionOptions["json_schema"],
+      ...(values.provider ? { model_provider: values.provider } : {}),
+      ...(values.partition ? { partition_strategy: values.partition as PartitionStrategy } : {}),
+      ...(values.citations ? { provide_citations: true } : {}),
+    });
+  }
+  return extractions;
+}
 
 /** What `-` read: text small enough to send as raw_text, or a stream to upload. */
 type StdinSource = { rawText: string } | { upload: AsyncIterable<Uint8Array> };
@@ -61,7 +111,8 @@ async function readStdin(mime: string | undefined): Promise<StdinSource> {
  * `svc parse <file|url|->`: uploads a file (or names a URL, or reads stdin), starts a parse job (a read job
  * with --read, a dataset's parse with --dataset), waits for it with a progress line on a terminal's stderr,
  * and prints the document as markdown (the result's chunks joined by a blank line) or, with --json, the
- * ParseResult. Exits 1 with the reason when the job fails.
+ * ParseResult. With --extract or --classify it prints the page classes and structured data as JSON instead
+ * (--markdown: the document). Exits 1 with the reason when the job fails.
  */
 export async function parseCommand(args: string[]): Promise<number | undefined> {
   const { values, positionals } = parse(
@@ -75,6 +126,15 @@ export async function parseCommand(args: string[]): Promise<number | undefined> 
       chunking: { type: "string" },
       tables: { type: "string" },
       timeout: { type: "string" },
+      extract: { type: "string", multiple: true },
+      provider: { type: "string" },
+      partition: { type: "string" },
+      citations: { type: "boolean" },
+      classify: { type: "string", multiple: true },
+      "summarize-tables": { type: "boolean" },
+      "summarize-figures": { type: "boolean" },
+      charts: { type: "boolean" },
+      "page-images": { type: "boolean" },
     },
     1,
   );
@@ -90,6 +150,23 @@ export async function parseCommand(args: string[]): Promise<number | undefined> 
       "a dataset's own settings apply: --dataset goes without --read, --chunking, --tables",
     );
   const timeoutSecs = integerOption(values.timeout, "timeout");
+  const extractions = await extractionsOf(values);
+  const classes: PageClassConfig[] | undefined = values.classify?.map((text) => {
+    const [name, description] = nameValue("classify", text);
+    return { name, description };
+  });
+  const enrichment: EnrichmentOptions = {
+    ...(values["summarize-tables"] ? { table_summarization: true } : {}),
+    ...(values["summarize-figures"] ? { figure_summarization: true } : {}),
+    ...(values.charts ? { chart_extraction: true } : {}),
+    ...(values["page-images"] ? { include_full_page_image: true } : {}),
+  };
+  const understands = extractions !== undefined || classes !== undefined;
+  if (understands && values.read) throw new UsageError("--read goes without --extract and --classify");
+  if (values.dataset !== undefined && (understands || Object.keys(enrichment).length > 0))
+    throw new UsageError(
+      "a dataset's own settings apply: --dataset goes without --extract, --classify and enrichment",
+    );
 
   const documents = new Client().documents;
   // Resolved first, so a wrong name uploads nothing.
@@ -119,9 +196,16 @@ export async function parseCommand(args: string[]): Promise<number | undefined> 
       table_output_mode: (values.tables ?? "markdown") as TableOutputMode,
       ...(values.chunking ? { chunking_strategy: values.chunking as ChunkingStrategy } : {}),
     };
+    const enrichment_options = Object.keys(enrichment).length > 0 ? enrichment : undefined;
     job = values.read
-      ? await documents.read({ ...request, parsing_options })
-      : await documents.parse({ ...request, parsing_options });
+      ? await documents.read({ ...request, parsing_options, enrichment_options })
+      : await documents.parse({
+          ...request,
+          parsing_options,
+          enrichment_options,
+          structured_extraction_options: extractions,
+          page_classifications: classes,
+        });
   }
 
   const progress = parseProgress(process.stderr, job.parse_id);
@@ -139,7 +223,11 @@ export async function parseCommand(args: string[]): Promise<number | undefined> 
     console.error(`svc: parse ${result.parse_id} failed: ${result.error ?? "no reason given"}`);
     return 1;
   }
-  if (!values.json) {
+  if (!values.json && understands && !values.markdown) {
+    // Extraction and classification print their results; --markdown prints the document instead.
+    const { page_classes, structured_data } = result;
+    console.log(JSON.stringify({ page_classes, structured_data }, null, 2));
+  } else if (!values.json) {
     const markdown = parseResultMarkdown(result);
     process.stdout.write(markdown.endsWith("\n") || markdown === "" ? markdown : `${markdown}\n`);
   }

@@ -48,6 +48,7 @@ const SIGNATURE_NAMES: Record<OfficeSource, string> = {
   doc: "an OLE2 compound file",
   xls: "an OLE2 compound file",
   ppt: "an OLE2 compound file",
+  pptx: "a zip archive",
   key: "a zip archive",
   odt: "a zip archive",
   ods: "a zip archive",

@@ -56,7 +56,10 @@ test("pptx_chart.pptx: a chart is a figure with its type and title, its series a
   const chart = document.items.find(
     (item): item is FigureItem => item.label === "figure" && item.chart !== undefined,
   );
-  assert.deepEqual(chart?.chart, { type: "bar", title: "Wild Duck Observations by Year" });
+  assert.deepEqual(
+    { type: chart?.chart?.type, title: chart?.chart?.title },
+    { type: "bar", title: "Wild Duck Observations by Year" },
+  );
   const [caption, data] = document.items.slice(document.items.indexOf(chart as FigureItem) + 1) as [
     TextItem,
     TableItem,

@@ -195,7 +195,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 }
 
 /** Extensions LibreOffice is told the input has, so it picks its import filter without guessing. */
-export type OfficeSource = "doc" | "xls" | "ppt" | "rtf" | "key" | "odt" | "ods" | "odp";
+export type OfficeSource = "doc" | "xls" | "ppt" | "pptx" | "rtf" | "key" | "odt" | "ods" | "odp";
 
 export class OfficePool {
   readonly #max: number;

@@ -17,7 +17,7 @@ export function addChart(sink: ItemSink, pkg: OoxmlPackage, part: string, prov: 
     label: "figure",
     caption: null,
     source: null,
-    chart: { type: chart.type, title: chart.title },
+    chart: { type: chart.type, title: chart.title, data: chart.data },
     furniture: false,
     prov: [prov],
   });

@@ -56,6 +56,8 @@ export interface PageGeometry {
   images: ImagePlacement[];
   /** Painted paths that are neither rules nor rectangles (curves, diagonals): vector figures and signatures. */
   drawings?: Box[];
+  /** Open stroked paths with slanted segments, as points (the lines of line charts; PDF only). */
+  polylines?: { x: number; y: number }[][];
   /** Barcodes and QR codes read on the page (parsing_options.barcode_detection). */
   barcodes?: { box: Box; text: string; format: string }[];
   /** Where the runs came from. */

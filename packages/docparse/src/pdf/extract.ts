@@ -44,6 +44,7 @@ export async function extractPdfPage(doc: PDFDocumentProxy, pageNumber: number):
       rects: graphics.rects,
       images: graphics.images,
       drawings: graphics.drawings,
+      polylines: graphics.polylines,
       textSource: runs.length > 0 && !invisible ? "text-layer" : "none",
       warnings: [],
     };

@@ -97,6 +97,20 @@ describe("pageGraphics on drawn pages", () => {
     assert.deepEqual(g.drawings[1], { x1: 300, y1: 592, x2: 400, y2: 692 });
   });
 
+  test("an open stroked path with a slanted segment is kept as a polyline; closed shapes and rulings are not", async () => {
+    const g = await drawn(
+      "0 G 100 100 m 150 120 l 200 120 l 250 180 l S 300 100 m 400 100 l 400 200 l S 100 300 m 150 350 l 200 300 l h S",
+    );
+    assert.deepEqual(g.polylines, [
+      [
+        { x: 100, y: 692 },
+        { x: 150, y: 672 },
+        { x: 200, y: 672 },
+        { x: 250, y: 612 },
+      ],
+    ]);
+  });
+
   test("an image is the unit square under the CTM", async () => {
     const g = await drawn("q 100 0 0 50 72 700 cm BI /W 2 /H 2 /CS /G /BPC 8 ID \x00\x80\x80\x00 EI Q");
     assert.deepEqual(g.images, [{ box: { x1: 72, y1: 42, x2: 172, y2: 92 } }]);

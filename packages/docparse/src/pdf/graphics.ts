@@ -26,7 +26,12 @@ export interface PageGraphics {
   /** Bounding boxes of painted paths that are neither rules nor rectangles (curves, diagonals, polygons): one per
    * path, so a vector figure shows up as a cluster of them. */
   drawings: Box[];
+  /** Open stroked straight-segment paths with a slanted segment (the lines of line charts), as their points. */
+  polylines: Polyline[];
 }
+
+/** The points of an open stroked path, in model coordinates, in drawing order. */
+export type Polyline = { x: number; y: number }[];
 
 /** Points sampled along each curve segment for a drawing's box. */
 const CURVE_SAMPLES = 8;
@@ -120,6 +125,7 @@ class Collector {
   readonly images: ImagePlacement[] = [];
   readonly imageOps: number[] = [];
   readonly drawings: Box[] = [];
+  readonly polylines: Polyline[] = [];
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
   invisibleGlyphs = 0;
@@ -223,6 +229,7 @@ class Collector {
         return;
       }
     }
+    if (stroke && !isClosed && n >= 3) this.polyline(pts, n);
     if (stroke) {
       const segments = isClosed ? n : n - 1;
       for (let k = 0; k < segments; k++) {
@@ -244,6 +251,19 @@ class Collector {
     if (fill && n >= 3) {
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
     }
+  }
+
+  /** Keeps an open path's points when one of its segments is slanted (a plotted line, not a ruling). */
+  polyline(pts: Float64Array, n: number): void {
+    let slanted = false;
+    for (let k = 1; k < n && !slanted; k++) {
+      slanted =
+        Math.abs(pts[k * 2] - pts[k * 2 - 2]) > ALIGN && Math.abs(pts[k * 2 + 1] - pts[k * 2 - 1]) > ALIGN;
+    }
+    if (!slanted) return;
+    const points: Polyline = [];
+    for (let k = 0; k < n; k++) points.push({ x: pts[k * 2], y: pts[k * 2 + 1] });
+    this.polylines.push(points);
   }
 
   paintRect(b: Box, fill: boolean, stroke: boolean, lineWidth: number): void {
@@ -705,6 +725,7 @@ export function pageGraphics(ops: PDFOperatorList, viewportTransform: readonly n
     invisibleGlyphs: c.invisibleGlyphs,
     visibleGlyphs: c.visibleGlyphs,
     drawings: c.drawings,
+    polylines: c.polylines,
   };
 }
 

@@ -2,7 +2,7 @@ import type { FragmentContent, Page, PageFragment } from "@svc/contract";
 import type { DocItem, DocumentModel } from "../model.ts";
 import { itemToMarkdown } from "./markdown.ts";
 import { fragmentType, itemPage, selectedItems, selectedPages, type ViewOptions } from "./selection.ts";
-import { tableToHtml, tableToMarkdown } from "./tables.ts";
+import { chartToMarkdown, tableToHtml, tableToMarkdown } from "./tables.ts";
 
 /** Declarative formats have no geometry: their boxes are reported as null, and table cells' boxes as zeros. */
 const NO_BOX = { x1: 0, y1: 0, x2: 0, y2: 0 };
@@ -19,14 +19,28 @@ function contentOf(item: DocItem, options: ViewOptions): FragmentContent {
         html,
         markdown,
         cells: item.cells.map((cell) => ({ text: cell.text, bounding_box: cell.bbox ?? NO_BOX })),
-        summary: null,
+        summary: item.summary ?? null,
       };
     }
     case "figure":
+      if (item.chartData) {
+        const data = item.chartData;
+        return {
+          content: chartToMarkdown(data),
+          summary: item.summary ?? null,
+          chart: {
+            chart_type: data.chartType,
+            title: data.title,
+            categories: data.categories,
+            series: data.series.map((series) => ({ name: series.name, values: series.values })),
+            source: data.origin,
+          },
+        };
+      }
       // With include_images the figure's image comes as a markdown image with a data: URI.
       return {
         content: item.source ? `![${item.caption ?? ""}](${item.source})` : (item.caption ?? ""),
-        summary: null,
+        summary: item.summary ?? null,
       };
     case "code":
     case "formula":
@@ -46,9 +60,10 @@ export function toPages(doc: DocumentModel, options: ViewOptions): Page[] {
     const page = itemPage(item);
     byPage.set(page, [...(byPage.get(page) ?? []), item]);
   }
-  const sizes = new Map(doc.pages.map((page) => [page.pageNumber, page.size]));
+  const modelPages = new Map(doc.pages.map((page) => [page.pageNumber, page]));
   return selectedPages(doc, options).map((pageNumber) => {
-    const size = sizes.get(pageNumber) ?? null;
+    const page = modelPages.get(pageNumber);
+    const size = page?.size ?? null;
     const fragments: PageFragment[] = (byPage.get(pageNumber) ?? []).map((item, index) => ({
       fragment_type: fragmentType(item),
       content: contentOf(item, options),
@@ -60,6 +75,7 @@ export function toPages(doc: DocumentModel, options: ViewOptions): Page[] {
       dimensions: size ? [size.width, size.height] : null,
       page_dimensions: size ? { width: size.width, height: size.height } : null,
       page_fragments: fragments,
+      ...(page?.image ? { page_image: page.image.pngBase64 } : {}),
     };
   });
 }

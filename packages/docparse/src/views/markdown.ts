@@ -1,6 +1,6 @@
 import type { DocItem, DocumentModel, TextItem } from "../model.ts";
 import { selectedItems, type ViewOptions } from "./selection.ts";
-import { tableToHtml, tableToMarkdown } from "./tables.ts";
+import { chartToMarkdown, tableToHtml, tableToMarkdown } from "./tables.ts";
 
 /**
  * Escapes what would turn plain text into markdown structure at the start of a line (headings, quotes, list
@@ -44,6 +44,11 @@ export function itemToMarkdown(item: DocItem, options: Pick<ViewOptions, "tableO
     case "table":
       return options.tableOutputMode === "markdown" ? tableToMarkdown(item) : tableToHtml(item);
     case "figure":
+      // A chart read from a drawing or by a vision model shows its data (an office chart's table follows it).
+      if (item.chartData && item.chartData.origin !== "chart_part") {
+        const title = item.chartData.title ? `<!-- chart: ${item.chartData.title} -->` : "<!-- chart -->";
+        return `${title}\n\n${chartToMarkdown(item.chartData)}`;
+      }
       return item.source
         ? `![${item.caption ?? ""}](${item.source})`
         : item.caption

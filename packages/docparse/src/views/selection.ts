@@ -12,8 +12,9 @@ export interface ViewOptions {
 
 export const DEFAULT_VIEW_OPTIONS: ViewOptions = { tableOutputMode: "html", ignore: new Set(), pages: null };
 
-/** The API's fragment type of an item: code blocks are reported as text. */
+/** The API's fragment type of an item: code blocks are reported as text, figures with chart data as charts. */
 export function fragmentType(item: DocItem): FragmentType {
+  if (item.label === "figure" && item.chartData) return "chart";
   return item.label === "code" ? "text" : item.label;
 }
 

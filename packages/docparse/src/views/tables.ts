@@ -1,4 +1,4 @@
-import type { TableItem } from "../model.ts";
+import type { ChartData, TableItem } from "../model.ts";
 
 /** What the renderings read of a table: its size and cells (a model item, or a table joined across pages). */
 export type TableGrid = Pick<TableItem, "numRows" | "numCols" | "cells">;
@@ -70,4 +70,17 @@ export function tableToHtml(table: TableGrid): string {
     html += "</tr>";
   }
   return `${html}</table>`;
+}
+
+/** A chart's data as a GFM table: categories down the first column, one column per series. */
+export function chartToMarkdown(chart: ChartData): string {
+  if (chart.series.length === 0) return chart.title ?? "";
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [
+    line(["", ...chart.series.map((series) => escapeMarkdownCell(series.name))]),
+    `|${" --- |".repeat(chart.series.length + 1)}`,
+    ...chart.categories.map((category, row) =>
+      line([escapeMarkdownCell(category), ...chart.series.map((series) => String(series.values[row] ?? ""))]),
+    ),
+  ].join("\n");
 }

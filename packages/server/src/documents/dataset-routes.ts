@@ -12,6 +12,7 @@ import { newId, toRfc3339 } from "../store/ids.ts";
 import type { DatasetRecord, DatasetRepository, DatasetSettings } from "./datasets.ts";
 import { settingsWithDefaults } from "./job-request.ts";
 import type { JobCounts } from "./jobs.ts";
+import { checkModelProviders } from "./model-providers.ts";
 import { toParseResult } from "./parse-result.ts";
 import { createJob, type ParseDeps } from "./parse-routes.ts";
 
@@ -82,6 +83,7 @@ export function datasetHandlers(deps: {
     async createDataset({ body, auth }) {
       check(checkDatasetName(body.name));
       check(checkParseSettings(body));
+      checkModelProviders(parse.providers, body);
       const dataset = await datasets.create({
         id: newId("dataset"),
         projectId: auth.projectId,
@@ -103,7 +105,10 @@ export function datasetHandlers(deps: {
       if (body.name !== undefined) check(checkDatasetName(body.name));
       const current = await found(auth.projectId, params.dataset_id);
       const settings = updatedSettings(current.settings, body);
-      if (settings) check(checkParseSettings(settings));
+      if (settings) {
+        check(checkParseSettings(settings));
+        checkModelProviders(parse.providers, settings);
+      }
       const updated = await datasets.update(auth.projectId, params.dataset_id, {
         name: body.name,
         description: body.description,

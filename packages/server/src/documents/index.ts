@@ -10,11 +10,13 @@ import { acceptStreamedMultipart, fileHandlers } from "./file-routes.ts";
 import { createFileRepository } from "./files.ts";
 import { JobEvents } from "./job-events.ts";
 import { createJobRepository } from "./jobs.ts";
+import { type ModelProviders, NO_MODEL_PROVIDERS } from "./model-providers.ts";
 import { type ParseDeps, parseHandlers } from "./parse-routes.ts";
 import { type DocumentsSettings, documentsSettings } from "./settings.ts";
 import type { AddressGuard } from "./url-fetch.ts";
 import { JobWorkers } from "./workers.ts";
 
+export { type ModelProviders, modelProvidersOf } from "./model-providers.ts";
 export { DOCUMENTS_DEFAULTS, type DocumentsSettings, documentsSettings } from "./settings.ts";
 
 export interface DocumentsDeps {
@@ -22,6 +24,8 @@ export interface DocumentsDeps {
   /** The server's data directory: blobs go to `<dataDir>/blobs` unless the store is PostgreSQL. */
   dataDir: string;
   settings?: Partial<DocumentsSettings>;
+  /** The configured model providers (see model-providers.ts); none by default: every feature runs offline. */
+  modelProviders?: ModelProviders;
   log: { error(object: unknown, message: string): void };
   /** Called when webhook events were queued (the webhook dispatcher's wake). */
   onWebhookQueued?: () => void;
@@ -56,6 +60,7 @@ export function createDocuments(deps: DocumentsDeps): Documents {
   const blobs =
     db.dialect === "postgres" ? databaseBlobStore(db, now) : diskBlobStore(path.join(deps.dataDir, "blobs"));
   const events = new JobEvents();
+  const providers = deps.modelProviders ?? NO_MODEL_PROVIDERS;
   const files = createFileRepository(db);
   const streams = new Set<() => void>();
   const parse: ParseDeps = {
@@ -66,6 +71,7 @@ export function createDocuments(deps: DocumentsDeps): Documents {
     streams,
     streamPollMs: Math.min(settings.pollIntervalMs, 1000),
     onWebhookQueued: deps.onWebhookQueued,
+    providers,
     now,
   };
   const workers = new JobWorkers({
@@ -77,6 +83,7 @@ export function createDocuments(deps: DocumentsDeps): Documents {
     onWebhookQueued: deps.onWebhookQueued,
     urlGuard: deps.urlGuard,
     testHooks: deps.testHooks ?? process.env.SVC_TEST_PARSE_HOOKS === "1",
+    providers,
     now,
   });
   return {

@@ -81,20 +81,3 @@ export function urlFileName(url: string): string | null {
     return null;
   }
 }
-
-/**
- * What a job asks for that this server cannot do yet: structured extraction, page classification and the
- * enrichments need a model provider, which a later release brings. Such a job ends `failure` with this reason
- * rather than `successful` without the output it asked for. Null when the job needs none of them.
- */
-export function unsupportedFeatures(request: JobRequest): string | null {
-  const wanted: string[] = [];
-  if (request.structuredExtractionOptions?.length) wanted.push("structured_extraction_options");
-  if (request.pageClassifications?.length) wanted.push("page_classifications");
-  const enrichment = request.enrichmentOptions;
-  for (const key of ["table_summarization", "figure_summarization", "chart_extraction"] as const) {
-    if (enrichment[key]) wanted.push(`enrichment_options.${key}`);
-  }
-  if (wanted.length === 0) return null;
-  return `This server has no model provider yet for ${wanted.join(", ")}; send the request without ${wanted.length === 1 ? "it" : "them"}`;
-}

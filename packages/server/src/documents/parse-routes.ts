@@ -16,6 +16,7 @@ import type { FileRepository } from "./files.ts";
 import type { JobEvents } from "./job-events.ts";
 import { checkRequest, jobRequest, settingsWithDefaults, urlFileName } from "./job-request.ts";
 import { createJobRepository, type JobKind, type JobRepository, jobListFilters } from "./jobs.ts";
+import { checkModelProviders, type ModelProviders } from "./model-providers.ts";
 import { parseEventOf, toParseResult } from "./parse-result.ts";
 import { notifyJobEvent } from "./webhooks/index.ts";
 import { webhookPayload } from "./workers.ts";
@@ -35,6 +36,8 @@ export interface ParseDeps {
   /** How often an event stream re-reads its job when nothing in this process signalled a change. */
   streamPollMs: number;
   onWebhookQueued?: () => void;
+  /** The configured model providers a request's model_provider may name. */
+  providers: ModelProviders;
   now: () => number;
 }
 
@@ -57,6 +60,7 @@ export async function createJob(
 ): Promise<ParseJob> {
   const { body } = input;
   checkRequest(body);
+  if (input.kind === "parse") checkModelProviders(deps.providers, input.settings);
   let fileName: string | null = null;
   if (body.file_id) {
     const file = await deps.files.get(input.projectId, body.file_id);

@@ -1,7 +1,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parentPort, workerData } from "node:worker_threads";
-import { DocumentLoadError, parseDocument } from "@svc/docparse";
-import type { ParseTask, ParseThreadReply } from "./parse-threads.ts";
+import { parsePageRange } from "@svc/contract";
+import {
+  createProvider,
+  DocumentLoadError,
+  type DocumentModel,
+  documentViews,
+  type JsonSchema,
+  loadDocument,
+  type ModelProvider,
+  UnderstandingError,
+  understandDocument,
+} from "@svc/docparse";
+import type { IntelligenceResult, IntelligenceTask, ParseTask, ParseThreadReply } from "./parse-threads.ts";
 
 /**
  * The body of a parse worker thread: runs docparse on each task it is sent and replies with the views, or with
@@ -27,23 +38,76 @@ async function runTestHook(text: string | undefined): Promise<void> {
   }
 }
 
+/** The pages of the request's range; null for every page. A range beyond the document is bad input. */
+function keptPages(range: string | null, total: number): number[] | null {
+  if (range === null) return null;
+  const pages = parsePageRange(range, total);
+  if (!Array.isArray(pages)) throw new DocumentLoadError(pages.message, pages.code);
+  return pages;
+}
+
+/** Classification, extraction and enrichment of a parsed document, through the task's providers. */
+async function understand(document: DocumentModel, task: ParseTask): Promise<IntelligenceResult> {
+  const intelligence = task.intelligence as IntelligenceTask;
+  const clients = new Map<string, ModelProvider>();
+  const provider = (name: string | null): ModelProvider | null => {
+    if (name === null) return null;
+    let client = clients.get(name);
+    if (!client) {
+      const settings = intelligence.providers[name];
+      if (!settings) throw new UnderstandingError(`model provider ${name} is not configured`);
+      client = createProvider(name, settings);
+      clients.set(name, client);
+    }
+    return client;
+  };
+  const understanding = await understandDocument(document, {
+    pageClassifications: intelligence.pageClassifications,
+    extractions:
+      intelligence.extractions?.map(({ option, provider: name }) => ({
+        schemaName: option.schema_name,
+        jsonSchema: option.json_schema as JsonSchema,
+        prompt: option.prompt ?? null,
+        partitionStrategy: option.partition_strategy ?? "none",
+        pageClasses: option.page_classes ?? null,
+        provideCitations: option.provide_citations === true,
+        skipOcr: option.skip_ocr === true,
+        provider: provider(name),
+      })) ?? null,
+    enrichment: intelligence.enrichment,
+    source: { bytes: task.bytes ?? null, mimeType: task.mimeType },
+    pages: keptPages(task.pageRange, document.pages.length),
+    classificationProvider: provider(intelligence.classificationProvider),
+    enrichmentProvider: provider(intelligence.enrichmentProvider),
+  });
+  return understanding;
+}
+
 port.on("message", async (task: ParseTask) => {
   let reply: ParseThreadReply;
   try {
     if (testHooks) await runTestHook(task.text);
-    const { result } = await parseDocument({
+    if (task.bytes === undefined && task.text === undefined) {
+      throw new DocumentLoadError("The input has neither bytes nor text");
+    }
+    const options = { parsing: task.parsingOptions, pageRange: task.pageRange };
+    const document = await loadDocument({
       bytes: task.bytes,
       text: task.text,
       mimeType: task.mimeType,
-      options: { parsing: task.parsingOptions, pageRange: task.pageRange },
+      options,
     });
-    reply = { id: task.id, kind: "ok", result };
+    // Views come after understanding: enrichment adds summaries and chart data to the model they show.
+    const intelligence = task.intelligence ? await understand(document, task) : null;
+    reply = { id: task.id, kind: "ok", result: documentViews(document, options), intelligence };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     reply =
       error instanceof DocumentLoadError
         ? { id: task.id, kind: "load-error", message, code: error.code }
-        : { id: task.id, kind: "error", message };
+        : error instanceof UnderstandingError
+          ? { id: task.id, kind: "provider-error", message }
+          : { id: task.id, kind: "error", message };
   }
   port.postMessage(reply);
 });

@@ -1,6 +1,35 @@
 import { Worker } from "node:worker_threads";
-import type { ParsingOptions } from "@svc/contract";
-import type { ParseViews } from "@svc/docparse";
+import type {
+  EnrichmentOptions,
+  PageClass,
+  PageClassConfig,
+  ParsingOptions,
+  StructuredData,
+  StructuredExtractionOptions,
+} from "@svc/contract";
+import type { ParseViews, ProviderSettings, TokenUsage } from "@svc/docparse";
+
+/**
+ * What runs after the parse (docparse's understandDocument): classification, extraction, enrichment, with the
+ * settings of the configured providers they use (keys included; they stay in memory).
+ */
+export interface IntelligenceTask {
+  pageClassifications: PageClassConfig[] | null;
+  /** Each extraction with its defaults filled and the configured provider it runs on (null: offline). */
+  extractions: { option: StructuredExtractionOptions; provider: string | null }[] | null;
+  enrichment: Required<EnrichmentOptions>;
+  /** Settings of every provider named here, by name. */
+  providers: Record<string, ProviderSettings>;
+  classificationProvider: string | null;
+  enrichmentProvider: string | null;
+}
+
+/** What understandDocument gave, in wire shapes. */
+export interface IntelligenceResult {
+  page_classes: PageClass[] | null;
+  structured_data: StructuredData[] | null;
+  usage: { extraction: [string, TokenUsage][]; summarization: [string, TokenUsage][] };
+}
 
 /** One document to parse, sent to a thread. */
 export interface ParseTask {
@@ -10,11 +39,15 @@ export interface ParseTask {
   mimeType: string;
   parsingOptions: Required<ParsingOptions>;
   pageRange: string | null;
+  /** Null when the job asks for none of classification, extraction and enrichment. */
+  intelligence: IntelligenceTask | null;
 }
 
 /** A thread's answer: the views, bad input (DocumentLoadError), or another error (an engine defect). */
 export type ParseReply =
-  | { kind: "ok"; result: ParseViews }
+  | { kind: "ok"; result: ParseViews; intelligence: IntelligenceResult | null }
+  /** A model provider failed, or kept answering outside the schema. */
+  | { kind: "provider-error"; message: string }
   | { kind: "load-error"; message: string; code: string | null }
   | { kind: "error"; message: string };
 export type ParseThreadReply = ParseReply & { id: number };

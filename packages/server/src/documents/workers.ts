@@ -6,10 +6,11 @@ import { toRfc3339 } from "../store/ids.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { createFileRepository } from "./files.ts";
 import type { JobEvents } from "./job-events.ts";
-import { unsupportedFeatures } from "./job-request.ts";
+import { intelligenceTask, storedResultOf } from "./job-intelligence.ts";
 import { type ClaimedJob, createJobRepository, type JobRecord, type StoredResult } from "./jobs.ts";
 import { mimeTypeOf } from "./mime-types.ts";
-import { ParseThread } from "./parse-threads.ts";
+import type { ModelProviders } from "./model-providers.ts";
+import { type IntelligenceResult, ParseThread } from "./parse-threads.ts";
 import type { DocumentsSettings } from "./settings.ts";
 import { type AddressGuard, fetchPublicUrl } from "./url-fetch.ts";
 import { notifyJobEvent } from "./webhooks/index.ts";
@@ -27,6 +28,8 @@ export interface JobWorkersDeps {
   urlGuard?: AddressGuard;
   /** Enables parse-thread.ts's test hooks (SVC_TEST_PARSE_HOOKS=1). */
   testHooks?: boolean;
+  /** The configured model providers the jobs' classification, extraction and enrichment may use. */
+  providers: ModelProviders;
   now?: () => number;
 }
 
@@ -142,8 +145,9 @@ export class JobWorkers {
       Math.max(100, (settings.leaseSecs * 1000) / 3),
     );
     try {
-      const unsupported = unsupportedFeatures(job.request);
-      if (unsupported) return await this.#fail(job, owner, unsupported);
+      // The providers are resolved again when the job runs: this host's configuration is the one that counts.
+      const intelligence = intelligenceTask(job.request, this.#deps.providers);
+      if (typeof intelligence === "string") return await this.#fail(job, owner, intelligence);
       let input: JobInput;
       try {
         input = await this.#input(job);
@@ -159,13 +163,16 @@ export class JobWorkers {
           mimeType: input.mimeType,
           parsingOptions: job.request.parsingOptions,
           pageRange: job.request.pageRange,
+          intelligence,
         },
         settings.jobTimeoutSecs * 1000,
         stop,
       );
       switch (outcome.kind) {
         case "ok":
-          return await this.#complete(job, owner, outcome.result);
+          return await this.#complete(job, owner, outcome.result, outcome.intelligence);
+        case "provider-error":
+          return await this.#fail(job, owner, outcome.message);
         case "load-error":
           return await this.#fail(
             job,
@@ -235,13 +242,13 @@ export class JobWorkers {
     }
   }
 
-  async #complete(job: JobRecord, owner: string, views: ParseViews): Promise<void> {
-    const stored: StoredResult = { pages: views.pages, chunks: views.chunks, usage: views.usage };
-    if (views.merged_tables) stored.merged_tables = views.merged_tables;
-    if (job.kind === "parse") {
-      stored.page_classes = null;
-      stored.structured_data = null;
-    }
+  async #complete(
+    job: JobRecord,
+    owner: string,
+    views: ParseViews,
+    intelligence: IntelligenceResult | null,
+  ): Promise<void> {
+    const stored: StoredResult = storedResultOf(job.kind, views, intelligence);
     await this.#finish(job, "document_ingestion.job.completed", (jobs) =>
       jobs.complete(job.id, owner, {
         result: stored,
