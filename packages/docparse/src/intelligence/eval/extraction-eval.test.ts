@@ -26,6 +26,7 @@ test("the offline extractor on a subset of the eval set keeps precision ≥ 0.95
       formats: office ? ["html", "pdf"] : ["html", "markdown"],
       mixed: office ? 2 : 0,
       heldOut: 0,
+      fresh: 0,
       only: (id) => /-(0|10|20|30)$/.test(id),
     });
     assert.equal(report.documents.length, 24);

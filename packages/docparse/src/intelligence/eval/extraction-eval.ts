@@ -23,7 +23,7 @@ import {
 
 export interface DocumentResult extends FieldCounts {
   id: string;
-  /** Whether the document uses the wordings the extractor was developed against or held-out ones. */
+  /** Whether the document uses the wordings the extractor was developed against, held-out or fresh ones. */
   wording: Wording;
   kind: Kind;
   layout: string;
@@ -48,6 +48,9 @@ export interface EvalReport {
   /** The held-out wordings' documents, counted apart from the figures above. */
   heldOut: FieldCounts;
   heldOutByKind: Record<string, FieldCounts>;
+  /** The fresh wordings' documents (never used to tune the extractor), counted apart too. */
+  fresh: FieldCounts;
+  freshByKind: Record<string, FieldCounts>;
   pages: PageResult[];
   /** Pages whose count after conversion differs from the pages written (the set's assumption broke). */
   pageCountMismatches: string[];
@@ -61,6 +64,8 @@ export interface EvalOptions {
   formats?: readonly Format[];
   /** Held-out wording documents per kind and layout (default 1; 0 to skip). */
   heldOut?: number;
+  /** Fresh wording documents per kind and layout (default 1; 0 to skip). */
+  fresh?: number;
   /** Mixed documents for classification (default 6; 0 to skip). */
   mixed?: number;
   /** Keep only these document ids (for a quick subset). */
@@ -74,6 +79,10 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
     ...buildExtractionSet(options.heldOut ?? 1, "held-out").map((doc) => ({
       ...doc,
       wording: "held-out" as const,
+    })),
+    ...buildExtractionSet(options.fresh ?? 1, "fresh").map((doc) => ({
+      ...doc,
+      wording: "fresh" as const,
     })),
   ].filter((doc) => options.only?.(doc.id) ?? true);
   const mixed = buildMixedSet(options.mixed ?? 6);
@@ -103,7 +112,15 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
   const overall: FieldCounts = { tp: 0, fp: 0, fn: 0 };
   const heldOut: FieldCounts = { tp: 0, fp: 0, fn: 0 };
   const heldOutByKind: Record<string, FieldCounts> = {};
+  const fresh: FieldCounts = { tp: 0, fp: 0, fn: 0 };
+  const freshByKind: Record<string, FieldCounts> = {};
   for (const result of results) {
+    if (result.wording === "fresh") {
+      freshByKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
+      addCounts(freshByKind[result.kind], result);
+      addCounts(fresh, result);
+      continue;
+    }
     if (result.wording === "held-out") {
       heldOutByKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
       addCounts(heldOutByKind[result.kind], result);
@@ -144,6 +161,8 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
     overall,
     heldOut,
     heldOutByKind,
+    fresh,
+    freshByKind,
     pages,
     pageCountMismatches,
   };

@@ -197,8 +197,11 @@ export const SCHEMAS: Record<Kind, JsonSchema> = {
   report: REPORT_SCHEMA,
 };
 
-/** Which label wordings a document uses: those the extractor was developed against, or others held out. */
-export type Wording = "dev" | "held-out";
+/**
+ * Which label wordings a document uses: those the extractor was developed against, others held out, or a third
+ * "fresh" set written after the held-out one and never used to tune the extractor (a measure only).
+ */
+export type Wording = "dev" | "held-out" | "fresh";
 
 /**
  * Wordings of the held-out set, by the first development wording of the same field: labels real documents use that
@@ -253,10 +256,59 @@ const HELD_OUT: Record<string, string[]> = {
   "Growth (%)": ["Change", "Growth rate", "Change (%)", "YoY"],
 };
 
+/**
+ * Wordings of the fresh set, by the first development wording of the same field: realistic labels found in neither
+ * the development nor the held-out wordings. Written before the extractor was changed for recall on unseen
+ * wordings, and used only to measure it; never to tune it.
+ */
+const FRESH: Record<string, string[]> = {
+  "Invoice Number": ["Inv #", "Bill No.", "Invoice Num.", "Invoice Reference"],
+  "Invoice Date": ["Date of Invoice", "Billed On", "Inv. Date", "Date Invoiced"],
+  "Due Date": ["Payment Due By", "Date Due", "Please Pay By", "Pay Before"],
+  "PO Number": ["Purchase Order No.", "PO Ref.", "Buyer Order No.", "Client PO #"],
+  From: ["Supplier Name", "Billed By", "Merchant", "Payee"],
+  "Bill To": ["Bill-to Party", "Client Name", "Buyer", "Purchaser"],
+  Currency: ["Currency (ISO)", "Ccy", "Invoice Currency", "Payment Currency"],
+  Subtotal: ["Sub Total", "Amount before VAT", "Goods Total", "Net Value"],
+  Tax: ["VAT @ 20%", "Total Tax", "Tax Due", "GST/HST"],
+  "Total Due": ["Amount Payable", "Total Amount", "Total incl. VAT", "Amount to Pay"],
+  Paid: ["Is Paid", "Paid (Y/N)", "Fully Paid", "Payment Made"],
+  Description: ["Item / Service", "Particulars", "Goods", "Description of Goods"],
+  Qty: ["Qty.", "No. of Units", "Quantity Ordered", "Ordered"],
+  "Unit Price": ["Price/Unit", "Unit Rate", "Price Each", "U/Price"],
+  Amount: ["Total Price", "Ext. Price", "Line Value", "Amount (excl. tax)"],
+  "First Name": ["Christian Name", "First Names", "Applicant's First Name", "Name (Given)"],
+  "Last Name": ["Surname(s)", "Last Names", "Applicant's Last Name", "Name (Family)"],
+  "Date of Birth": ["Birthday", "Date Born", "Applicant's Date of Birth", "Born on"],
+  Email: ["Email ID", "E-mail Addr.", "Electronic Mail", "Your Email"],
+  Phone: ["Phone No.", "Tel. No.", "Cell", "Daytime Phone"],
+  Address: ["Mailing Address", "Current Address", "Address Line", "Permanent Address"],
+  "Employment Status": ["Employment situation", "Job Status", "Occupation", "Working Status"],
+  "Annual Income": ["Annual Salary", "Income (per annum)", "Yearly Gross Income", "Annual Earnings"],
+  "Has Dependents": ["Any dependants?", "Dependents (Y/N)", "Have dependents", "Dependent children?"],
+  "Number of Dependents": [
+    "No. of Dependants",
+    "Dependent Count",
+    "Count of Dependents",
+    "Dependents (total)",
+  ],
+  "Signature Date": ["Signed Date", "Date of Signing", "Signature Dt.", "Date (signature)"],
+  Author: ["Report Author", "Authored by", "Report Owner", "Created by"],
+  "Report Date": ["Publication Date", "Report Dated", "Release Date", "Date Published"],
+  Department: ["Dept.", "Department Name", "Business Area", "Dept"],
+  Period: ["Reporting Quarter", "Time Period", "For the Period", "Review Period"],
+  Revenue: ["Total Sales", "Gross Revenue", "Gross Sales", "Top Line"],
+  Expenses: ["Total Expenditure", "Expenditure", "Cost of Operations", "Spend"],
+  "Net Income": ["Net Earnings", "Profit / (Loss)", "Net Surplus", "Earnings"],
+  Headcount: ["Staff Count", "No. of Staff", "Total Employees", "Head Count"],
+  "Growth (%)": ["% Change", "Growth %", "Variance %", "YoY %"],
+};
+
 /** The label a document uses for a field: one of the field's wordings, by the document's layout and index. */
 function labelFor(wording: Wording): (layoutIndex: number, options: string[]) => string {
   return (layoutIndex, options) => {
-    const choices = wording === "held-out" ? (HELD_OUT[options[0]] ?? options) : options;
+    const alternatives = wording === "held-out" ? HELD_OUT : wording === "fresh" ? FRESH : {};
+    const choices = alternatives[options[0]] ?? options;
     return choices[layoutIndex % choices.length];
   };
 }
@@ -537,7 +589,7 @@ const BUILDERS: Record<Kind, (index: number, layout: Layout, wording?: Wording) 
 
 /**
  * Every (kind, layout) document of the set; `perLayout` documents of each, each with its own values. The
- * held-out wording gives other documents (other values too), ids prefixed `held-out-`.
+ * held-out and fresh wordings give other documents (other values too), ids prefixed `held-out-` and `fresh-`.
  */
 export function buildExtractionSet(perLayout = 1, wording: Wording = "dev"): EvalDocument[] {
   const documents: EvalDocument[] = [];
@@ -547,8 +599,9 @@ export function buildExtractionSet(perLayout = 1, wording: Wording = "dev"): Eva
         if (wording === "dev") {
           documents.push(BUILDERS[kind](LAYOUTS.indexOf(layout) * 10 + copy, layout));
         } else {
-          const doc = BUILDERS[kind](LAYOUTS.indexOf(layout) * 10 + 5 + copy, layout, wording);
-          documents.push({ ...doc, id: `held-out-${doc.id}` });
+          const base = wording === "held-out" ? 5 : 200;
+          const doc = BUILDERS[kind](LAYOUTS.indexOf(layout) * 10 + base + copy, layout, wording);
+          documents.push({ ...doc, id: `${wording}-${doc.id}` });
         }
       }
     }

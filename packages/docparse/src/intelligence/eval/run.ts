@@ -1,7 +1,7 @@
 /**
- * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--mixed N (10)] [--format pdf] [--verbose]
+ * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--fresh N (3)] [--mixed N (10)] [--format pdf] [--verbose]
  * [--json]`: generates the labelled set in a temporary directory, prints field precision and recall of the offline
- * extractor per kind, per format and overall (and apart, on held-out label wordings), and page-classification
+ * extractor per kind, per format and overall (and apart, on held-out and on fresh label wordings), and page-classification
  * accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     format: { type: "string", multiple: true },
     mixed: { type: "string", default: "10" },
     "held-out": { type: "string", default: "3" },
+    fresh: { type: "string", default: "3" },
     verbose: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
@@ -37,6 +38,7 @@ try {
     formats,
     mixed: office ? Number(values.mixed) : 0,
     heldOut: Number(values["held-out"]),
+    fresh: Number(values.fresh),
   });
   if (values.json) {
     console.log(JSON.stringify(report, null, 2));
@@ -51,11 +53,17 @@ try {
     for (const [kind, counts] of Object.entries(report.byKind)) console.log(line(kind, counts));
     for (const [format, counts] of Object.entries(report.byFormat)) console.log(line(format, counts));
     console.log(line("overall", report.overall));
-    const held = report.documents.length - dev;
+    const held = report.documents.filter((doc) => doc.wording === "held-out").length;
     if (held > 0) {
       console.log(`Held-out wordings (labels the extractor was not developed against): ${held} documents`);
       for (const [kind, counts] of Object.entries(report.heldOutByKind)) console.log(line(kind, counts));
       console.log(line("held-out", report.heldOut));
+    }
+    const freshCount = report.documents.filter((doc) => doc.wording === "fresh").length;
+    if (freshCount > 0) {
+      console.log(`Fresh wordings (a third set, never used to tune the extractor): ${freshCount} documents`);
+      for (const [kind, counts] of Object.entries(report.freshByKind)) console.log(line(kind, counts));
+      console.log(line("fresh", report.fresh));
     }
     const invalid = report.documents.filter((doc) => doc.schemaErrors.length > 0);
     console.log(`data failing its schema: ${invalid.length}`);
