@@ -3,6 +3,7 @@
  * snake_case/camelCase, with the names of the objects it sits in, its title, the aliases its description quotes,
  * and for table columns common header words), and the scores of a label against them.
  */
+import { lexiconLabels } from "./lexicon.ts";
 import type { Pair } from "./pairs.ts";
 import { mainLabelTerms } from "./pairs.ts";
 import type { JsonSchema } from "./schema.ts";
@@ -113,6 +114,7 @@ export function fieldSpec(
   if (parents.length > 0) variants.push(new Set([...parentTerms, ...own]));
   if (typeof schema.title === "string") variants.push(new Set(labelTerms(schema.title)));
   for (const alias of descriptionAliases(schema.description)) variants.push(new Set(labelTerms(alias)));
+  for (const synonym of lexiconLabels(name)) variants.push(new Set(labelTerms(synonym)));
   if (columns) {
     const key = normalizeText(name).replace(/ /g, "_");
     for (const synonym of COLUMN_SYNONYMS[key] ?? []) variants.push(new Set(labelTerms(synonym)));
