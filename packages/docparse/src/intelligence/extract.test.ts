@@ -289,7 +289,8 @@ test("near-miss labels stay out: other nouns, changed amounts, ambiguous partial
   });
   assert.deepEqual(data, {
     invoice_number: null, // "Invoice To" names no number
-    customer_name: null, // "Bill Number" is a number, not the bill-to party
+    // "Invoice To" is the bill-to party (a role label kept apart by its "to"); "Bill Number" is a number, not it.
+    customer_name: "Acme Corp",
     total: null, // a net total is not the total
     start_date: null, // "Date" could be either date
     end_date: null,

@@ -92,9 +92,9 @@ function descriptionAliases(description: unknown): string[] {
  */
 const COLUMN_SYNONYMS: Record<string, string[]> = {
   quantity: ["qty", "units", "count", "pcs", "hours", "no of units"],
-  amount: ["total", "line total", "sum", "extended price", "net amount"],
+  amount: ["total", "line total", "sum", "extended price", "extended", "net amount", "line amount"],
   description: ["item", "product", "service", "details", "article"],
-  unit_price: ["price", "rate", "unit cost", "cost"],
+  unit_price: ["price", "rate", "unit cost", "cost", "each", "price per unit", "unit rate"],
   price: ["unit price", "rate", "unit cost"],
   revenue: ["sales", "turnover"],
   growth: ["change", "yoy"],

@@ -105,11 +105,16 @@ const CANONICAL: Record<string, string> = {
 export function labelTerms(text: string): string[] {
   // Phrases whose words alone mean something else ("Family: Anatidae" is not a surname).
   const phrased = text
+    .replace(/\bd\.\s?o\.\s?b\b\.?/gi, "dob")
+    .replace(/\bbirth(?:date|day)\b/gi, "birth date")
     .replace(/e-mail/gi, "email")
     .replace(/\bfamily\s+name/gi, "last name")
     .replace(/\bgiven\s+name/gi, "first name");
   const all = words(phrased);
   const content = all.filter((word) => !STOPWORDS.has(word) || word === "no");
+  // A role label ends in "to" or "by" ("Sold To", "Sold By", "Prepared by"): the word tells the parties apart.
+  const last = all.at(-1);
+  if (content.length > 0 && all.length >= 2 && (last === "to" || last === "by")) content.push(last);
   // A label of common words only ("From", "To") is its words.
   return (content.length > 0 ? content : all).map((word) => {
     const stemmed = stem(word);
