@@ -377,3 +377,57 @@ test("a schema that refers to itself ends in nulls, not a loop; apostrophes are 
   };
   assert.deepEqual(extractStructured(partition, aliased, { provideCitations: false }).data, { ref: "R-9" });
 });
+
+test("unseen wordings: lexicon synonyms, role labels, split compounds and abbreviations; no invention", async () => {
+  const text = [
+    "# Invoice",
+    "Sold By: Wayne Works",
+    "Sold To: Globex Ltd",
+    "Balance Due: $120.00",
+    "Sub Total: $100.00",
+    "Work Force: 42",
+    "Acct.: AC-778",
+    "Dept.: Finance",
+    "Net Profit: $7.00",
+    "Previous Balance: $55.00",
+  ].join("\n\n");
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const schema = {
+    type: "object",
+    properties: {
+      vendor_name: { type: "string" },
+      customer_name: { type: "string" },
+      total: { type: "number" },
+      subtotal: { type: "number" },
+      workforce: { type: "integer" },
+      account: { type: "string" },
+      department: { type: "string" },
+      revenue: { type: "number" },
+      tax: { type: "number" },
+    },
+    required: [
+      "vendor_name",
+      "customer_name",
+      "total",
+      "subtotal",
+      "headcount",
+      "department",
+      "revenue",
+      "tax",
+    ],
+  };
+  const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+    provideCitations: false,
+  });
+  assert.deepEqual(data, {
+    vendor_name: "Wayne Works", // "Sold By": the seller
+    customer_name: "Globex Ltd", // "Sold To": the buyer
+    total: 120,
+    subtotal: 100, // "Sub Total" is one word of the schema
+    workforce: 42, // "Work Force" is one word of the schema
+    account: "AC-778", // "Acct." abbreviates it
+    department: "Finance",
+    revenue: null, // a profit is not the revenue
+    tax: null, // nothing names the tax
+  });
+});

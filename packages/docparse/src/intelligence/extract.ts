@@ -24,6 +24,7 @@ import {
   LABEL_MATCH_THRESHOLD,
   labelScore,
   PARTIAL_NAME_SCORE,
+  schemaLabelTerms,
 } from "./label-match.ts";
 import { collectPairs, headerRows, type Pair, tableGrid } from "./pairs.ts";
 import type { Partition } from "./partition.ts";
@@ -435,12 +436,16 @@ export function extractStructured(
   // `report_date`): used to tell where a label starts in run-on text.
   const known = (candidate: string[]) =>
     candidate.length > 0 && variants.some((variant) => candidate.every((term) => variant.has(term)));
+  // Labels read against the schema's words: "Sub Total" is `subtotal`, "Dept." `department`.
+  const knownTerms = new Set(variants.flatMap((variant) => [...variant]));
+  const pairs = collectPairs(items, known, (term) => vocabulary.has(term));
+  for (const pair of pairs) pair.labelTerms = schemaLabelTerms(pair.label, pair.labelTerms, knownTerms);
   const state: Extraction = {
     scalars: [],
     objectsMade: new Set(),
     objects: 0,
     fieldNames: scalarFieldNames(schema),
-    pairs: collectPairs(items, known, (term) => vocabulary.has(term)),
+    pairs,
     used: new Set(),
     context,
     items,

@@ -272,3 +272,50 @@ function headerScoreExact(header: string, field: FieldSpec): number {
   };
   return labelScore(pair, { ...field, parentTerms: new Set() }, new Set(), "");
 }
+
+/** Whether the letters of `short` appear in `long` in order, starting with its first ("dept" in "department"). */
+function abbreviates(short: string, long: string): boolean {
+  if (long.length <= short.length || short[0] !== long[0]) return false;
+  let at = 1;
+  for (const letter of short.slice(1)) {
+    at = long.indexOf(letter, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * A label's terms read against the schema's vocabulary (`known`: every term of its fields' variants): two words
+ * that together are one known term are that term ("Sub Total", "Head Count"), and an abbreviation (a word
+ * written with a dot, "Ref.", or with no vowel after its first letter, "Dt", "Mgr") that stands for exactly one
+ * known term with the same first letter is that term. Terms already known are kept as they are.
+ */
+export function schemaLabelTerms(label: string, labelTermsOfLabel: string[], known: Set<string>): string[] {
+  const result = [...labelTermsOfLabel];
+  const replace = (from: string[], to: string) => {
+    const index = result.indexOf(from[0]);
+    if (index < 0 || !from.every((term) => result.includes(term))) return;
+    for (const term of from) result.splice(result.indexOf(term), 1);
+    result.splice(Math.min(index, result.length), 0, to);
+  };
+  const main = label.replace(/\([^)]*\)/g, " ");
+  const raw = main.match(/[\p{L}]+\.?/gu) ?? [];
+  for (let i = 0; i + 1 < raw.length; i++) {
+    const [a, b] = [raw[i].replace(/\.$/, ""), raw[i + 1].replace(/\.$/, "")];
+    const joined = labelTerms(`${a}${b}`.toLowerCase());
+    if (joined.length !== 1 || !known.has(joined[0])) continue;
+    const parts = [...labelTerms(a), ...labelTerms(b)];
+    if (parts.length === 2 && !parts.every((part) => known.has(part))) replace(parts, joined[0]);
+  }
+  for (const word of raw) {
+    const bare = word.replace(/\.$/, "").toLowerCase();
+    const dotted = word.endsWith(".");
+    const vowelless = /^[a-z][^aeiouy]+$/.test(bare);
+    if (bare.length < 2 || bare.length > 5 || !(dotted || vowelless)) continue;
+    const [term] = labelTerms(bare);
+    if (term === undefined || known.has(term)) continue;
+    const expansions = [...known].filter((candidate) => abbreviates(bare, candidate));
+    if (expansions.length === 1) replace([term], expansions[0]);
+  }
+  return result;
+}
