@@ -439,7 +439,15 @@ export function extractStructured(
   // Labels read against the schema's words: "Sub Total" is `subtotal`, "Dept." `department`.
   const knownTerms = new Set(variants.flatMap((variant) => [...variant]));
   const pairs = collectPairs(items, known, (term) => vocabulary.has(term));
-  for (const pair of pairs) pair.labelTerms = schemaLabelTerms(pair.label, pair.labelTerms, knownTerms);
+  for (const pair of pairs) {
+    pair.labelTerms = schemaLabelTerms(pair.label, pair.labelTerms, knownTerms);
+    // A parenthesis of schema words qualifies the label ("Name (first)", "Salary (annual)"); other ones are
+    // units or formats ("(USD)", "(DD/MM/YYYY)") and stay out.
+    const inner = [...pair.label.matchAll(/\(([^)]*)\)/g)].flatMap((match) => labelTerms(match[1]));
+    if (inner.length > 0 && inner.every((term) => knownTerms.has(term))) {
+      pair.labelTerms = [...new Set([...pair.labelTerms, ...inner])];
+    }
+  }
   const state: Extraction = {
     scalars: [],
     objectsMade: new Set(),

@@ -16,14 +16,19 @@ const STOPWORDS = new Set(
 
 /** Lower case, accents folded, camelCase and snake_case split into words separated by single spaces. */
 export function normalizeText(text: string): string {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[_\s]+/g, " ")
-    .trim();
+  return (
+    text
+      // Not camelCase: plural acronyms ("FTEs", "IDs") and period-over-period ratios ("YoY", "QoQ").
+      .replace(/\b([A-Z]{2,})s\b/g, "$1S")
+      .replace(/\b([A-Z])o\1\b/g, (ratio) => ratio.toUpperCase())
+      .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[_\s]+/g, " ")
+      .trim()
+  );
 }
 
 /** A light English stemmer: plural, past and -ing endings, and a few derivational ones. */
