@@ -120,6 +120,9 @@ export function labelTerms(text: string): string[] {
   // A role label ends in "to" or "by" ("Sold To", "Sold By", "Prepared by"): the word tells the parties apart.
   const last = all.at(-1);
   if (content.length > 0 && all.length >= 2 && (last === "to" || last === "by")) content.push(last);
+  // "Issued on", "Born on", "Due on": the date of the event.
+  if (content.length > 0 && all.length >= 2 && last === "on" && !content.includes("date"))
+    content.push("date");
   // A label of common words only ("From", "To") is its words.
   return (content.length > 0 ? content : all).map((word) => {
     const stemmed = stem(word);
