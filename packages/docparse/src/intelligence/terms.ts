@@ -110,6 +110,8 @@ const CANONICAL: Record<string, string> = {
 export function labelTerms(text: string): string[] {
   // Phrases whose words alone mean something else ("Family: Anatidae" is not a surname).
   const phrased = text
+    // A possessive is its owner ("Applicant's Email" is the applicant's email), not a word "s".
+    .replace(/(\p{L})['’]s\b/gu, "$1")
     .replace(/\bd\.\s?o\.\s?b\b\.?/gi, "dob")
     .replace(/\bbirth(?:date|day)\b/gi, "birth date")
     .replace(/e-mail/gi, "email")
