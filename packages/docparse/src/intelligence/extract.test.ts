@@ -431,3 +431,31 @@ test("unseen wordings: lexicon synonyms, role labels, split compounds and abbrev
     tax: null, // nothing names the tax
   });
 });
+
+test("table headers are read against the item's words: an abbreviated header names its column", async () => {
+  const text = "# Stock\n\n| Prod. Code | Qty |\n| --- | --- |\n| A-100 | 4 |\n| B-200 | 7 |\n";
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const schema = {
+    type: "object",
+    properties: {
+      lines: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { product_code: { type: "string" }, quantity: { type: "integer" } },
+          required: ["product_code", "quantity"],
+        },
+      },
+    },
+    required: ["lines"],
+  };
+  const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+    provideCitations: false,
+  });
+  assert.deepEqual(data, {
+    lines: [
+      { product_code: "A-100", quantity: 4 },
+      { product_code: "B-200", quantity: 7 },
+    ],
+  });
+});

@@ -213,9 +213,12 @@ function mapColumns(
       .join(" ")
       .trim();
   const scored: { name: string; col: number; score: number }[] = [];
+  const known = new Set(
+    scalar.flatMap((property) => property.spec.variants.flatMap((variant) => [...variant])),
+  );
   for (const property of scalar) {
     for (let col = 0; col < numCols; col++) {
-      const score = headerScore(headerText(col), property.spec);
+      const score = headerScore(headerText(col), property.spec, known);
       if (score >= 0.5) scored.push({ name: property.name, col, score });
     }
   }

@@ -250,18 +250,20 @@ export function headNamed(pair: Pair, field: FieldSpec, raw: string): boolean {
  * How well a column header names a property: the label score without context, or 0.8 when the header holds
  * every term of one of the property's variants ("Item Description" for `description`).
  */
-export function headerScore(header: string, field: FieldSpec): number {
-  const headerTerms = new Set(mainLabelTerms(header));
+export function headerScore(header: string, field: FieldSpec, known?: Set<string>): number {
+  // Read against the columns' words when given: "Ext. Price", "Sub Total".
+  const terms = known ? schemaLabelTerms(header, mainLabelTerms(header), known) : mainLabelTerms(header);
+  const headerTerms = new Set(terms);
   if (field.variants.some((variant) => [...variant].every((term) => headerTerms.has(term)))) {
-    return Math.max(0.8, headerScoreExact(header, field));
+    return Math.max(0.8, headerScoreExact(header, terms, field));
   }
-  return headerScoreExact(header, field);
+  return headerScoreExact(header, terms, field);
 }
 
-function headerScoreExact(header: string, field: FieldSpec): number {
+function headerScoreExact(header: string, terms: string[], field: FieldSpec): number {
   const pair: Pair = {
     label: header,
-    labelTerms: mainLabelTerms(header),
+    labelTerms: terms,
     value: "",
     kind: "table",
     page: 1,
