@@ -387,6 +387,7 @@ test("unseen wordings: lexicon synonyms, role labels, split compounds and abbrev
     "Sub Total: $100.00",
     "Work Force: 42",
     "Acct.: AC-778",
+    "Adress: 1 Main Street",
     "Dept.: Finance",
     "Net Profit: $7.00",
     "Previous Balance: $55.00",
@@ -401,6 +402,7 @@ test("unseen wordings: lexicon synonyms, role labels, split compounds and abbrev
       subtotal: { type: "number" },
       workforce: { type: "integer" },
       account: { type: "string" },
+      address: { type: "string" },
       department: { type: "string" },
       revenue: { type: "number" },
       tax: { type: "number" },
@@ -426,6 +428,7 @@ test("unseen wordings: lexicon synonyms, role labels, split compounds and abbrev
     subtotal: 100, // "Sub Total" is one word of the schema
     workforce: 42, // "Work Force" is one word of the schema
     account: "AC-778", // "Acct." abbreviates it
+    address: "1 Main Street", // a typo one letter from the schema's word
     department: "Finance",
     revenue: null, // a profit is not the revenue
     tax: null, // nothing names the tax

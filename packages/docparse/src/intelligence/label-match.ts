@@ -286,11 +286,25 @@ function abbreviates(short: string, long: string): boolean {
   return true;
 }
 
+/** Whether two words differ by one letter added, dropped, changed, or two neighbours swapped. */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  const [restA, restB] = [a.slice(start), b.slice(start)];
+  if (restA.slice(1) === restB.slice(1) || restA.slice(1) === restB || restA === restB.slice(1)) return true;
+  return (
+    restA.length >= 2 && restA[0] === restB[1] && restA[1] === restB[0] && restA.slice(2) === restB.slice(2)
+  );
+}
+
 /**
  * A label's terms read against the schema's vocabulary (`known`: every term of its fields' variants): two words
  * that together are one known term are that term ("Sub Total", "Head Count"), and an abbreviation (a word
  * written with a dot, "Ref.", or with no vowel after its first letter, "Dt", "Mgr") that stands for exactly one
- * known term with the same first letter is that term. Terms already known are kept as they are.
+ * known term with the same first letter is that term; a word of five letters or more one edit from exactly one
+ * known term of five or more is that term (a typo or an OCR slip: "Invocie", "Adress"). Terms already known are
+ * kept as they are.
  */
 export function schemaLabelTerms(label: string, labelTermsOfLabel: string[], known: Set<string>): string[] {
   const result = [...labelTermsOfLabel];
@@ -318,6 +332,11 @@ export function schemaLabelTerms(label: string, labelTermsOfLabel: string[], kno
     if (term === undefined || known.has(term)) continue;
     const expansions = [...known].filter((candidate) => abbreviates(bare, candidate));
     if (expansions.length === 1) replace([term], expansions[0]);
+  }
+  for (const term of [...result]) {
+    if (term.length < 5 || known.has(term)) continue;
+    const near = [...known].filter((candidate) => candidate.length >= 5 && oneEditApart(term, candidate));
+    if (near.length === 1) replace([term], near[0]);
   }
   return result;
 }
