@@ -444,10 +444,13 @@ export function extractStructured(
   const pairs = collectPairs(items, known, (term) => vocabulary.has(term));
   for (const pair of pairs) {
     pair.labelTerms = schemaLabelTerms(pair.label, pair.labelTerms, knownTerms);
-    // A parenthesis of schema words qualifies the label ("Name (first)", "Salary (annual)"); other ones are
-    // units or formats ("(USD)", "(DD/MM/YYYY)") and stay out.
+    // A parenthesis of schema words qualifies a label that is no field's label without it ("Name (first)",
+    // "Salary (annual)", but not "Subtotal (excl. tax)"); other ones are units or formats ("(USD)") and stay out.
     const inner = [...pair.label.matchAll(/\(([^)]*)\)/g)].flatMap((match) => labelTerms(match[1]));
-    if (inner.length > 0 && inner.every((term) => knownTerms.has(term))) {
+    const whole = (candidate: Set<string>) =>
+      candidate.size === new Set(pair.labelTerms).size &&
+      pair.labelTerms.every((term) => candidate.has(term));
+    if (inner.length > 0 && inner.every((term) => knownTerms.has(term)) && !variants.some(whole)) {
       pair.labelTerms = [...new Set([...pair.labelTerms, ...inner])];
     }
   }
