@@ -462,3 +462,18 @@ test("table headers are read against the item's words: an abbreviated header nam
     ],
   });
 });
+
+test("a one-column table is its header's label over its value", async () => {
+  const text =
+    "# Invoice\n\n| Customer |\n| --- |\n| Globex Ltd |\n\n| Notes |\n| --- |\n| Leave at the door |\n";
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const schema = {
+    type: "object",
+    properties: { customer_name: { type: "string" }, due_date: { type: "string", format: "date" } },
+    required: ["customer_name", "due_date"],
+  };
+  const { data } = extractStructured(partitionDocument(document, "none", null)[0], schema, {
+    provideCitations: false,
+  });
+  assert.deepEqual(data, { customer_name: "Globex Ltd", due_date: null });
+});

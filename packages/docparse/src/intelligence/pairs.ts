@@ -268,7 +268,9 @@ function addTablePairs(
   if (grid.length === 2) {
     const valueLike = grid[0].some((cell) => cell !== null && /[\d@]/.test(cell.text));
     const flagged = grid[0].some((cell) => cell?.columnHeader);
-    const headerReading = !valueLike && table.numCols > 1;
+    // A one-column table is a header over its value when its header is flagged or a field's label.
+    const single = table.numCols === 1 && (flagged || known(mainLabelTerms(grid[0][0]?.text ?? "")));
+    const headerReading = !valueLike && (table.numCols > 1 || single);
     const kvKnown = keyValue ? knownCount(grid.flatMap((row) => labelColumns.map((col) => row[col]))) : -1;
     const headerKnown = headerReading ? knownCount(grid[0]) : -1;
     if (headerReading && (headerKnown > kvKnown || (headerKnown === kvKnown && flagged) || !keyValue)) {
