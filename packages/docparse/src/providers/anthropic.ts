@@ -1,12 +1,6 @@
 import { base64, jsonOfAnswer, protocolSchemaName, schemaForModel, tokenCount } from "./model-schema.ts";
-import {
-  type Completion,
-  type CompletionRequest,
-  type ModelProvider,
-  ProviderError,
-  type ProviderSettings,
-} from "./provider.ts";
-import { endpoint, postJson, type RetryPolicy } from "./provider-http.ts";
+import { type Completion, type CompletionRequest, ProviderError } from "./provider.ts";
+import { endpoint, HttpProvider, postJson } from "./provider-http.ts";
 
 /** The API version the requests are written against (sent as `anthropic-version`). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -17,24 +11,9 @@ export const ANTHROPIC_VERSION = "2023-06-01";
  * answer is the `input` of the `tool_use` block. Images go first in the user turn as base64 `image` blocks. Usage is
  * read from `usage.input_tokens` and `usage.output_tokens`.
  */
-export class AnthropicProvider implements ModelProvider {
-  readonly name: string;
-  readonly vision: boolean;
-  readonly #settings: ProviderSettings;
-  readonly #policy: RetryPolicy;
-
-  constructor(name: string, settings: ProviderSettings, policy: Partial<RetryPolicy> = {}) {
-    this.name = name;
-    this.vision = settings.vision;
-    this.#settings = settings;
-    this.#policy = { timeoutMs: settings.timeoutMs, retries: settings.retries, ...policy };
-  }
-
+export class AnthropicProvider extends HttpProvider {
   requestBody(request: CompletionRequest): Record<string, unknown> {
-    const images = request.images ?? [];
-    if (images.length > 0 && !this.vision) {
-      throw new ProviderError(this.name, "this provider is not configured for images (vision: false)");
-    }
+    const images = this.imagesOf(request);
     const content = [
       ...images.map((image) => ({
         type: "image",
@@ -43,8 +22,8 @@ export class AnthropicProvider implements ModelProvider {
       { type: "text", text: request.prompt },
     ];
     const body: Record<string, unknown> = {
-      model: this.#settings.model,
-      max_tokens: request.maxTokens ?? this.#settings.maxTokens,
+      model: this.settings.model,
+      max_tokens: request.maxTokens ?? this.settings.maxTokens,
       messages: [{ role: "user", content }],
       temperature: 0,
     };
@@ -65,13 +44,13 @@ export class AnthropicProvider implements ModelProvider {
 
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion> {
     const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };
-    if (this.#settings.apiKey) headers["x-api-key"] = this.#settings.apiKey;
+    if (this.settings.apiKey) headers["x-api-key"] = this.settings.apiKey;
     const answer = (await postJson(
       this.name,
-      endpoint(this.#settings.baseUrl, "messages"),
+      endpoint(this.settings.baseUrl, "messages"),
       headers,
       this.requestBody(request),
-      this.#policy,
+      this.policy,
       signal,
     )) as {
       content?: { type?: unknown; text?: unknown; name?: unknown; input?: unknown }[];

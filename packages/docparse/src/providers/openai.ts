@@ -1,12 +1,6 @@
 import { base64, jsonOfAnswer, protocolSchemaName, schemaForModel, tokenCount } from "./model-schema.ts";
-import {
-  type Completion,
-  type CompletionRequest,
-  type ModelProvider,
-  ProviderError,
-  type ProviderSettings,
-} from "./provider.ts";
-import { endpoint, postJson, type RetryPolicy } from "./provider-http.ts";
+import { type Completion, type CompletionRequest, ProviderError } from "./provider.ts";
+import { endpoint, HttpProvider, postJson } from "./provider-http.ts";
 
 /**
  * A client of the OpenAI chat-completions protocol (`POST {baseUrl}/chat/completions`), which vLLM, Ollama
@@ -14,27 +8,12 @@ import { endpoint, postJson, type RetryPolicy } from "./provider-http.ts";
  * `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`; images go as `image_url`
  * content parts holding data URLs. Usage is read from `usage.prompt_tokens` and `usage.completion_tokens`.
  */
-export class OpenAiProvider implements ModelProvider {
-  readonly name: string;
-  readonly vision: boolean;
-  readonly #settings: ProviderSettings;
-  readonly #policy: RetryPolicy;
-
-  constructor(name: string, settings: ProviderSettings, policy: Partial<RetryPolicy> = {}) {
-    this.name = name;
-    this.vision = settings.vision;
-    this.#settings = settings;
-    this.#policy = { timeoutMs: settings.timeoutMs, retries: settings.retries, ...policy };
-  }
-
+export class OpenAiProvider extends HttpProvider {
   /** The body of a chat-completions request (exported for the adapter's tests through `complete`). */
   requestBody(request: CompletionRequest): Record<string, unknown> {
     const messages: Record<string, unknown>[] = [];
     if (request.system) messages.push({ role: "system", content: request.system });
-    const images = request.images ?? [];
-    if (images.length > 0 && !this.vision) {
-      throw new ProviderError(this.name, "this provider is not configured for images (vision: false)");
-    }
+    const images = this.imagesOf(request);
     messages.push({
       role: "user",
       content:
@@ -49,9 +28,9 @@ export class OpenAiProvider implements ModelProvider {
             ],
     });
     const body: Record<string, unknown> = {
-      model: this.#settings.model,
+      model: this.settings.model,
       messages,
-      max_tokens: request.maxTokens ?? this.#settings.maxTokens,
+      max_tokens: request.maxTokens ?? this.settings.maxTokens,
       temperature: 0,
     };
     if (request.jsonSchema) {
@@ -69,13 +48,13 @@ export class OpenAiProvider implements ModelProvider {
 
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion> {
     const headers: Record<string, string> = {};
-    if (this.#settings.apiKey) headers.authorization = `Bearer ${this.#settings.apiKey}`;
+    if (this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
     const answer = (await postJson(
       this.name,
-      endpoint(this.#settings.baseUrl, "chat/completions"),
+      endpoint(this.settings.baseUrl, "chat/completions"),
       headers,
       this.requestBody(request),
-      this.#policy,
+      this.policy,
       signal,
     )) as {
       choices?: { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown }[];

@@ -1,4 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
+import type {
+  Completion,
+  CompletionRequest,
+  ModelProvider,
+  ProviderImage,
+  ProviderSettings,
+} from "./provider.ts";
 import { ProviderError } from "./provider.ts";
 
 /**
@@ -144,4 +151,30 @@ async function boundedText(response: Response, max: number): Promise<string | nu
 /** Base URL + path, with exactly one slash between them. */
 export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+/** What both protocol clients hold: the configured name, settings and retry policy, and the vision check. */
+export abstract class HttpProvider implements ModelProvider {
+  readonly name: string;
+  readonly vision: boolean;
+  protected readonly settings: ProviderSettings;
+  protected readonly policy: RetryPolicy;
+
+  constructor(name: string, settings: ProviderSettings, policy: Partial<RetryPolicy> = {}) {
+    this.name = name;
+    this.vision = settings.vision;
+    this.settings = settings;
+    this.policy = { timeoutMs: settings.timeoutMs, retries: settings.retries, ...policy };
+  }
+
+  /** The request's images; an error when there are some and the provider is not configured for them. */
+  protected imagesOf(request: CompletionRequest): ProviderImage[] {
+    const images = request.images ?? [];
+    if (images.length > 0 && !this.vision) {
+      throw new ProviderError(this.name, "this provider is not configured for images (vision: false)");
+    }
+    return images;
+  }
+
+  abstract complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion>;
 }
