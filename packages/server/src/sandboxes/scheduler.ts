@@ -181,28 +181,7 @@ export class Scheduler {
       await this.#checkLiveness(executor, running);
     }
     for (const row of live) {
-      if (row.status !== "pending") {
-        // Wall-clock time since the start (a claimed pool sandbox: since the claim), time suspended included;
-        // a snapshot under way finishes first; a pool's warm sandboxes wait unclaimed without a clock.
-        if (row.warm) continue;
-        const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
-        const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
-        if (due && (row.status === "running" || row.status === "suspended")) {
-          await this.terminate(row, { outcome: "timeout" });
-        }
-        continue;
-      }
-      if (row.executorId) continue; // being started
-      if (row.maxPendingSecs && t >= row.createdAt + row.maxPendingSecs * 1000) {
-        await repo.transition(row.id, ["pending"], {
-          status: "terminated",
-          terminationReason: "no_capacity",
-          errorDetails: `no host had room for the sandbox within max_pending_secs (${row.maxPendingSecs} s)`,
-          outcome: "failed",
-          endedAt: t,
-        });
-        continue;
-      }
+      if (await this.#endIfDue(row, t)) continue;
       const reason = executor?.unavailableReason() ?? "no executor runs on this server";
       if (!executor || executor.unavailableReason()) {
         if (row.pendingReason !== "no_executors_available") {
@@ -273,31 +252,41 @@ export class Scheduler {
     }
   }
 
+  /**
+   * What every scheduling pass does before placement: a started sandbox past its timeout ends `timeout`, a
+   * pending one past max_pending_secs ends `no_capacity`. True when the row needs no placement: it is not pending,
+   * it is placed and being started, or it just ended.
+   */
+  async #endIfDue(row: SandboxRow, t: number): Promise<boolean> {
+    if (row.status !== "pending") {
+      // Wall-clock time since the start (a claimed pool sandbox: since the claim), time suspended included;
+      // a snapshot under way finishes first; a pool's warm sandboxes wait unclaimed without a clock.
+      if (row.warm) return true;
+      const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
+      const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
+      if (due && (row.status === "running" || row.status === "suspended")) {
+        await this.terminate(row, { outcome: "timeout" });
+      }
+      return true;
+    }
+    if (row.executorId) return true; // placed, being started
+    if (!row.maxPendingSecs || t < row.createdAt + row.maxPendingSecs * 1000) return false;
+    await this.#o.repo.transition(row.id, ["pending"], {
+      status: "terminated",
+      terminationReason: "no_capacity",
+      errorDetails: `no host had room for the sandbox within max_pending_secs (${row.maxPendingSecs} s)`,
+      outcome: "failed",
+      endedAt: t,
+    });
+    return true;
+  }
+
   /** Timeouts, max_pending_secs, and placement of unplaced pending sandboxes on the executor with most room. */
   async #placeAcrossHosts(cluster: ClusterScheduling, live: SandboxRow[], t: number): Promise<void> {
     const { repo, now } = this.#o;
     const executors = await cluster.registry.alive(now() - cluster.lostAfterMs);
     for (const row of live) {
-      if (row.status !== "pending") {
-        if (row.warm) continue;
-        const limit = row.timeoutSecs || this.#o.maxTimeoutSecs;
-        const due = limit > 0 && row.startedAt !== null && t >= row.startedAt + limit * 1000;
-        if (due && (row.status === "running" || row.status === "suspended")) {
-          await this.terminate(row, { outcome: "timeout" });
-        }
-        continue;
-      }
-      if (row.executorId) continue; // placed, being started
-      if (row.maxPendingSecs && t >= row.createdAt + row.maxPendingSecs * 1000) {
-        await repo.transition(row.id, ["pending"], {
-          status: "terminated",
-          terminationReason: "no_capacity",
-          errorDetails: `no host had room for the sandbox within max_pending_secs (${row.maxPendingSecs} s)`,
-          outcome: "failed",
-          endedAt: t,
-        });
-        continue;
-      }
+      if (await this.#endIfDue(row, t)) continue;
       if (executors.length === 0) {
         if (row.pendingReason !== "no_executors_available") {
           await repo.update(row.id, {
