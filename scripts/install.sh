@@ -10,13 +10,14 @@ export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fun
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
 # nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with English
 # and orientation data for OCR of scans and images; headless LibreOffice with Python-UNO for the office pool that
-# converts DOC, XLS, PPT, Keynote, RTF and OpenDocument files.
+# converts DOC, XLS, PPT, Keynote, RTF and OpenDocument files. OCI images: skopeo pulls, umoci unpacks.
 runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
-  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
+  skopeo umoci)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in.
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core)
+# OCR tests draw their clean pages in; the reference registry and htpasswd for the OCI image tests.
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 
