@@ -93,7 +93,8 @@ function createForm(session: Session): HTMLElement {
   const cpus = h("input", { type: "number", name: "cpus", min: "0.1", step: "0.1", value: "1" });
   const memory = h("input", { type: "number", name: "memory", min: "16", step: "16", value: "512" });
   const disk = h("input", { type: "number", name: "disk", min: "16", placeholder: "default" });
-  const source = h("select", { name: "source" }, h("option", { value: "" }, "Default image"));
+  const image = h("input", { name: "image", placeholder: "default" });
+  const source = h("select", { name: "source" }, h("option", { value: "" }, "Image (above)"));
   const internet = h("input", { type: "checkbox", name: "internet", checked: true });
   const allowOut = h("input", { name: "allowOut", placeholder: "e.g. 10.0.0.0/8 example.com" });
   const denyOut = h("input", { name: "denyOut", placeholder: "e.g. 169.254.169.254" });
@@ -118,7 +119,8 @@ function createForm(session: Session): HTMLElement {
     h("h2", { id: "create-title" }, "Create a sandbox"),
     field("Name", name),
     h("div", { class: "row" }, field("CPUs", cpus), field("Memory (MB)", memory), field("Disk (MB)", disk)),
-    field("Image or template", source),
+    field("Image", image),
+    field("Start from", source),
     h(
       "fieldset",
       {},
@@ -148,6 +150,7 @@ function createForm(session: Session): HTMLElement {
       timeout_secs: Number(timeout.value) || 0,
     };
     if (name.value.trim()) request.name = name.value.trim();
+    if (image.value.trim()) request.image = image.value.trim();
     const ports_ = listOf(ports.value).map(Number);
     if (ports_.length) request.exposed_ports = ports_;
     const [kind, id] = source.value.split(":");
