@@ -1,4 +1,10 @@
-import { documentRoutes, type ParseRequest, type UploadedFile } from "@svc/contract";
+import {
+  type ChunkingStrategy,
+  documentRoutes,
+  type OcrModel,
+  type ParseRequest,
+  type UploadedFile,
+} from "@svc/contract";
 import { field, h, replace, showError, size, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
@@ -59,8 +65,8 @@ export const documentsView: View = (session, main) => {
       ...source,
       ...(pageRange.value.trim() ? { page_range: pageRange.value.trim() } : {}),
       parsing_options: {
-        chunking_strategy: chunking.value as "none",
-        ...(ocr.value ? { ocr_model: ocr.value as "model01" } : {}),
+        chunking_strategy: chunking.value as ChunkingStrategy,
+        ...(ocr.value ? { ocr_model: ocr.value as OcrModel } : {}),
       },
       enrichment_options: { include_full_page_image: pageImages.checked },
     };
@@ -121,7 +127,7 @@ export const documentsView: View = (session, main) => {
 
   async function refresh() {
     try {
-      const page = await session.documents.listJobs({ limit: 50 } as never);
+      const page = await session.documents.listJobs({ limit: 50 });
       replace(
         jobs,
         page.items.length === 0 ? h("tr", {}, h("td", { colspan: 4 }, "No parse jobs yet.")) : null,
@@ -145,7 +151,7 @@ export const documentsView: View = (session, main) => {
           ),
         ),
       );
-      const uploaded = await session.documents.files.list({ limit: 50 } as never);
+      const uploaded = await session.documents.files.list({ limit: 50 });
       replace(
         files,
         uploaded.items.map((f) =>
@@ -259,7 +265,7 @@ function datasetsPanel(session: Session): HTMLElement {
   );
   async function refresh() {
     try {
-      const page = await session.documents.datasets.list({} as never);
+      const page = await session.documents.datasets.list();
       replace(
         list,
         page.items.map((d) =>
@@ -273,7 +279,7 @@ function datasetsPanel(session: Session): HTMLElement {
               {
                 type: "button",
                 onclick: async () => {
-                  const data = await session.documents.datasets.data(d.dataset_id, {} as never);
+                  const data = await session.documents.datasets.data(d.dataset_id);
                   replace(
                     list.querySelector(`[data-results="${d.dataset_id}"]`) ?? list,
                     data.items.map((r) =>
@@ -295,7 +301,7 @@ function datasetsPanel(session: Session): HTMLElement {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      await session.documents.datasets.create({ name: name.value.trim() } as never);
+      await session.documents.datasets.create({ name: name.value.trim() });
       name.value = "";
       await refresh();
     } catch (error) {

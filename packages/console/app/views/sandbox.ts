@@ -2,7 +2,6 @@ import { runtimeRoutes, type Sandbox as SandboxRecord } from "@svc/contract";
 import type { Sandbox } from "@svc/sdk";
 import { action, field, h, replace, showError, size, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
-import type { Session } from "../session.ts";
 import { statusBadge } from "./sandboxes.ts";
 
 /** One sandbox: status and start timeline, actions, terminal, files, processes and logs, exposed ports. */
@@ -128,7 +127,7 @@ export const sandboxView: View = (session, main, id) => {
       .catch((error) => showError(status, error));
     if (handle) {
       filesPanel(handle, filesHost);
-      processesPanel(session, handle, processesHost);
+      processesPanel(handle, processesHost);
     }
   }
 
@@ -271,7 +270,7 @@ function filesPanel(sandbox: Sandbox, host: HTMLElement) {
 }
 
 /** The daemon's processes; one's output as its log. */
-function processesPanel(session: Session, sandbox: Sandbox, host: HTMLElement) {
+function processesPanel(sandbox: Sandbox, host: HTMLElement) {
   const body = h("tbody");
   const output = h("pre", { class: "log", "aria-label": "Process output", tabindex: "0" });
   const status = statusLine();
@@ -353,6 +352,5 @@ function processesPanel(session: Session, sandbox: Sandbox, host: HTMLElement) {
     output,
     status,
   );
-  void session;
   refresh();
 }

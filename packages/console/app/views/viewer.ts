@@ -299,7 +299,7 @@ function extractionPanel(
         structured_extraction_options: [
           {
             schema_name: schemaName.value.trim() || "console",
-            json_schema: jsonSchema as never,
+            json_schema: jsonSchema as Record<string, unknown>,
             provide_citations: true,
           },
         ],
