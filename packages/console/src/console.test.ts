@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -151,11 +151,52 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     );
   });
 
-  test("uploads a PDF and draws its fragments' boxes over the page image", { skip: NO_CORPUS }, async () => {
+  test("a narrower window resizes the terminal's PTY", async () => {
+    /** The PTY's size as the shell sees it, printed under a marker. */
+    const ptySize = async (marker: string) => {
+      await page.click("[data-testid=terminal]");
+      await page.keyboard.type(`echo ${marker}=$(stty size | tr ' ' x)\n`);
+      const pattern = `${marker}=(\\d+)x(\\d+)`;
+      await page.waitForFunction(
+        `new RegExp(${JSON.stringify(pattern)}).test(document.querySelector(".xterm-rows")?.textContent ?? "")`,
+        WAIT,
+      );
+      const screen = await text(".xterm-rows");
+      const match = new RegExp(pattern).exec(screen);
+      assert.ok(match, screen);
+      return { rows: Number(match[1]), cols: Number(match[2]) };
+    };
+    const wide = await ptySize("wide");
+    await page.setViewport({ width: 700, height: 800 });
+    // The fit follows the element's new width; the next size the shell reads is the narrower one.
+    await page.waitForFunction(
+      `document.querySelector(".xterm-screen")?.getBoundingClientRect().width < 690`,
+      WAIT,
+    );
+    let narrow = await ptySize("narrow");
+    for (let i = 0; i < 20 && narrow.cols >= wide.cols; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      narrow = await ptySize(`narrow${i}`);
+    }
+    assert.ok(narrow.cols < wide.cols, `${JSON.stringify(wide)} then ${JSON.stringify(narrow)}`);
+    await page.setViewport({ width: 1280, height: 800 });
+  });
+
+  test("a PDF dropped on the page is uploaded, parsed, and its fragments' boxes drawn over the page image", {
+    skip: NO_CORPUS,
+  }, async () => {
     await page.goto(`${server.url}/#/documents`, { waitUntil: "domcontentloaded" });
-    const picker = await page.waitForSelector("input[type=file][name=document]", WAIT);
-    assert.ok(picker);
-    await picker.uploadFile(corpusPath(...PDF));
+    // Dropped on the drop zone as a file dragged from the desktop would be.
+    await page.waitForSelector(".drop", WAIT);
+    const base64 = (await readFile(corpusPath(...PDF))).toString("base64");
+    await page.evaluate(`{
+      const bytes = Uint8Array.from(atob(${JSON.stringify(base64)}), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], "table-page.pdf", { type: "application/pdf" }));
+      const zone = document.querySelector(".drop");
+      zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    }`);
     await page.waitForFunction(`location.hash.startsWith("#/parse/")`, WAIT);
     await page.waitForSelector(".page img", WAIT);
     const boxes = await page.$$eval(".page .box", (all) => all.length);
