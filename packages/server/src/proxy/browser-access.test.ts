@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { decodePtyServerFrame, encodePtyInput, encodePtyReady } from "@svc/contract";
 import { runtimeSubprotocols } from "@svc/contract/browser-access";
 import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox } from "@svc/sdk";
-import { WebSocket } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
@@ -18,16 +19,24 @@ describe("sandbox proxy for web pages", () => {
   let daemon: RunningDaemon;
   let sandbox: Sandbox;
   let base: string;
+  /** A user's WebSocket service on an exposed port, recording the subprotocols each handshake offered. */
+  let userWss: WebSocketServer;
+  const offeredToUser: (string | undefined)[] = [];
 
   before(async () => {
     server = await startTestServer({ executor: "none" });
     const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    const host = await startHostSandbox(server, { name: "browser-access" });
+    userWss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    userWss.on("connection", (_ws, req) => offeredToUser.push(req.headers["sec-websocket-protocol"]));
+    await once(userWss, "listening");
+    const userPort = (userWss.address() as AddressInfo).port;
+    const host = await startHostSandbox(server, { name: "browser-access", exposedPorts: [userPort] });
     daemon = host.daemon;
     sandbox = await client.sandboxes.get(host.id);
     base = `http://127.0.0.1:${server.proxyPort}/sandboxes/${sandbox.id}`;
   });
   after(async () => {
+    userWss?.close();
     await daemon?.close();
     await server?.stop();
   });
@@ -107,5 +116,16 @@ describe("sandbox proxy for web pages", () => {
     } finally {
       await term.kill();
     }
+  });
+
+  test("a bearer subprotocol to a user's port authenticates and is not forwarded either", async () => {
+    const port = (userWss.address() as AddressInfo).port;
+    const ws = new WebSocket(`ws://127.0.0.1:${server.proxyPort}/`, runtimeSubprotocols(server.apiKey), {
+      headers: { host: `${port}-${sandbox.id}.sandbox.localhost` },
+    });
+    await once(ws, "open");
+    assert.equal(ws.protocol, "svc");
+    ws.close();
+    assert.deepEqual(offeredToUser, ["svc"]);
   });
 });

@@ -101,8 +101,9 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       options.domain,
     );
     if (!target) throw new ProxyError("MISSING_SANDBOX_ID");
-    // A page's WebSocket carries the key as a subprotocol (browser-access.ts); the daemon's API only.
-    const offered = target.port === MANAGEMENT_PORT ? subprotocolBearer(req.headers) : null;
+    // A page's WebSocket carries the key as a subprotocol (browser-access.ts): it authenticates as the
+    // Authorization header would, and is never forwarded, to the daemon or to a user's port.
+    const offered = subprotocolBearer(req.headers);
     const token = bearerToken(req.headers.authorization) ?? offered?.key ?? null;
     const auth = token ? await options.authenticate(token) : null;
     let row: SandboxRow | null = null;
