@@ -71,20 +71,23 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     await page.setViewport({ width: 1280, height: 800 });
   });
   after(async () => {
-    await browser?.close();
-    if (server) {
-      // The sandboxes the page created end before the server stops (their mounts hold the data directory).
-      const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-      const { sandboxes } = await client.sandboxes.list();
-      for (const record of sandboxes) {
-        const sandbox = await client.sandboxes.get(record.id);
-        await sandbox.delete().catch(() => undefined);
-        for (let i = 0; i < 600 && (await sandbox.refresh()).status !== "terminated"; i++)
-          await new Promise((r) => setTimeout(r, 100));
+    try {
+      await browser?.close();
+      if (server) {
+        // The sandboxes the page created end before the server stops (their mounts hold the data directory).
+        const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+        const { sandboxes } = await client.sandboxes.list();
+        for (const record of sandboxes) {
+          const sandbox = await client.sandboxes.get(record.id);
+          await sandbox.delete().catch(() => undefined);
+          for (let i = 0; i < 600 && (await sandbox.refresh()).status !== "terminated"; i++)
+            await new Promise((r) => setTimeout(r, 100));
+        }
       }
+      await server?.stop();
+    } finally {
+      if (dist) await rm(dist, { recursive: true, force: true });
     }
-    await server?.stop();
-    if (dist) await rm(dist, { recursive: true, force: true });
   });
 
   const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? "");
