@@ -16,8 +16,9 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   skopeo umoci)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in; the reference registry and htpasswd for the OCI image tests.
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils)
+# OCR tests draw their clean pages in; the reference registry and htpasswd for the OCI image tests; Chromium,
+# which the web console's tests drive headless.
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 
@@ -41,4 +42,13 @@ fi
 if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "installing npm packages"
   npm install --no-fund --no-audit
+fi
+
+# The web console's static files (packages/console/dist, served at / by the server), built when missing or older
+# than their sources (the console's app, and the SDK and contract it bundles).
+console_index=packages/console/dist/index.html
+if [ ! -f "$console_index" ] ||
+  [ -n "$(find packages/console/app packages/console/src/build.ts packages/sdk/src packages/contract/src package-lock.json -newer "$console_index" -print -quit)" ]; then
+  echo "building the web console"
+  node_modules/.bin/node packages/console/src/build.ts
 fi

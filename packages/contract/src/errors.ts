@@ -17,6 +17,10 @@ export const errorCatalog = {
   UPGRADE_REQUIRED: { status: 426, message: "This route is a WebSocket: send an Upgrade request" },
   NOT_IMPLEMENTED: { status: 501, message: "This operation is part of the contract but not served yet" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
+  CONSOLE_NOT_BUILT: {
+    status: 503,
+    message: "The web console is not built: run scripts/install.sh or npm run build:console",
+  },
 
   // Authentication and authorization
   UNAUTHORIZED: { status: 401, message: "The API key is invalid, deleted, or not sent as a Bearer token" },

@@ -355,7 +355,10 @@ export class Processes {
    * await sandbox.processes.writeStdin(proc.pid, "hello\n");
    */
   async writeStdin(pid: number, data: string | Uint8Array): Promise<void> {
-    await this.#runtime().call(runtimeRoutes.writeProcessStdin, { params: { pid }, rawBody: data });
+    await this.#runtime().call(runtimeRoutes.writeProcessStdin, {
+      params: { pid },
+      rawBody: data as RequestInit["body"],
+    });
   }
 
   /**

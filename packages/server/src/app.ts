@@ -12,6 +12,7 @@ import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
 import type { Config } from "./config.ts";
+import { installConsole } from "./console/routes.ts";
 import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
@@ -23,6 +24,8 @@ export interface ServedRoute {
   method: string;
   /** Fastify's colon form: `/sandboxes/:sandbox_id`. */
   url: string;
+  /** A route that is not the contract's (the console's static files): not in OpenAPI. */
+  outsideContract?: true;
 }
 
 declare module "fastify" {
@@ -55,8 +58,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   const served: ServedRoute[] = [];
   app.addHook("onRoute", (route) => {
+    const outside = (route.config as { outsideContract?: boolean } | undefined)?.outsideContract === true;
     for (const method of [route.method].flat())
-      if (method !== "HEAD") served.push({ method, url: route.url });
+      if (method !== "HEAD")
+        served.push({ method, url: route.url, ...(outside ? { outsideContract: true } : {}) });
   });
   app.decorate("servedRoutes", served);
   installErrorHandling(app);
@@ -119,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { ...documents.handlers, ...webhookHandlers(deps.store) },
     authenticator,
   );
+  installConsole(app, deps.config.consoleDir);
   await app.ready();
   return app;
 }

@@ -79,6 +79,14 @@ export const options = {
     description:
       "Admin token for key and project management; unset means one is generated on first start into <data dir>/admin-token",
   },
+  consoleDir: {
+    env: "SVC_CONSOLE_DIR",
+    flag: "--console-dir",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description:
+      "Folder of the built web console, served at / on the control API port; unset: the console package's dist",
+  },
   bodyLimitBytes: {
     env: "SVC_BODY_LIMIT_BYTES",
     flag: "--body-limit-bytes",

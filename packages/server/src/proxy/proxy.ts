@@ -17,6 +17,7 @@ import type { AuthContext } from "../auth/context.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
 import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
+import { corsHeaders, isPreflight, preflightHeaders, subprotocolBearer } from "./browser-access.ts";
 import { type ProxyTarget, proxyTarget, SANDBOX_ID_HEADERS } from "./target.ts";
 
 export interface ProxyOptions {
@@ -54,6 +55,8 @@ interface Resolved {
   /** Whether the client authenticated with an API key (then the key is not passed into the sandbox). */
   keyed: boolean;
   upstream: { host: string; port: number };
+  /** The WebSocket subprotocols to forward when the key came as one: the offered list less that entry. */
+  subprotocols?: string | undefined;
 }
 
 /**
@@ -98,7 +101,10 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       options.domain,
     );
     if (!target) throw new ProxyError("MISSING_SANDBOX_ID");
-    const token = bearerToken(req.headers.authorization);
+    // A page's WebSocket carries the key as a subprotocol (browser-access.ts): it authenticates as the
+    // Authorization header would, and is never forwarded, to the daemon or to a user's port.
+    const offered = subprotocolBearer(req.headers);
+    const token = bearerToken(req.headers.authorization) ?? offered?.key ?? null;
     const auth = token ? await options.authenticate(token) : null;
     let row: SandboxRow | null = null;
     if (auth) row = await options.repo.find(auth.projectId, target.sandbox);
@@ -120,7 +126,13 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     // The daemon's port comes from the recorded address; user ports are on the same sandbox address.
     const address = new URL(row.address);
     const port = target.port === MANAGEMENT_PORT ? Number(address.port || MANAGEMENT_PORT) : target.port;
-    return { row, target, keyed: auth !== null, upstream: { host: address.hostname, port } };
+    return {
+      row,
+      target,
+      keyed: auth !== null,
+      upstream: { host: address.hostname, port },
+      subprotocols: offered?.rest,
+    };
   }
 
   function upstreamHeaders(req: IncomingMessage, resolved: Resolved): http.OutgoingHttpHeaders {
@@ -128,8 +140,10 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined || DROPPED.has(name)) continue;
       if (name === "authorization" && resolved.keyed) continue;
+      if (name === "sec-websocket-protocol" && resolved.subprotocols !== undefined) continue;
       headers[name] = value;
     }
+    if (resolved.subprotocols) headers["sec-websocket-protocol"] = resolved.subprotocols;
     headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
     headers["x-forwarded-host"] = req.headers.host ?? "";
     if (resolved.target.port === MANAGEMENT_PORT) {
@@ -144,7 +158,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     return headers;
   }
 
-  function fail(res: ServerResponse, error: unknown): void {
+  function fail(res: ServerResponse, error: unknown, cors: http.OutgoingHttpHeaders = {}): void {
     const { code, message } = classify(error);
     if (res.headersSent) {
       res.destroy();
@@ -152,6 +166,7 @@ export function createProxyServer(options: ProxyOptions): http.Server {
     }
     const body = JSON.stringify(errorBody(code, message));
     res.writeHead(errorCatalog[code].status, {
+      ...cors,
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
     });
@@ -176,12 +191,25 @@ export function createProxyServer(options: ProxyOptions): http.Server {
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Pages call the daemon's API cross-origin: preflights are answered here, answers carry CORS headers.
+    const target = proxyTarget(
+      { host: req.headers.host, sandboxHeader: undefined, url: req.url },
+      options.domain,
+    );
+    const daemonApi = target === null || target.port === MANAGEMENT_PORT;
+    const cors = daemonApi ? corsHeaders(req.headers) : {};
+    if (daemonApi && isPreflight(req)) {
+      req.resume();
+      res.writeHead(204, preflightHeaders());
+      res.end();
+      return;
+    }
     let resolved: Resolved;
     try {
       resolved = await resolve(req);
     } catch (error) {
       req.resume();
-      fail(res, error);
+      fail(res, error, cors);
       return;
     }
     const dialer = options.dialer?.isRemote(resolved.row) ? options.dialer : null;
@@ -205,13 +233,14 @@ export function createProxyServer(options: ProxyOptions): http.Server {
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !DROPPED.has(name)) headers[name] = value;
       }
+      Object.assign(headers, cors);
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
       // SSE and long responses stream through: flush each chunk as it comes.
       res.flushHeaders();
       answer.pipe(res);
       answer.on("error", () => res.destroy());
     });
-    upstream.on("error", (error) => fail(res, error));
+    upstream.on("error", (error) => fail(res, error, cors));
     req.pipe(upstream);
     req.on("error", () => upstream.destroy());
     res.on("close", () => {
