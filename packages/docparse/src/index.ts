@@ -11,6 +11,7 @@ import { BackendRegistry, baseMimeType } from "./backend.ts";
 import { csvBackend } from "./backends/csv.ts";
 import { docxBackend } from "./backends/docx.ts";
 import { emailBackend } from "./backends/email.ts";
+import { epubBackend } from "./backends/epub.ts";
 import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
@@ -22,6 +23,7 @@ import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
 import { xlsxBackend } from "./backends/xlsx.ts";
 import { xmlBackend } from "./backends/xml.ts";
+import { zipBackend } from "./backends/zip.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
 import { sniffMimeType } from "./sniff.ts";
@@ -70,6 +72,7 @@ export const defaultRegistry = new BackendRegistry([
   docxBackend,
   xlsxBackend,
   pptxBackend,
+  epubBackend,
 ]);
 // RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
 defaultRegistry.register(rtfBackend(defaultRegistry));
@@ -78,6 +81,7 @@ defaultRegistry.register(officeConvertBackend(defaultRegistry));
 defaultRegistry.register(pkcs7Backend(defaultRegistry));
 // Containers (emails) read their own text and parse each embedded file with the registry.
 defaultRegistry.register(emailBackend(defaultRegistry));
+defaultRegistry.register(zipBackend(defaultRegistry));
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */

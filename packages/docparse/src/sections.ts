@@ -37,13 +37,13 @@ export class SectionedDocument {
     return this.pages.length === 0 ? this.newPage() : this.pages.length;
   }
 
-  heading(text: string, level: number): void {
+  heading(text: string, level: number, page = this.page()): void {
     this.sink.add<HeadingItem>({
       label: "section_header",
       level,
       text,
       furniture: false,
-      prov: [{ page: this.page(), bbox: null, charSpan: null }],
+      prov: [{ page, bbox: null, charSpan: null }],
     });
   }
 
@@ -62,13 +62,20 @@ export class SectionedDocument {
    * else on new pages after the current ones. Headings are pushed `levelShift` levels down; char spans are
    * dropped (they point into the part's own source).
    */
-  append(doc: DocumentModel, options: { levelShift?: number; samePage?: boolean } = {}): void {
+  append(
+    doc: DocumentModel,
+    options: { levelShift?: number; samePage?: boolean; heading?: { text: string; level: number } } = {},
+  ): void {
     const shift = options.levelShift ?? 0;
     const flat = options.samePage && doc.pages.length <= 1 && (doc.pages[0]?.size ?? null) === null;
     const offset = flat ? this.page() - 1 : this.pages.length;
     if (!flat) {
       for (const page of doc.pages) this.pages.push({ ...page, pageNumber: page.pageNumber + offset });
+      if (doc.pages.length === 0) this.newPage();
     }
+    // The heading naming the part opens its first page.
+    if (options.heading)
+      this.heading(options.heading.text, options.heading.level, flat ? this.page() : offset + 1);
     for (const item of doc.items) {
       const { id: _id, readingOrder: _order, ...rest } = item;
       const moved = {

@@ -80,7 +80,7 @@ export class MessageWriter {
 
   /** An attached file: a heading naming it, then its content parsed by its own backend on pages of its own. */
   async attachment(file: Attachment, bytes: Uint8Array, level: number): Promise<void> {
-    this.out.heading(`Attachment: ${file.name ?? "(unnamed)"}`, level);
+    const heading = { text: `Attachment: ${file.name ?? "(unnamed)"}`, level };
     const doc = await loadEmbedded(
       this.registry,
       this.input,
@@ -88,6 +88,7 @@ export class MessageWriter {
       "attachment",
       this.out.warnings,
     );
-    if (doc) this.out.append(doc, { levelShift: level, samePage: false });
+    if (doc) this.out.append(doc, { levelShift: level, heading });
+    else this.out.heading(heading.text, heading.level);
   }
 }
