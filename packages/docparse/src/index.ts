@@ -15,6 +15,7 @@ import { epubBackend } from "./backends/epub.ts";
 import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
+import { msgBackend } from "./backends/msg.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { pkcs7Backend } from "./backends/pkcs7.ts";
@@ -81,6 +82,7 @@ defaultRegistry.register(officeConvertBackend(defaultRegistry));
 defaultRegistry.register(pkcs7Backend(defaultRegistry));
 // Containers (emails) read their own text and parse each embedded file with the registry.
 defaultRegistry.register(emailBackend(defaultRegistry));
+defaultRegistry.register(msgBackend(defaultRegistry));
 defaultRegistry.register(zipBackend(defaultRegistry));
 
 export interface ParseOptions {
