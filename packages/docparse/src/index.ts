@@ -8,6 +8,7 @@ import {
   type ParsingOptions,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { orgBackend, rstBackend } from "./backends/converted-markup.ts";
 import { csvBackend } from "./backends/csv.ts";
 import { docxBackend } from "./backends/docx.ts";
 import { emailBackend } from "./backends/email.ts";
@@ -74,6 +75,8 @@ export const defaultRegistry = new BackendRegistry([
   xlsxBackend,
   pptxBackend,
   epubBackend,
+  rstBackend,
+  orgBackend,
 ]);
 // RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
 defaultRegistry.register(rtfBackend(defaultRegistry));
