@@ -231,6 +231,8 @@ function sniffText(text: string): string {
   const start = text.trimStart();
   const lower = start.slice(0, 2048).toLowerCase();
   if (/^-----begin (pkcs7|cms)-----/.test(lower)) return "application/pkcs7-mime";
+  // A signed or encrypted email is an email first: its backend reads the signature or says it is encrypted.
+  if (looksLikeEmail(start, true)) return EMAIL;
   if (/^(mime-version:|content-type:)[\s\S]*application\/(x-)?pkcs7-(mime|signature)/.test(lower)) {
     return "application/pkcs7-mime";
   }
@@ -257,8 +259,10 @@ const MAIL_FIELDS =
 /**
  * An RFC 822 message: it starts with header fields (an mbox `From ` line allowed), up to a blank line, and has
  * at least two of the fields a message has, one of them From, Date, Received, Message-ID or MIME-Version.
+ * `addressed` asks for a field only a message has (From, To, Subject, Date, Message-ID, Received), so that a bare
+ * MIME entity (an S/MIME blob) is not taken for an email.
  */
-function looksLikeEmail(text: string): boolean {
+function looksLikeEmail(text: string, addressed = false): boolean {
   const lines = text.replace(/^From [^\n]*\n/, "").split(/\r?\n/);
   const names = new Set<string>();
   for (const line of lines.slice(0, 200)) {
@@ -269,6 +273,8 @@ function looksLikeEmail(text: string): boolean {
     names.add(match[1].toLowerCase());
   }
   const known = [...names].filter((name) => MAIL_FIELDS.test(name));
+  if (addressed && !known.some((name) => /^(from|to|subject|date|message-id|received)$/.test(name)))
+    return false;
   return (
     known.length >= 2 && known.some((name) => /^(from|date|received|message-id|mime-version)$/.test(name))
   );
