@@ -82,6 +82,10 @@ export class SectionedDocument {
         ...rest,
         prov: item.prov.map((p) => ({ ...p, page: flat ? this.page() : p.page + offset, charSpan: null })),
       } as Omit<DocItem, "id" | "readingOrder">;
+      // A part's title is a heading under the part's own heading.
+      if (moved.label === "title" && shift > 0) {
+        Object.assign(moved, { label: "section_header", level: 1 });
+      }
       if (moved.label === "section_header")
         (moved as HeadingItem).level = Math.min(6, (moved as HeadingItem).level + shift);
       this.sink.add(moved as DocItem);

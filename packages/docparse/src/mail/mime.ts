@@ -26,11 +26,13 @@ const latin1 = (bytes: Uint8Array) =>
 
 /** The offset where the header block ends (the blank line) and where the body starts; -1/-1 when no blank line. */
 function headerEnd(bytes: Uint8Array): { end: number; body: number } {
+  // A part that starts with a blank line has no headers.
+  if (bytes[0] === 10) return { end: 0, body: 1 };
+  if (bytes[0] === 13 && bytes[1] === 10) return { end: 0, body: 2 };
   for (let i = 0; i < bytes.length; i++) {
     if (bytes[i] !== 10) continue;
     if (bytes[i + 1] === 10) return { end: i, body: i + 2 };
     if (bytes[i + 1] === 13 && bytes[i + 2] === 10) return { end: i, body: i + 3 };
-    if (i === 0) return { end: 0, body: 1 };
   }
   return { end: -1, body: -1 };
 }
