@@ -111,7 +111,7 @@ async function loadEpub(input: BackendInput): Promise<DocumentModel> {
 }
 
 /**
- * EPUB e-books (2 and 3): the book's title and authors, then the chapters in spine order, each read by the HTML
+ * EPUB e-books (2 and 3): the book's title and authors on a first page, then the spine in order, each chapter read by the HTML
  * backend on a page of its own (images as figures). DRM-encrypted books are a DocumentLoadError saying so.
  */
 export const epubBackend: FormatBackend = {
