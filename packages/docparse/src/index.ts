@@ -179,6 +179,13 @@ export async function loadDocument(
 ): Promise<DocumentModel> {
   const { mimeType, warning } = chooseMimeType(input, registry);
   const backend = registry.get(mimeType);
+  if (!backend && input.bytes?.length === 0) throw new DocumentLoadError("The file is empty");
+  if (!backend && baseMimeType(mimeType) === "application/octet-stream") {
+    throw new DocumentLoadError(
+      "The file is not a document this service reads: its content matches none of the supported types",
+      "INVALID_MIME_TYPE",
+    );
+  }
   if (!backend) {
     throw new DocumentLoadError(
       `Documents of type ${baseMimeType(input.mimeType)} cannot be parsed yet; supported types: ${registry.mimeTypes().join(", ")}`,
