@@ -28,7 +28,7 @@ import { xmlBackend } from "./backends/xml.ts";
 import { zipBackend } from "./backends/zip.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
-import { sniffMimeType } from "./sniff.ts";
+import { sniffMimeType, ZIP } from "./sniff.ts";
 import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
@@ -146,6 +146,13 @@ export function countTextPages(
   return registry.get(mimeType)?.countPages?.(text);
 }
 
+/** Formats that are zip packages: a zip the sniffer cannot place is a damaged one of these, read as declared. */
+function zipBased(mimeType: string): boolean {
+  return /^application\/(vnd\.openxmlformats-officedocument\.|vnd\.ms-excel\.sheet\.macroenabled|vnd\.oasis\.opendocument\.|epub\+zip|vnd\.apple\.keynote|x-iwork)/.test(
+    baseMimeType(mimeType),
+  );
+}
+
 /** What sniffing text tells: the kind of text, which a declared text type (markdown, rst, org) knows better. */
 const TEXT_SNIFFS = new Set(["text/plain", "text/csv", "text/html", "application/xml"]);
 
@@ -163,7 +170,11 @@ export function chooseMimeType(
   const sniffed = sniffMimeType(input.bytes);
   if (!sniffed || !registry.get(sniffed)) return { mimeType: input.mimeType, warning: null };
   if (!declared) return { mimeType: sniffed, warning: null };
-  if (declared === registry.get(sniffed) || TEXT_SNIFFS.has(sniffed)) {
+  if (
+    declared === registry.get(sniffed) ||
+    TEXT_SNIFFS.has(sniffed) ||
+    (sniffed === ZIP && zipBased(input.mimeType))
+  ) {
     return { mimeType: input.mimeType, warning: null };
   }
   return {
