@@ -106,13 +106,21 @@ export class SectionedDocument {
   }
 }
 
-/** What an embedded file is: its content's type, else its name's, else what its container declared. */
-export function embeddedType(bytes: Uint8Array, name: string | null, declared: string | null): string | null {
+/**
+ * What an embedded file is read as: its content's type when the content tells one (a PDF, a DOCX, an email),
+ * else its name's (markdown, rst and csv all look like text), else what its container declared, else plain text
+ * when its content is text: the first of these the registry reads. Null when none is.
+ */
+export function embeddedType(
+  registry: BackendRegistry,
+  bytes: Uint8Array,
+  name: string | null,
+  declared: string | null,
+): string | null {
   const sniffed = sniffMimeType(bytes);
-  const byName = name ? mimeTypeOfName(name) : null;
-  // Text-like content is told better by the name (markdown, rst, csv all sniff as text).
-  if (sniffed && !["text/plain", "application/xml"].includes(sniffed)) return sniffed;
-  return byName ?? (declared && declared !== "application/octet-stream" ? declared : null) ?? sniffed;
+  const strong = sniffed && !["text/plain", "application/xml"].includes(sniffed) ? sniffed : null;
+  const candidates = [strong, name ? mimeTypeOfName(name) : null, declared, sniffed];
+  return candidates.find((type) => type && type !== "application/octet-stream" && registry.get(type)) ?? null;
 }
 
 /**
@@ -132,10 +140,12 @@ export async function loadEmbedded(
     warnings.push(`The ${label} is empty`);
     return null;
   }
-  const type = embeddedType(file.bytes, file.name, file.declared);
+  const type = embeddedType(registry, file.bytes, file.name, file.declared);
   const backend = type ? registry.get(type) : undefined;
   if (!type || !backend) {
-    warnings.push(`The ${label} (${type ?? "unknown type"}) was not read: its type is not supported`);
+    const said =
+      file.declared && file.declared !== "application/octet-stream" ? file.declared : "unknown type";
+    warnings.push(`The ${label} (${said}) was not read: its type is not supported`);
     return null;
   }
   if (depth > MAX_NESTING) {
