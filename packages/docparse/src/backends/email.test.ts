@@ -235,6 +235,20 @@ hQEMA
     );
   });
 
+  test("an mbox mailbox: each message in turn, on a page of its own, >From lines unescaped", async () => {
+    const mbox = new TextEncoder().encode(
+      "From a@example.org Mon Jan  1 00:00:00 2024\nFrom: a@example.org\nSubject: First\n\nFirst body.\n>From the escaped line.\n\n" +
+        "From b@example.org Mon Jan  1 00:00:00 2024\nFrom: b@example.org\nSubject: Second\n\nSecond body.\n",
+    );
+    assert.equal(sniffMimeType(mbox), EML);
+    const { document, result } = await parse(mbox, "application/octet-stream");
+    assert.match(
+      result.markdown,
+      /^# First\n\nFrom: a@example\.org\n\nFirst body\.\nFrom the escaped line\.\n\n# Second/,
+    );
+    assert.equal(document.pages.length, 2);
+  });
+
   test("bad input: empty, binary, text without header fields, header fields only", async () => {
     await refused(new Uint8Array(0), /empty/);
     await refused(new Uint8Array([0x00, 0xff, 0x10, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04]), /not an email/);

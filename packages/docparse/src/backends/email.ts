@@ -201,23 +201,42 @@ function pgpClearText(text: string, reader: EmailReader): string {
   return text.replace(signed[0], signed[1].replace(/^- /gm, ""));
 }
 
+/**
+ * Messages in a mailbox (mbox: each starts with a `From ` line after a blank line; the line is not a header),
+ * else the one message.
+ */
+function mboxMessages(bytes: Uint8Array): Uint8Array[] {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  if (!text.startsWith("From ")) return [bytes];
+  const starts = [0];
+  for (const match of text.matchAll(/\r?\n\r?\nFrom [^\n]*\n/g))
+    starts.push(match.index + match[0].indexOf("From "));
+  return starts.map((start, i) => {
+    const end = starts[i + 1] ?? bytes.length;
+    const line = text.indexOf("\n", start);
+    // Body lines that began with `From ` were escaped as `>From `.
+    const message = text.slice(line < 0 || line > end ? end : line + 1, end).replace(/^>(>*From )/gm, "$1");
+    return new Uint8Array(Buffer.from(message, "latin1"));
+  });
+}
+
 async function loadEmail(registry: BackendRegistry, input: BackendInput): Promise<DocumentModel> {
   const bytes = input.bytes ?? (input.text !== undefined ? new TextEncoder().encode(input.text) : undefined);
   if (!bytes || bytes.length === 0) throw new DocumentLoadError("The email is empty");
-  // An mbox `From ` line before the headers is not a header.
-  const start =
-    bytes[0] === 0x46 && Buffer.from(bytes.subarray(0, 5)).toString("latin1") === "From "
-      ? bytes.indexOf(10) + 1
-      : 0;
-  const entity = parseEntity(bytes.subarray(start));
-  if (!MESSAGE_FIELDS.some((name) => entity.headers.has(name))) {
+  const messages = mboxMessages(bytes);
+  const entities = messages.map((message) => parseEntity(message));
+  if (!MESSAGE_FIELDS.some((name) => entities[0].headers.has(name))) {
     throw new DocumentLoadError(
       "The file is not an email: it does not start with header fields (From, To, Subject...)",
     );
   }
   const out = new SectionedDocument();
   const reader = new EmailReader(new MessageWriter(out, registry, input));
-  await reader.message(entity, 1, 0);
+  for (const [index, entity] of entities.entries()) {
+    // In a mailbox, each message after the first starts a page.
+    if (index > 0) out.newPage();
+    await reader.message(entity, 1, 0);
+  }
   return out.model(input.mimeType, "email");
 }
 
