@@ -25,6 +25,7 @@ function* files(dir: string): Generator<string> {
 let ok = 0;
 let failed = 0;
 const rawLike: string[] = [];
+const wordless: string[] = [];
 for (const file of files(folder)) {
   const bytes = new Uint8Array(readFileSync(file));
   try {
@@ -33,6 +34,7 @@ for (const file of files(folder)) {
       mimeType: mimeTypeOfName(file) ?? "application/octet-stream",
     });
     ok++;
+    if (!/\p{L}{2,}/u.test(result.markdown)) wordless.push(file);
     // Raw MIME or base64 left in the text is a failure to decode, even when the parse succeeded.
     if (
       /^content-transfer-encoding:\s*(base64|quoted-printable)\s*$/im.test(result.markdown) ||
@@ -53,7 +55,6 @@ for (const file of files(folder)) {
     console.log(`FAIL ${path.relative(folder, file)}: ${reason}`);
   }
 }
-console.log(
-  `${ok} successful, ${failed} failed, ${rawLike.length} with raw MIME/base64 left: ${rawLike.join(", ")}`,
-);
+console.log(`${ok} successful (${wordless.length} without words: ${wordless.join(", ")}), ${failed} failed`);
+console.log(`${rawLike.length} with raw MIME/base64 left: ${rawLike.join(", ")}`);
 await shutdownOfficePool();
