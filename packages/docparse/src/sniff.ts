@@ -3,10 +3,11 @@ import { detectDelimiter, splitRecords } from "./backends/csv.ts";
 import { decodeAs, textEncoding } from "./text-decoding.ts";
 
 /**
- * The media type a file's bytes announce, for a file declared `application/octet-stream` or with no type:
+ * The media type a file's bytes announce (the engine reads a file as this, its declared type being a hint):
  * PDF, images, zip containers by their entries (DOCX, XLSX, PPTX and their macro-enabled variants, OpenDocument,
- * Keynote), OLE2 compound files by their streams (DOC, XLS, PPT), RTF, PKCS#7 (DER, PEM, S/MIME), and text:
- * HTML, XML, CSV, else plain text. Null when nothing fits.
+ * EPUB, Keynote, else a zip archive), OLE2 compound files by their streams (DOC, XLS, PPT, Outlook MSG), RTF,
+ * PKCS#7 (DER, PEM, S/MIME), and text in any encoding textEncoding tells: email, HTML, XML, CSV, else plain
+ * text. Null when nothing fits.
  */
 
 export const OOXML = {

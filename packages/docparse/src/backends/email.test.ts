@@ -6,6 +6,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { zipSync } from "fflate";
 import { parseDocument } from "../index.ts";
+import { MAX_ATTACHMENTS } from "../mail/message.ts";
 import { DocumentLoadError } from "../model.ts";
 import { sniffMimeType } from "../sniff.ts";
 
@@ -247,6 +248,22 @@ hQEMA
       /^# First\n\nFrom: a@example\.org\n\nFirst body\.\nFrom the escaped line\.\n\n# Second/,
     );
     assert.equal(document.pages.length, 2);
+  });
+
+  test("a message with more attachments than are read names the rest", async () => {
+    const parts = Array.from(
+      { length: MAX_ATTACHMENTS + 5 },
+      (_, i) =>
+        `--x\nContent-Type: text/plain\nContent-Disposition: attachment; filename="a${i}.txt"\n\nWords ${i}.\n`,
+    );
+    const mail = bytes(
+      `From: many@example.org\nSubject: Many\nContent-Type: multipart/mixed; boundary="x"\n\n${parts.join("")}--x--\n`,
+    );
+    const { document, result } = await parse(mail);
+    assert.match(result.markdown, /Words 0\./);
+    assert.doesNotMatch(result.markdown, new RegExp(`Words ${MAX_ATTACHMENTS}\\.`));
+    assert.match(result.markdown, new RegExp(`Attachment: a${MAX_ATTACHMENTS + 4}\\.txt`));
+    assert.ok(document.warnings.some((w) => /Only the first 200 attachments/.test(w)));
   });
 
   test("bad input: empty, binary, text without header fields, header fields only", async () => {

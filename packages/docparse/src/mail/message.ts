@@ -25,7 +25,11 @@ export interface Attachment {
   declared: string | null;
 }
 
+/** Attachments read per document; more are named in a warning, not read (a message built to exhaust the parser). */
+export const MAX_ATTACHMENTS = 200;
+
 export class MessageWriter {
+  #attachments = 0;
   readonly out: SectionedDocument;
   readonly registry: BackendRegistry;
   readonly input: BackendInput;
@@ -81,6 +85,15 @@ export class MessageWriter {
   /** An attached file: a heading naming it, then its content parsed by its own backend on pages of its own. */
   async attachment(file: Attachment, bytes: Uint8Array, level: number): Promise<void> {
     const heading = { text: `Attachment: ${file.name ?? "(unnamed)"}`, level };
+    if (++this.#attachments > MAX_ATTACHMENTS) {
+      this.out.heading(heading.text, heading.level);
+      if (this.#attachments === MAX_ATTACHMENTS + 1) {
+        this.out.warnings.push(
+          `Only the first ${MAX_ATTACHMENTS} attachments were read; the others are only named`,
+        );
+      }
+      return;
+    }
     const doc = await loadEmbedded(
       this.registry,
       this.input,
