@@ -84,15 +84,16 @@ export function textEncoding(bytes: Uint8Array): { encoding: string; bomLength: 
   try {
     new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, 64 * 1024 + 3));
     return { encoding: "utf-8", bomLength: 0, guessed: true };
-  } catch (error) {
-    // A cut in the middle of a character at the sample's end is still UTF-8.
+  } catch {
+    // The sample may end inside a character: a longer text is checked whole.
     if (bytes.length > 64 * 1024 + 3) {
       try {
         new TextDecoder("utf-8", { fatal: true }).decode(bytes);
         return { encoding: "utf-8", bomLength: 0, guessed: true };
-      } catch {}
+      } catch {
+        // Not UTF-8: a legacy charset below.
+      }
     }
-    void error;
     return { encoding: legacyCharset(bytes.subarray(0, 256 * 1024)), bomLength: 0, guessed: true };
   }
 }
