@@ -93,7 +93,7 @@ test("a parse request with every field validates", () => {
 test("parse requests with bad values are rejected", () => {
   const bad: Record<string, unknown>[] = [
     { ...fullParseRequest, unknown_field: 1 },
-    { ...fullParseRequest, mime_type: "application/zip" },
+    { ...fullParseRequest, mime_type: "application/x-unknown" },
     { ...fullParseRequest, mime_type: "APPLICATION/PDF" },
     { ...fullParseRequest, file_id: "abc" },
     { ...fullParseRequest, file_id: undefined, file_url: "file:///etc/passwd" },

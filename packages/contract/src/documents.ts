@@ -65,6 +65,16 @@ export const MimeType = Type.Enum(
     "application/pkcs7-mime",
     "application/x-pkcs7-mime",
     "application/pkcs7-signature",
+    // Containers and markup read by their own backends: email, Outlook, e-books, archives, OpenDocument.
+    "message/rfc822",
+    "application/vnd.ms-outlook",
+    "application/epub+zip",
+    "application/zip",
+    "application/vnd.oasis.opendocument.text",
+    "application/vnd.oasis.opendocument.spreadsheet",
+    "application/vnd.oasis.opendocument.presentation",
+    "text/x-rst",
+    "text/org",
   ],
   { $id: "MimeType" },
 );

@@ -13,6 +13,8 @@ export interface BackendInput {
    * images) read only these; the model still lists every page. The views apply the range in any case.
    */
   pageRange: string | null;
+  /** How deep inside containers (emails, archives) this input is: 0 for the document itself. */
+  depth?: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { crc32, deflateRawSync } from "node:zlib";
-import { defaultRegistry, parseDocument, shutdownOfficePool } from "./index.ts";
+import { chooseMimeType, defaultRegistry, parseDocument, shutdownOfficePool } from "./index.ts";
 import { DocumentLoadError } from "./model.ts";
 import { corpusPath, NO_CORPUS } from "./test-corpus.ts";
 
@@ -145,10 +145,11 @@ describe("bad input to every backend", { skip: NO_CORPUS }, () => {
       corpusPath("docling/tests/data", "html/sources/example_01.html"),
       corpusPath("docling/tests/data", "html/sources/example_image_01.png"),
     ].map((file) => new Uint8Array(readFileSync(file)));
-    for (const type of types) {
-      for (const sample of samples) {
-        await outcomeOf(sample.subarray(0, Math.floor(sample.length / 2)), type);
-        await outcomeOf(sample, type);
+    for (const sample of samples) {
+      for (const bytes of [sample.subarray(0, Math.floor(sample.length / 2)), sample]) {
+        // The bytes choose the backend: types whose declaration the content overrides are read once.
+        const chosen = new Set(types.map((type) => chooseMimeType({ bytes, mimeType: type }).mimeType));
+        for (const type of chosen) await outcomeOf(bytes, type);
       }
     }
   });

@@ -8,11 +8,15 @@ import {
   type ParsingOptions,
 } from "@svc/contract";
 import { BackendRegistry, baseMimeType } from "./backend.ts";
+import { orgBackend, rstBackend } from "./backends/converted-markup.ts";
 import { csvBackend } from "./backends/csv.ts";
 import { docxBackend } from "./backends/docx.ts";
+import { emailBackend } from "./backends/email.ts";
+import { epubBackend } from "./backends/epub.ts";
 import { htmlBackend } from "./backends/html.ts";
 import { imageBackend } from "./backends/image.ts";
 import { markdownBackend } from "./backends/markdown.ts";
+import { msgBackend } from "./backends/msg.ts";
 import { officeConvertBackend } from "./backends/office-convert.ts";
 import { pdfBackend } from "./backends/pdf.ts";
 import { pkcs7Backend } from "./backends/pkcs7.ts";
@@ -21,9 +25,10 @@ import { rtfBackend } from "./backends/rtf.ts";
 import { textBackend } from "./backends/text.ts";
 import { xlsxBackend } from "./backends/xlsx.ts";
 import { xmlBackend } from "./backends/xml.ts";
+import { zipBackend } from "./backends/zip.ts";
 import { DocumentLoadError, type DocumentModel, type MergedTableModel } from "./model.ts";
 import { requestedPages } from "./page-range.ts";
-import { sniffMimeType } from "./sniff.ts";
+import { sniffMimeType, ZIP } from "./sniff.ts";
 import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
@@ -69,12 +74,19 @@ export const defaultRegistry = new BackendRegistry([
   docxBackend,
   xlsxBackend,
   pptxBackend,
+  epubBackend,
+  rstBackend,
+  orgBackend,
 ]);
 // RTF falls back, and legacy office formats go, through LibreOffice into a type the registry reads.
 defaultRegistry.register(rtfBackend(defaultRegistry));
 defaultRegistry.register(officeConvertBackend(defaultRegistry));
 // Signed containers unwrap their content and parse it with the registry.
 defaultRegistry.register(pkcs7Backend(defaultRegistry));
+// Containers (emails) read their own text and parse each embedded file with the registry.
+defaultRegistry.register(emailBackend(defaultRegistry));
+defaultRegistry.register(msgBackend(defaultRegistry));
+defaultRegistry.register(zipBackend(defaultRegistry));
 
 export interface ParseOptions {
   /** parsing_options; defaults fill what is left out. */
@@ -134,27 +146,71 @@ export function countTextPages(
   return registry.get(mimeType)?.countPages?.(text);
 }
 
-/** Reads the input with the backend of its media type. Unknown types are a DocumentLoadError. */
+/** Formats that are zip packages: a zip the sniffer cannot place is a damaged one of these, read as declared. */
+function zipBased(mimeType: string): boolean {
+  return /^application\/(vnd\.openxmlformats-officedocument\.|vnd\.ms-excel\.sheet\.macroenabled|vnd\.oasis\.opendocument\.|epub\+zip|vnd\.apple\.keynote|x-iwork)/.test(
+    baseMimeType(mimeType),
+  );
+}
+
+/** What sniffing text tells: the kind of text, which a declared text type (markdown, rst, org) knows better. */
+const TEXT_SNIFFS = new Set(["text/plain", "text/csv", "text/html", "application/xml"]);
+
+/**
+ * The media type to read the input as: the bytes decide. The type the content announces wins over the declared
+ * one (a DOCX sent as `application/msword`, a PDF as `application/octet-stream`), and a mismatch between the
+ * two is returned as a warning; the declared type wins where the content only tells it is some text, or tells
+ * nothing. Text given directly (raw_text) is read as declared.
+ */
+export function chooseMimeType(
+  input: { bytes?: Uint8Array; mimeType: string },
+  registry: BackendRegistry = defaultRegistry,
+): { mimeType: string; warning: string | null } {
+  const declared = registry.get(input.mimeType);
+  const sniffed = sniffMimeType(input.bytes);
+  if (!sniffed || !registry.get(sniffed)) return { mimeType: input.mimeType, warning: null };
+  if (!declared) return { mimeType: sniffed, warning: null };
+  if (
+    declared === registry.get(sniffed) ||
+    TEXT_SNIFFS.has(sniffed) ||
+    (sniffed === ZIP && zipBased(input.mimeType))
+  ) {
+    return { mimeType: input.mimeType, warning: null };
+  }
+  return {
+    mimeType: sniffed,
+    warning: `The file was declared as ${baseMimeType(input.mimeType)} but its content is ${sniffed}; it was read as ${sniffed}`,
+  };
+}
+
+/** Reads the input with the backend of the type its bytes announce (else its declared type). Unknown types are a DocumentLoadError. */
 export async function loadDocument(
   input: ParseInput,
   registry: BackendRegistry = defaultRegistry,
 ): Promise<DocumentModel> {
-  // A vague declared type (application/octet-stream) is told from the bytes' signature where it can be.
-  const mimeType = (registry.get(input.mimeType) ? null : sniffMimeType(input.bytes)) ?? input.mimeType;
+  const { mimeType, warning } = chooseMimeType(input, registry);
   const backend = registry.get(mimeType);
+  if (!backend && input.bytes?.length === 0) throw new DocumentLoadError("The file is empty");
+  if (!backend && baseMimeType(mimeType) === "application/octet-stream") {
+    throw new DocumentLoadError(
+      "The file is not a document this service reads: its content matches none of the supported types",
+      "INVALID_MIME_TYPE",
+    );
+  }
   if (!backend) {
     throw new DocumentLoadError(
       `Documents of type ${baseMimeType(input.mimeType)} cannot be parsed yet; supported types: ${registry.mimeTypes().join(", ")}`,
       "INVALID_MIME_TYPE",
     );
   }
-  return backend.load({
+  const doc = await backend.load({
     bytes: input.bytes,
     text: input.text,
     mimeType,
     parsing: withParsingDefaults(input.options?.parsing),
     pageRange: input.options?.pageRange ?? null,
   });
+  return warning ? { ...doc, warnings: [warning, ...doc.warnings] } : doc;
 }
 
 /** Pages parsed, and the pages where the options that count their work found something. */

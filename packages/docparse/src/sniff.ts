@@ -1,11 +1,13 @@
 import { inflateRawSync } from "node:zlib";
 import { detectDelimiter, splitRecords } from "./backends/csv.ts";
+import { decodeAs, textEncoding } from "./text-decoding.ts";
 
 /**
- * The media type a file's bytes announce, for a file declared `application/octet-stream` or with no type:
+ * The media type a file's bytes announce (the engine reads a file as this, its declared type being a hint):
  * PDF, images, zip containers by their entries (DOCX, XLSX, PPTX and their macro-enabled variants, OpenDocument,
- * Keynote), OLE2 compound files by their streams (DOC, XLS, PPT), RTF, PKCS#7 (DER, PEM, S/MIME), and text:
- * HTML, XML, CSV, else plain text. Null when nothing fits.
+ * EPUB, Keynote, else a zip archive), OLE2 compound files by their streams (DOC, XLS, PPT, Outlook MSG), RTF,
+ * PKCS#7 (DER, PEM, S/MIME), and text in any encoding textEncoding tells: email, HTML, XML, CSV, else plain
+ * text. Null when nothing fits.
  */
 
 export const OOXML = {
@@ -21,6 +23,11 @@ const ascii = (bytes: Uint8Array, start: number, end: number) =>
     bytes.byteOffset + start,
     Math.max(0, Math.min(end, bytes.length) - start),
   ).toString("latin1");
+
+export const EPUB = "application/epub+zip";
+export const ZIP = "application/zip";
+export const EMAIL = "message/rfc822";
+export const OUTLOOK_MSG = "application/vnd.ms-outlook";
 
 const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -143,7 +150,10 @@ function sniffZip(bytes: Uint8Array): string | null {
   }
   if (has("Index/") || names.includes("index.apxl") || names.includes("Index.zip"))
     return "application/vnd.apple.keynote";
-  return null;
+  if (names.includes("mimetype") && zipEntryText(bytes, "mimetype")?.trim() === EPUB) return EPUB;
+  if (names.includes("META-INF/container.xml") && names.some((name) => /\.opf$/i.test(name))) return EPUB;
+  // Any other zip is an archive of files, each read on its own.
+  return names.length > 0 ? ZIP : null;
 }
 
 /** The kind of an OLE2 compound file by the names of its directory entries (UTF-16 at 128-byte steps). */
@@ -153,6 +163,7 @@ function sniffOle2(bytes: Uint8Array): string | null {
     Workbook: "application/vnd.ms-excel",
     Book: "application/vnd.ms-excel",
     "PowerPoint Document": "application/vnd.ms-powerpoint",
+    "__properties_version1.0": OUTLOOK_MSG,
   };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const found = new Set<string>();
@@ -163,38 +174,71 @@ function sniffOle2(bytes: Uint8Array): string | null {
     const name = Buffer.from(bytes.buffer, bytes.byteOffset + at, length - 2).toString("utf16le");
     if (name in names) found.add(name);
   }
+  // An Outlook message keeps its properties in __properties_version1.0 and __substg1.0_* streams.
+  if (found.has("__properties_version1.0")) return OUTLOOK_MSG;
   for (const name of ["WordDocument", "PowerPoint Document", "Workbook", "Book"]) {
     if (found.has(name)) return names[name];
   }
   return null;
 }
 
-/** Plain text at the start of a file, or null when its first bytes are binary. */
+/** Plain text at the start of a file (in any encoding textEncoding tells), or null when its first bytes are binary. */
 function headText(bytes: Uint8Array): string | null {
-  let head = bytes.subarray(0, 8192);
-  if (head[0] === 0xff && head[1] === 0xfe) return Buffer.from(head.subarray(2)).toString("utf16le");
-  if (head[0] === 0xfe && head[1] === 0xff) {
-    const swapped = Buffer.from(head.subarray(2, 2 + ((head.length - 2) & ~1)));
-    return swapped.swap16().toString("utf16le");
+  const head = bytes.subarray(0, 8192);
+  const encoding = textEncoding(head);
+  if (encoding.encoding !== "utf-8" && !encoding.guessed) {
+    return decodeAs(encoding.encoding, head.subarray(encoding.bomLength));
   }
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) head = head.subarray(3);
   let control = 0;
   for (const byte of head) {
     if (byte === 0) return null;
     if (byte < 9 || (byte > 13 && byte < 32)) control++;
   }
   if (control > head.length / 100) return null;
-  return Buffer.from(head).toString("utf8");
+  return Buffer.from(head.subarray(encoding.bomLength)).toString("utf8");
+}
+
+/** Media types by file extension: hints for embedded files whose bytes do not tell (text formats). */
+const EXTENSIONS: Record<string, string> = {
+  txt: "text/plain",
+  text: "text/plain",
+  log: "text/plain",
+  md: "text/markdown",
+  markdown: "text/markdown",
+  rst: "text/x-rst",
+  org: "text/org",
+  csv: "text/csv",
+  tsv: "text/tab-separated-values",
+  htm: "text/html",
+  html: "text/html",
+  xhtml: "application/xhtml+xml",
+  xml: "application/xml",
+  eml: EMAIL,
+  msg: OUTLOOK_MSG,
+  epub: EPUB,
+  zip: ZIP,
+  rtf: "application/rtf",
+  pdf: "application/pdf",
+  json: "application/json",
+};
+
+/** The media type a file name's extension suggests, else null. */
+export function mimeTypeOfName(name: string): string | null {
+  const ext = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
+  return ext ? (EXTENSIONS[ext] ?? null) : null;
 }
 
 function sniffText(text: string): string {
   const start = text.trimStart();
   const lower = start.slice(0, 2048).toLowerCase();
   if (/^-----begin (pkcs7|cms)-----/.test(lower)) return "application/pkcs7-mime";
+  // A signed or encrypted email is an email first: its backend reads the signature or says it is encrypted.
+  if (looksLikeEmail(start, true)) return EMAIL;
   if (/^(mime-version:|content-type:)[\s\S]*application\/(x-)?pkcs7-(mime|signature)/.test(lower)) {
     return "application/pkcs7-mime";
   }
   if (lower.startsWith("{\\rtf")) return "application/rtf";
+  if (looksLikeEmail(start)) return EMAIL;
   if (start.startsWith("<")) {
     if (/<!doctype html|<html[\s>]/.test(lower)) return "text/html";
     if (lower.startsWith("<?xml") || /^<!doctype [\w:-]+/.test(lower) || /^<[\w:-]+[\s>]/.test(lower)) {
@@ -207,6 +251,34 @@ function sniffText(text: string): string {
   }
   if (looksLikeCsv(text)) return "text/csv";
   return "text/plain";
+}
+
+/** Header fields that an email has and other text does not begin with. */
+const MAIL_FIELDS =
+  /^(from|to|cc|subject|date|message-id|received|return-path|mime-version|delivered-to|x-[\w-]+|reply-to|sender|in-reply-to|references|content-type|dkim-signature|authentication-results|thread-topic|x-mailer)$/;
+
+/**
+ * An RFC 822 message: it starts with header fields (an mbox `From ` line allowed), up to a blank line, and has
+ * at least two of the fields a message has, one of them From, Date, Received, Message-ID or MIME-Version.
+ * `addressed` asks for a field only a message has (From, To, Subject, Date, Message-ID, Received), so that a bare
+ * MIME entity (an S/MIME blob) is not taken for an email.
+ */
+function looksLikeEmail(text: string, addressed = false): boolean {
+  const lines = text.replace(/^From [^\n]*\n/, "").split(/\r?\n/);
+  const names = new Set<string>();
+  for (const line of lines.slice(0, 200)) {
+    if (line === "") break;
+    if (/^[ \t]/.test(line)) continue;
+    const match = /^([\x21-\x39\x3b-\x7e]+):/.exec(line);
+    if (!match) return false;
+    names.add(match[1].toLowerCase());
+  }
+  const known = [...names].filter((name) => MAIL_FIELDS.test(name));
+  if (addressed && !known.some((name) => /^(from|to|subject|date|message-id|received)$/.test(name)))
+    return false;
+  return (
+    known.length >= 2 && known.some((name) => /^(from|date|received|message-id|mime-version)$/.test(name))
+  );
 }
 
 /** At least three lines, nearly all of which one delimiter splits into the same number (two or more) of fields. */

@@ -245,7 +245,7 @@ function checkSignature(
 }
 
 /** A signer as one line of the result's warnings, where clients see it. */
-function describe(signer: DocumentSigner): string {
+export function describeSigner(signer: DocumentSigner): string {
   const who = signer.commonName ?? signer.subject ?? `serial ${signer.serialNumber}`;
   const issuer = commonName(signer.issuer?.replace(/, /g, "\n") ?? null) ?? signer.issuer;
   const details = [
@@ -295,7 +295,7 @@ async function loadSigned(
     mimeType: input.mimeType,
     backend: `pkcs7+${doc.backend}`,
     signers,
-    warnings: [...signed.signers.map(describe), ...doc.warnings],
+    warnings: [...signed.signers.map(describeSigner), ...doc.warnings],
   };
 }
 
