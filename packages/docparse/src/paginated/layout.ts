@@ -78,11 +78,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   let droppedStruck = 0;
   const tables = stages.detectTables(page);
   const pageArea = page.width * page.height;
-  // A background image under the whole page is not a figure; labels inside a real figure are part of it.
+  // A background image under the whole page is not a figure. Text drawn over a figure (a card's photo, a
+  // diagram's labels, a banner) is never dropped: it stays text, read in order with the figure.
   const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
   const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
-  const inFigure = (run: TextRun) => figures.some((f) => box.containsCenter(f, run.box));
-  const free = runs.filter((run) => !inTable(run) && !inFigure(run));
+  const free = runs.filter((run) => !inTable(run));
   const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const allChars = free.reduce((n, run) => n + run.text.length, 0);
   const rtl = rtlChars * 2 > allChars;
@@ -130,7 +130,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const ordered: Ordered[] = [];
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
+    // Floats go before the lines that start below their top: a figure comes before the labels drawn on it.
+    const floats = group.flatMap((p) => (p.entry ? [p.entry] : [])).sort((a, b) => a.box.y1 - b.box.y1);
     for (const built of sortLines(buildLines(runs), rtl)) {
+      while (floats.length > 0 && floats[0].box.y1 <= built.box.y1)
+        ordered.push({ entry: floats.shift() as Float });
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
         const kept = built.runs.filter((run) => !run.struck);
@@ -139,7 +143,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
       }
       if (line) ordered.push({ line });
     }
-    for (const p of group) if (p.entry) ordered.push({ entry: p.entry });
+    for (const entry of floats) ordered.push({ entry });
   }
 
   const entries: PageEntry[] = [];

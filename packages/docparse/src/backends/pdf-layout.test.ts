@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ParsingOptions } from "@svc/contract";
+import { type ParseViews, parseDocument } from "../index.ts";
+import { chartPng, drawParagraph, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "./pdf-fixtures.ts";
+
+/**
+ * Real-world page layouts, end to end on pages made for each rule: text over pictures, reading order of cards
+ * and columns, furniture on a single page.
+ */
+
+async function parsePdf(bytes: Uint8Array, parsing: Partial<ParsingOptions> = {}): Promise<ParseViews> {
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: { parsing } });
+  return result;
+}
+
+/** `texts` appear in the markdown, each once, in this order. */
+function assertInOrder(markdown: string, texts: readonly string[]): void {
+  let from = 0;
+  for (const text of texts) {
+    const at = markdown.indexOf(text, from);
+    assert.ok(at >= 0, `${JSON.stringify(text)} after offset ${from} in:\n${markdown}`);
+    from = at + text.length;
+  }
+}
+
+describe("pdf layout: text over pictures", () => {
+  test("text drawn over a picture (a card's photo, a diagram's labels) stays text, in reading order", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const before = "The festival programme for the summer season is printed below in full.";
+    const after = "Tickets are sold at the harbour office every day from nine until five.";
+    drawParagraph(page, before, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    const picture = await pdf.embedPng(await chartPng(400, 200));
+    page.drawImage(picture, { x: 72, y: PAGE_HEIGHT - 130 - 200, width: 400, height: 200 });
+    // A banner title and a label printed on the picture itself.
+    drawParagraph(page, "Harbour Lights Festival", {
+      x: 120,
+      top: 150,
+      width: 300,
+      font: fonts.bold,
+      size: 18,
+    });
+    drawParagraph(page, "Opening night on the quay", {
+      x: 120,
+      top: 290,
+      width: 300,
+      font: fonts.regular,
+      size: 10,
+    });
+    drawParagraph(page, after, { x: 72, top: 360, width: 468, font: fonts.regular, size: 11 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [before, "Harbour Lights Festival", "Opening night on the quay", after]);
+    const types = result.pages[0].page_fragments?.map((f) => f.fragment_type) ?? [];
+    assert.ok(types.includes("figure"), `the picture is still a figure: ${types}`);
+  });
+});
