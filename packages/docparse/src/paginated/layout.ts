@@ -93,10 +93,10 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; run?: TextRun; entry?: Float };
+  type Placed = { box: Box; float?: boolean; aside?: boolean; run?: TextRun; entry?: Float };
   const signatures = stages.detectSignatures?.(page) ?? [];
   const placed: Placed[] = [
-    ...free.map((run) => ({ box: run.box, run })),
+    ...free.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
     ...tables.map((table) => ({
       box: table.box,
       float: true,
@@ -130,20 +130,23 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const ordered: Ordered[] = [];
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
-    // Floats go before the lines that start below their top: a figure comes before the labels drawn on it.
-    const floats = group.flatMap((p) => (p.entry ? [p.entry] : [])).sort((a, b) => a.box.y1 - b.box.y1);
+    const lines: Line[] = [];
     for (const built of sortLines(buildLines(runs), rtl)) {
-      while (floats.length > 0 && floats[0].box.y1 <= built.box.y1)
-        ordered.push({ entry: floats.shift() as Float });
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
         const kept = built.runs.filter((run) => !run.struck);
         droppedStruck += built.runs.length - kept.length;
         line = kept.length > 0 ? makeLine(kept) : null;
       }
-      if (line) ordered.push({ line });
+      if (line) lines.push(line);
     }
-    for (const entry of floats) ordered.push({ entry });
+    // Floats that start above the group's text come first (a figure before the labels drawn on it); the others
+    // after it, so that a float never splits the text of its group.
+    const top = Math.min(...lines.map((line) => line.box.y1));
+    const floats = group.flatMap((p) => (p.entry ? [p.entry] : []));
+    for (const entry of floats) if (entry.box.y1 <= top) ordered.push({ entry });
+    for (const line of lines) ordered.push({ line });
+    for (const entry of floats) if (entry.box.y1 > top) ordered.push({ entry });
   }
 
   const entries: PageEntry[] = [];
