@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ParsingOptions } from "@svc/contract";
 import { type ParseViews, parseDocument } from "../index.ts";
-import { chartPng, drawParagraph, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "./pdf-fixtures.ts";
+import {
+  chartPng,
+  drawParagraph,
+  newPdf,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  pdfBytes,
+  textImage,
+} from "./pdf-fixtures.ts";
 
 /**
  * Real-world page layouts, end to end on pages made for each rule: text over pictures, reading order of cards
@@ -54,5 +62,24 @@ describe("pdf layout: text over pictures", () => {
     assertInOrder(result.markdown, [before, "Harbour Lights Festival", "Opening night on the quay", after]);
     const types = result.pages[0].page_fragments?.map((f) => f.fragment_type) ?? [];
     assert.ok(types.includes("figure"), `the picture is still a figure: ${types}`);
+  });
+});
+
+describe("pdf layout: text without a text layer on a digital page", () => {
+  test("a slide's title banner drawn as an image is read by OCR and placed before the slide's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    // The banner: 8 × 1.5 inches of image whose only content is its title, set in 28 pt type.
+    const banner = await pdf.embedPng(
+      await textImage(["Quarterly Harbour Results"], { fontPt: 28, dpi: 200, widthIn: 8, heightIn: 1.5 }),
+    );
+    page.drawImage(banner, { x: 18, y: PAGE_HEIGHT - 36 - 108, width: 576, height: 108 });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
+    const text = result.markdown.match(/Ferry crossings/g) ?? [];
+    assert.equal(text.length, 1, "the text layer's own text is not read twice");
   });
 });
