@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ParsingOptions } from "@svc/contract";
+import { rgb } from "pdf-lib";
 import { type ParseViews, parseDocument } from "../index.ts";
 import {
   chartPng,
@@ -81,5 +82,39 @@ describe("pdf layout: text without a text layer on a digital page", () => {
     assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
     const text = result.markdown.match(/Ferry crossings/g) ?? [];
     assert.equal(text.length, 1, "the text layer's own text is not read twice");
+  });
+});
+
+describe("pdf layout: reading order", () => {
+  test("a grid of cards is read card by card, row by row, each card's text whole", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const cards = [
+      ["Harbour", "Ferries leave the harbour every hour from early morning until late at night."],
+      ["Museum", "The maritime museum shows models of the boats built on this coast since 1800."],
+      ["Market", "Fishmongers and bakers fill the square on Saturdays from eight until noon."],
+      ["Lighthouse", "Guided climbs to the lamp room run on weekends when the weather is calm."],
+      ["Beaches", "Two sandy beaches lie within a short walk of the station and the old town."],
+      ["Gardens", "The walled gardens behind the castle open to visitors from April to October."],
+    ];
+    cards.forEach(([title, text], i) => {
+      const x = 40 + (i % 3) * 180;
+      const top = 100 + Math.floor(i / 3) * 200;
+      page.drawRectangle({
+        x,
+        y: PAGE_HEIGHT - top - 170,
+        width: 165,
+        height: 170,
+        color: rgb(0.9, 0.93, 0.97),
+      });
+      drawParagraph(page, title, { x: x + 10, top: top + 12, width: 145, font: fonts.bold, size: 13 });
+      drawParagraph(page, text, { x: x + 10, top: top + 40, width: 145, font: fonts.regular, size: 10 });
+    });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(
+      result.markdown,
+      cards.flatMap(([title, text]) => [title, text]),
+    );
   });
 });

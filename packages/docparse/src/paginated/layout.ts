@@ -93,10 +93,20 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; aside?: boolean; run?: TextRun; entry?: Float };
+  type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
   const signatures = stages.detectSignatures?.(page) ?? [];
+  // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
+  const cards = cardBoxes(page, free);
+  const cardRuns = new Map<Box, TextRun[]>(cards.map((card) => [card, []]));
+  const loose: TextRun[] = [];
+  for (const run of free) {
+    const card = innermost(cards, run.box);
+    if (card && !run.vertical) cardRuns.get(card)?.push(run);
+    else loose.push(run);
+  }
   const placed: Placed[] = [
-    ...free.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...[...cardRuns].filter(([, inside]) => inside.length > 0).map(([card]) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
       float: true,
@@ -120,12 +130,28 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
       entry: { kind: "signature" as const, box: signature },
     })),
   ];
-  const groups = readingOrderGroups(placed, {
+  const orderOptions = {
     minGutter: Math.max(5, size * 0.9),
     minGap: 0.5,
     minColumnWidth: size * 4,
     rtl,
-  });
+  };
+  // Each card's text is ordered on its own, and its groups take the card's place.
+  const groups: Placed[][] = [];
+  for (const group of readingOrderGroups(placed, orderOptions)) {
+    let pending: Placed[] = [];
+    for (const p of group) {
+      if (!p.card) {
+        pending.push(p);
+        continue;
+      }
+      if (pending.length > 0) groups.push(pending);
+      pending = [];
+      const inside = (cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run }));
+      groups.push(...readingOrderGroups<Placed>(inside, orderOptions));
+    }
+    if (pending.length > 0) groups.push(pending);
+  }
   type Ordered = { line: Line } | { entry: Float };
   const ordered: Ordered[] = [];
   for (const group of groups) {
@@ -167,6 +193,31 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   }
   flush();
   return { page, entries, rtl, droppedStruck };
+}
+
+/** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */
+const CARD_SHARE = { min: 0.01, max: 0.6 };
+
+/**
+ * The cards of a page: filled or stroked rectangles of a card's size with text inside, and no larger than a
+ * card would be. A rectangle around a single run (a highlighted word) is no card.
+ */
+function cardBoxes(page: PageGeometry, runs: readonly TextRun[]): Box[] {
+  const pageArea = page.width * page.height;
+  return page.rects.filter((rect) => {
+    const area = box.area(rect);
+    if (area < pageArea * CARD_SHARE.min || area > pageArea * CARD_SHARE.max) return false;
+    return runs.filter((run) => box.containsCenter(rect, run.box)).length >= 2;
+  });
+}
+
+/** The smallest of the boxes that holds the middle of `inner`. */
+function innermost(boxes: readonly Box[], inner: Box): Box | null {
+  let best: Box | null = null;
+  for (const b of boxes) {
+    if (box.containsCenter(b, inner) && (best === null || box.area(b) < box.area(best))) best = b;
+  }
+  return best;
 }
 
 /** Lines of one region top to bottom; lines side by side along the reading direction. */

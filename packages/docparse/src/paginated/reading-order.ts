@@ -13,6 +13,8 @@ export interface Placed {
    * the region, and goes with the part that holds its start.
    */
   aside?: boolean;
+  /** A card: a box drawn around text. A region of cards only is read row by row, like a grid. */
+  card?: boolean;
 }
 
 export interface ReadingOrderOptions {
@@ -56,6 +58,18 @@ export function readingOrderGroups<T extends Placed>(
 ): T[][] {
   if (elements.length === 0) return [];
   if (elements.length === 1) return [[...elements]];
+  if (elements.every((e) => e.card)) {
+    // A grid of cards is read row by row: cut across first wherever a gap runs between rows of cards.
+    const rows = projectionGaps(
+      elements.map((e) => e.box),
+      "y",
+      options.minGap,
+    );
+    if (rows.length > 0) {
+      const widest = rows.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+      return splitAt(elements, [widest], "y").flatMap((part) => readingOrderGroups(part, options));
+    }
+  }
   const columns = columnsOf(elements, options);
   if (columns.length > 1) {
     const ordered = options.rtl ? columns.reverse() : columns;
