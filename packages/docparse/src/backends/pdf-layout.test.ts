@@ -117,4 +117,65 @@ describe("pdf layout: reading order", () => {
       cards.flatMap(([title, text]) => [title, text]),
     );
   });
+
+  test("a full-width figure between two column sets: the columns above, the figure, then the columns below", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const para = (words: string) =>
+      `${words} is described here in a paragraph of ordinary prose that runs over several lines of the column.`;
+    const upperLeft = para("The upper left part of the article");
+    const upperRight = para("The upper right part of the article");
+    const lowerLeft = para("The lower left part of the article");
+    const lowerRight = para("The lower right part of the article");
+    const column = (x: number, top: number, text: string) =>
+      drawParagraph(page, text, { x, top, width: 220, font: fonts.regular, size: 11 });
+    column(72, 80, upperLeft);
+    column(320, 80, upperRight);
+    const chart = await pdf.embedPng(await chartPng(468, 200));
+    page.drawImage(chart, { x: 72, y: PAGE_HEIGHT - 200 - 200, width: 468, height: 200 });
+    drawParagraph(page, "Figure 1. Ferry crossings per month.", {
+      x: 72,
+      top: 410,
+      width: 468,
+      font: fonts.regular,
+      size: 10,
+    });
+    column(72, 440, lowerLeft);
+    column(320, 440, lowerRight);
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [
+      upperLeft,
+      upperRight,
+      "<!-- image -->",
+      "Figure 1. Ferry crossings per month.",
+      lowerLeft,
+      lowerRight,
+    ]);
+  });
+
+  test("a sidebar beside the main column is read whole, after the main column's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const main = [
+      "The main column tells the story of the harbour over two long paragraphs of ordinary prose set in the body size.",
+      "Its second paragraph goes on with the story of the ferries and the fishing boats that used the harbour for centuries.",
+    ];
+    let top = 90;
+    for (const text of main)
+      top = drawParagraph(page, text, { x: 72, top, width: 300, font: fonts.regular, size: 11 }).next;
+    const side =
+      "Did you know? The harbour wall was rebuilt in stone after the great storm of the winter of 1881.";
+    page.drawRectangle({
+      x: 400,
+      y: PAGE_HEIGHT - 90 - 120,
+      width: 150,
+      height: 120,
+      color: rgb(0.95, 0.95, 0.85),
+    });
+    drawParagraph(page, side, { x: 408, top: 98, width: 134, font: fonts.regular, size: 9 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [...main, side]);
+  });
 });
