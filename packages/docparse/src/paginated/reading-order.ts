@@ -111,21 +111,51 @@ function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: 
   const candidates = [...rows]
     .sort((a, b) => b.end - b.start - (a.end - a.start))
     .slice(0, ROW_CUT_CANDIDATES);
+  // Text sorted along x once: whether a part has any vertical gap at all is then a linear scan, and only a part
+  // that has one is split into columns (a dense page without columns stays cheap).
+  const text = elements.filter((e) => !e.float && !e.aside).sort((a, b) => a.box.x1 - b.box.x1);
+  const hasGutter = (above: boolean, cut: number) => {
+    let reach = Number.NEGATIVE_INFINITY;
+    for (const e of text) {
+      if (e.box.y1 < cut !== above) continue;
+      if (reach !== Number.NEGATIVE_INFINITY && e.box.x1 - reach >= options.minGutter) return true;
+      reach = Math.max(reach, e.box.x2);
+    }
+    return false;
+  };
   let best = widest;
   // Only a cut that frees most of the region counts; a few lines side by side are left to the widest gap.
   let bestFreed = Math.floor(elements.length / 2);
+  const tops = elements.map((e) => e.box.y1).sort((a, b) => a - b);
   for (const gap of candidates) {
-    for (const part of splitAt(elements, [gap], "y")) {
-      if (part.length <= bestFreed || part.length < 4) continue;
+    const aboveCount = countBelow(tops, gap.end);
+    for (const [above, count] of [
+      [true, aboveCount],
+      [false, elements.length - aboveCount],
+    ] as const) {
+      if (count <= bestFreed || count < 4 || !hasGutter(above, gap.end)) continue;
+      const part = elements.filter((e) => e.box.y1 < gap.end === above);
       const columns = columnsOf(part, options);
       // Columns that run down the page, not a few label and value lines side by side.
       if (columns.length > 1 && columns.every(tall)) {
         best = gap;
-        bestFreed = part.length;
+        bestFreed = count;
       }
     }
   }
   return best;
+}
+
+/** How many of the sorted values are below `limit`. */
+function countBelow(sorted: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
