@@ -75,6 +75,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           heading: label.label === "section_header" || label.label === "title",
           pageNumber: label.label === "page_number",
           edge: edges[blocks.indexOf(entry.block)],
+          sideways: entry.block.lines.every((line) => line.vertical),
         });
         candidateBlocks.push(entry.block);
       }

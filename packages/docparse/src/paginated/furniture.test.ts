@@ -170,3 +170,64 @@ test("a short last paragraph a paragraph gap below the text is not furniture", {
   ];
   assert.equal(detectFurniture(candidates, BODY_SIZE, 3).get(1), undefined);
 });
+
+test("on a single page, lines that say what they are in the top or bottom band are furniture, in body size too", () => {
+  const lines = [
+    candidate(1, "Journal of Synthetic Layouts | Vol. 12 | No. 3 | 2024", {
+      x1: 50,
+      y1: 30,
+      x2: 400,
+      y2: 40,
+    }),
+    candidate(1, "Downloaded from https://example.org/journal on 12 March 2024", {
+      x1: 50,
+      y1: 740,
+      x2: 400,
+      y2: 750,
+    }),
+    candidate(1, "© 2024 The Authors. Published under CC BY 4.0.", { x1: 50, y1: 755, x2: 400, y2: 765 }),
+    candidate(1, "Part No. 123-4567 Rev. C", { x1: 400, y1: 770, x2: 560, y2: 780 }),
+  ];
+  const kinds = detectFurniture([...lines, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((i) => kinds.get(i)),
+    ["page_header", "page_footer", "page_footer", "page_footer", undefined],
+  );
+});
+
+test("the same lines in the middle of the page are body text", () => {
+  const lines = [
+    candidate(1, "Journal of Synthetic Layouts | Vol. 12 | No. 3 | 2024", {
+      x1: 50,
+      y1: 300,
+      x2: 400,
+      y2: 310,
+    }),
+    candidate(1, "© 2024 The Authors. Published under CC BY 4.0.", { x1: 50, y1: 420, x2: 400, y2: 430 }),
+  ];
+  assert.equal(detectFurniture(lines, BODY_SIZE, 1).size, 0);
+});
+
+test("the first line of a column, at the page's top in body size, is not a page header", () => {
+  // It is the top of a column that goes on just below it, not a label set apart.
+  const first = candidate(1, "the most common ranges in size for No. 6 up to 1/4 inch, the", {
+    x1: 320,
+    y1: 43,
+    x2: 558,
+    y2: 55,
+  });
+  assert.equal(detectFurniture([first, ...bodies(1)], BODY_SIZE, 1).size, 0);
+});
+
+test("text set sideways in a side margin is furniture; sideways text inside the page is not", () => {
+  const stamp = candidate(
+    1,
+    "jdoe on PRODSERVER with PROPOSALS",
+    { x1: 18, y1: 500, x2: 24, y2: 770 },
+    { sideways: true },
+  );
+  const label = candidate(1, "Axis label", { x1: 300, y1: 400, x2: 306, y2: 460 }, { sideways: true });
+  const kinds = detectFurniture([stamp, label, ...bodies(1)], BODY_SIZE, 1);
+  assert.equal(kinds.get(0), "page_footer");
+  assert.equal(kinds.has(1), false);
+});

@@ -1,4 +1,5 @@
 import type { Box, PageSize } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /** A block as furniture detection sees it. */
 export interface FurnitureCandidate {
@@ -13,9 +14,29 @@ export interface FurnitureCandidate {
   pageNumber: boolean;
   /** The block is on the page's first (last) line of text, set apart from what follows (precedes) it. */
   edge: "top" | "bottom" | null;
+  /** The block's text runs up or down the page. */
+  sideways?: boolean;
 }
 
 export type FurnitureKind = "page_header" | "page_footer" | "page_number";
+
+/**
+ * Lines that say what they are: a journal line (`Journal | Vol. 12 | No. 3`, `pp. 1–9`), an identifier of the
+ * copy (DOI, ISSN, ISBN), a copyright line, a download or print stamp, a revision or part-number line.
+ */
+const FURNITURE_PATTERNS: readonly RegExp[] = [
+  /\bvol(?:\.|ume)\s*\d+\b.*\b(?:no\.|issue|number|pp?\.)\s*\d+/i,
+  /\b(?:doi:\s*10\.|doi\.org\/10\.|issn\b|isbn\b|e-?issn\b)/i,
+  /(?:©|\(c\)\s*(?:19|20)\d\d|\bcopyright\s+(?:©\s*)?(?:19|20)\d\d)/i,
+  /^(?:downloaded|printed|retrieved|accessed|generated)\s+(?:from|on|by|at)\b/i,
+  /\b(?:downloaded|printed)\s+(?:from|on|by)\b.*\b(?:19|20)\d\d\b/i,
+  /\b(?:rev(?:\.|ision)|part\s*(?:no\.?|number|#)|doc(?:ument)?\s*(?:no\.?|number|#))\s*[:#]?\s*[A-Z0-9][\w.-]*\s*(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|(?:19|20)\d\d)?\s*$/i,
+];
+
+/** The text says it is page furniture. */
+export function furniturePattern(text: string): boolean {
+  return text.length <= 200 && FURNITURE_PATTERNS.some((pattern) => pattern.test(text));
+}
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
 function signature(text: string): string {
@@ -63,11 +84,24 @@ export function detectFurniture(
     // label that is not a sentence hugging the page's very edge. Losing text is worse than keeping a footer.
     const margin = c.box.y2 < c.pageSize.height * 0.08 || c.box.y1 > c.pageSize.height * 0.92;
     const small = c.fontSize <= bodySize * 0.95 && (c.edge !== null || margin);
+    // A short label set apart at the page's edge, not the first line of a column that goes on below it.
     const label =
-      margin && c.text.length <= 60 && c.fontSize <= bodySize * 1.05 && !/[.!?,;:]["'”’)]?$/.test(c.text);
-    const alone = small || label;
-    if (c.heading && !repeated && !c.pageNumber) return;
+      margin &&
+      c.edge !== null &&
+      c.text.length <= 60 &&
+      c.fontSize <= bodySize * 1.05 &&
+      !/[.!?,;:]["'”’)]?$/.test(c.text);
+    const pattern = (c.edge !== null || margin) && c.fontSize <= bodySize * 1.05 && furniturePattern(c.text);
+    const alone = small || label || pattern;
+    if (c.heading && !repeated && !c.pageNumber && !pattern) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
+  });
+  // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
+  candidates.forEach((c, i) => {
+    if (kinds.has(i) || !c.sideways) return;
+    const width = c.pageSize.width;
+    if (c.box.x2 > width * 0.1 && c.box.x1 < width * 0.9) return;
+    kinds.set(i, box.centerY(c.box) < c.pageSize.height / 2 ? "page_header" : "page_footer");
   });
   return kinds;
 }

@@ -56,7 +56,7 @@ function twoColumnPage(): PageGeometry {
     [
       ...words("A Study of Synthetic Pages", 175, 60, { fontSize: 20, fontName: "Times-Bold", bold: true }),
       ...paragraph(LEFT_LINES, 50, 120),
-      // A label drawn inside the figure belongs to the figure.
+      // A label drawn on the figure stays text, read after the figure.
       ...words("axis", 430, 200),
       ...words("Figure 1. A synthetic figure.", 320, 290),
       ...paragraph(RIGHT_LINES, 320, 316),
@@ -72,6 +72,7 @@ test("a two-column page reads title, left column, then the right column's figure
     "A Study of Synthetic Pages",
     LEFT_LINES.join(" "),
     "[figure]",
+    "axis",
     "Figure 1. A synthetic figure.",
     RIGHT_LINES.join(" "),
   ]);

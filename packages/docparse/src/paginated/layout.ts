@@ -78,11 +78,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   let droppedStruck = 0;
   const tables = stages.detectTables(page);
   const pageArea = page.width * page.height;
-  // A background image under the whole page is not a figure; labels inside a real figure are part of it.
+  // A background image under the whole page is not a figure. Text drawn over a figure (a card's photo, a
+  // diagram's labels, a banner) is never dropped: it stays text, read in order with the figure.
   const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
   const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
-  const inFigure = (run: TextRun) => figures.some((f) => box.containsCenter(f, run.box));
-  const free = runs.filter((run) => !inTable(run) && !inFigure(run));
+  const free = runs.filter((run) => !inTable(run));
   const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const allChars = free.reduce((n, run) => n + run.text.length, 0);
   const rtl = rtlChars * 2 > allChars;
@@ -93,10 +93,20 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; run?: TextRun; entry?: Float };
+  type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
   const signatures = stages.detectSignatures?.(page) ?? [];
+  // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
+  const cards = cardBoxes(page, free);
+  const cardRuns = new Map<Box, TextRun[]>(cards.map((card) => [card, []]));
+  const loose: TextRun[] = [];
+  for (const run of free) {
+    const card = innermost(cards, run.box);
+    if (card && !run.vertical) cardRuns.get(card)?.push(run);
+    else loose.push(run);
+  }
   const placed: Placed[] = [
-    ...free.map((run) => ({ box: run.box, run })),
+    ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...[...cardRuns].filter(([, inside]) => inside.length > 0).map(([card]) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
       float: true,
@@ -120,16 +130,33 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
       entry: { kind: "signature" as const, box: signature },
     })),
   ];
-  const groups = readingOrderGroups(placed, {
+  const orderOptions = {
     minGutter: Math.max(5, size * 0.9),
     minGap: 0.5,
     minColumnWidth: size * 4,
     rtl,
-  });
+  };
+  // Each card's text is ordered on its own, and its groups take the card's place.
+  const groups: Placed[][] = [];
+  for (const group of readingOrderGroups(placed, orderOptions)) {
+    let pending: Placed[] = [];
+    for (const p of group) {
+      if (!p.card) {
+        pending.push(p);
+        continue;
+      }
+      if (pending.length > 0) groups.push(pending);
+      pending = [];
+      const inside = (cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run }));
+      groups.push(...readingOrderGroups<Placed>(inside, orderOptions));
+    }
+    if (pending.length > 0) groups.push(pending);
+  }
   type Ordered = { line: Line } | { entry: Float };
   const ordered: Ordered[] = [];
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
+    const lines: Line[] = [];
     for (const built of sortLines(buildLines(runs), rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
@@ -137,9 +164,15 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         droppedStruck += built.runs.length - kept.length;
         line = kept.length > 0 ? makeLine(kept) : null;
       }
-      if (line) ordered.push({ line });
+      if (line) lines.push(line);
     }
-    for (const p of group) if (p.entry) ordered.push({ entry: p.entry });
+    // Floats that start above the group's text come first (a figure before the labels drawn on it); the others
+    // after it, so that a float never splits the text of its group.
+    const top = Math.min(...lines.map((line) => line.box.y1));
+    const floats = group.flatMap((p) => (p.entry ? [p.entry] : []));
+    for (const entry of floats) if (entry.box.y1 <= top) ordered.push({ entry });
+    for (const line of lines) ordered.push({ line });
+    for (const entry of floats) if (entry.box.y1 > top) ordered.push({ entry });
   }
 
   const entries: PageEntry[] = [];
@@ -160,6 +193,31 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   }
   flush();
   return { page, entries, rtl, droppedStruck };
+}
+
+/** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */
+const CARD_SHARE = { min: 0.01, max: 0.6 };
+
+/**
+ * The cards of a page: filled or stroked rectangles of a card's size with text inside, and no larger than a
+ * card would be. A rectangle around a single run (a highlighted word) is no card.
+ */
+function cardBoxes(page: PageGeometry, runs: readonly TextRun[]): Box[] {
+  const pageArea = page.width * page.height;
+  return page.rects.filter((rect) => {
+    const area = box.area(rect);
+    if (area < pageArea * CARD_SHARE.min || area > pageArea * CARD_SHARE.max) return false;
+    return runs.filter((run) => box.containsCenter(rect, run.box)).length >= 2;
+  });
+}
+
+/** The smallest of the boxes that holds the middle of `inner`. */
+function innermost(boxes: readonly Box[], inner: Box): Box | null {
+  let best: Box | null = null;
+  for (const b of boxes) {
+    if (box.containsCenter(b, inner) && (best === null || box.area(b) < box.area(best))) best = b;
+  }
+  return best;
 }
 
 /** Lines of one region top to bottom; lines side by side along the reading direction. */

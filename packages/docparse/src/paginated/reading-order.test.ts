@@ -7,6 +7,7 @@ interface Element {
   id: string;
   box: Box;
   float?: boolean;
+  aside?: boolean;
 }
 
 /** The options layoutPage passes for 10 pt text. */
@@ -180,4 +181,54 @@ test("no elements make no groups, one element one group", () => {
   assert.deepEqual(readingOrderGroups([], OPTIONS), []);
   const one: Element = { id: "only", box: { x1: 0, y1: 0, x2: 10, y2: 10 } };
   assert.deepEqual(readingOrderGroups([one], OPTIONS), [[one]]);
+});
+
+/** `count` lines 9 pt high on the given pitch: columns set on different leadings share few gaps across the page. */
+function pitched(name: string, x1: number, x2: number, y: number, count: number, pitch: number): Element[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `${name}${i + 1}`,
+    box: { x1, y1: y + i * pitch, x2, y2: y + i * pitch + 9 },
+  }));
+}
+
+test("a stamp line across every gutter at the page's foot does not turn three columns into lines", () => {
+  const a = pitched("A", 45, 212, 100, 40, 13);
+  const b = pitched("B", 222, 388, 100, 42, 12.5);
+  const c = pitched("C", 399, 566, 100, 41, 12.7);
+  // A production stamp just below the columns, its pieces running over both gutters.
+  const stamp: Element[] = [
+    { id: "S1", box: { x1: 45, y1: 623, x2: 232, y2: 629 } },
+    { id: "S2", box: { x1: 348, y1: 623, x2: 420, y2: 629 } },
+  ];
+  const order = ids(readingOrder([...stamp, ...c, ...a, ...b], OPTIONS));
+  assert.deepEqual(order, [...ids(a), ...ids(b), ...ids(c), "S1", "S2"]);
+});
+
+test("text set sideways in the margin blocks no gutter and no cut across", () => {
+  const left = column("L", LEFT.x1, LEFT.x2, 100, 30);
+  const right = column("R", RIGHT.x1, RIGHT.x2, 100, 30);
+  // A download stamp running up the left margin down to the page's foot line, which crosses the gutter.
+  const stamp: Element = { id: "stamp", box: { x1: 18, y1: 300, x2: 24, y2: 560 }, aside: true };
+  const foot: Element = { id: "foot", box: { x1: 200, y1: 540, x2: 400, y2: 548 } };
+  const order = ids(readingOrder([stamp, foot, ...right, ...left], OPTIONS));
+  assert.deepEqual(
+    order.filter((id) => id !== "stamp"),
+    [...ids(left), ...ids(right), "foot"],
+  );
+  assert.ok(order.includes("stamp"));
+});
+
+test("a title beside a column is no column of its own: one line of several runs is not a column", () => {
+  // A right-to-left page: a title of three word runs on the left, set above a column of text on the right.
+  const title: Element[] = [50, 115, 180].map((x, i) => ({
+    id: `T${i + 1}`,
+    box: { x1: x, y1: 50, x2: x + 60, y2: 66 },
+  }));
+  const right = column("R", 380, 560, 80, 6);
+  assert.deepEqual(ids(readingOrder([...right, ...title], { ...OPTIONS, rtl: true })), [
+    "T3",
+    "T2",
+    "T1",
+    ...ids(right),
+  ]);
 });

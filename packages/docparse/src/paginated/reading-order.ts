@@ -8,6 +8,13 @@ export interface Placed {
    * column that holds its middle.
    */
   float?: boolean;
+  /**
+   * Text set sideways (a margin stamp running up the page): it blocks neither a column gutter nor a cut across
+   * the region, and goes with the part that holds its start.
+   */
+  aside?: boolean;
+  /** A card: a box drawn around text. A region of cards only is read row by row, like a grid. */
+  card?: boolean;
 }
 
 export interface ReadingOrderOptions {
@@ -28,6 +35,7 @@ interface Gap {
 
 /** Gaps of at least `min` in the projection of the boxes on one axis, between the first and the last box. */
 function projectionGaps(boxes: readonly Box[], axis: "x" | "y", min: number): Gap[] {
+  if (boxes.length === 0) return [];
   const spans = boxes.map((b) => (axis === "x" ? [b.x1, b.x2] : [b.y1, b.y2])).sort((a, b) => a[0] - b[0]);
   const gaps: Gap[] = [];
   let reach = spans[0][1];
@@ -50,22 +58,104 @@ export function readingOrderGroups<T extends Placed>(
 ): T[][] {
   if (elements.length === 0) return [];
   if (elements.length === 1) return [[...elements]];
-  const boxes = elements.map((e) => e.box);
-  const text = elements.filter((e) => !e.float).map((e) => e.box);
-  const gutters =
-    text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
-  const columns = columnParts(elements, gutters, options.minColumnWidth);
+  if (elements.every((e) => e.card)) {
+    // A grid of cards is read row by row: cut across first wherever a gap runs between rows of cards.
+    const rows = projectionGaps(
+      elements.map((e) => e.box),
+      "y",
+      options.minGap,
+    );
+    if (rows.length > 0) {
+      const widest = rows.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+      return splitAt(elements, [widest], "y").flatMap((part) => readingOrderGroups(part, options));
+    }
+  }
+  const columns = columnsOf(elements, options);
   if (columns.length > 1) {
     const ordered = options.rtl ? columns.reverse() : columns;
     return ordered.flatMap((part) => readingOrderGroups(part, options));
   }
-  const rows = projectionGaps(boxes, "y", options.minGap);
+  const rows = projectionGaps(
+    elements.filter((e) => !e.aside).map((e) => e.box),
+    "y",
+    options.minGap,
+  );
   if (rows.length > 0) {
-    // The widest gap first: it separates a full-width title from columns below it, not a line from its neighbour.
-    const widest = rows.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
-    return splitAt(elements, [widest], "y").flatMap((part) => readingOrderGroups(part, options));
+    const cut = rowCut(elements, rows, options);
+    return splitAt(elements, [cut], "y").flatMap((part) => readingOrderGroups(part, options));
   }
   return [sortLeaf(elements, options.rtl)];
+}
+
+/** The columns of a region (one part when it has none). */
+function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[][] {
+  const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
+  const gutters =
+    text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
+  return columnParts(elements, gutters, options.minColumnWidth);
+}
+
+/** Horizontal gaps tried as cuts that could free columns: the widest ones, a bounded number. */
+const ROW_CUT_CANDIDATES = 16;
+
+/**
+ * Where a region without columns is cut across. Horizontal cuts alone give the same order whichever is made
+ * first, so the choice only decides which columns can be found: a cut that frees most of the region into
+ * columns wins (a running foot or a stamp line crossing every gutter at the page's bottom, a full-width
+ * paragraph over columns). Else the widest gap, which separates a full-width title from columns below it
+ * rather than a line from its neighbour.
+ */
+function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: ReadingOrderOptions): Gap {
+  const widest = rows.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+  if (rows.length === 1 || elements.length < 6) return widest;
+  const candidates = [...rows]
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, ROW_CUT_CANDIDATES);
+  // Text sorted along x once: whether a part has any vertical gap at all is then a linear scan, and only a part
+  // that has one is split into columns (a dense page without columns stays cheap).
+  const text = elements.filter((e) => !e.float && !e.aside).sort((a, b) => a.box.x1 - b.box.x1);
+  const hasGutter = (above: boolean, cut: number) => {
+    let reach = Number.NEGATIVE_INFINITY;
+    for (const e of text) {
+      if (e.box.y1 < cut !== above) continue;
+      if (reach !== Number.NEGATIVE_INFINITY && e.box.x1 - reach >= options.minGutter) return true;
+      reach = Math.max(reach, e.box.x2);
+    }
+    return false;
+  };
+  let best = widest;
+  // Only a cut that frees most of the region counts; a few lines side by side are left to the widest gap.
+  let bestFreed = Math.floor(elements.length / 2);
+  const tops = elements.map((e) => e.box.y1).sort((a, b) => a - b);
+  for (const gap of candidates) {
+    const aboveCount = countBelow(tops, gap.end);
+    for (const [above, count] of [
+      [true, aboveCount],
+      [false, elements.length - aboveCount],
+    ] as const) {
+      if (count <= bestFreed || count < 4 || !hasGutter(above, gap.end)) continue;
+      const part = elements.filter((e) => e.box.y1 < gap.end === above);
+      const columns = columnsOf(part, options);
+      // Columns that run down the page, not a few label and value lines side by side.
+      if (columns.length > 1 && columns.every(tall)) {
+        best = gap;
+        bestFreed = count;
+      }
+    }
+  }
+  return best;
+}
+
+/** How many of the sorted values are below `limit`. */
+function countBelow(sorted: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -74,7 +164,16 @@ export function readingOrderGroups<T extends Placed>(
  * not count.
  */
 function spannedGapsRemoved(gaps: Gap[], elements: readonly Placed[], text: readonly Box[]): Gap[] {
-  const floats = elements.filter((e) => e.float);
+  // A picture with text drawn over it is a backdrop: the text on it decides the columns.
+  const floats = elements.filter(
+    (e) =>
+      e.float &&
+      !text.some((t) => {
+        const cx = (t.x1 + t.x2) / 2;
+        const cy = (t.y1 + t.y2) / 2;
+        return cx > e.box.x1 && cx < e.box.x2 && cy > e.box.y1 && cy < e.box.y2;
+      }),
+  );
   if (floats.length === 0) return gaps;
   const left = Math.min(...text.map((b) => b.x1));
   const right = Math.max(...text.map((b) => b.x2));
@@ -112,7 +211,7 @@ function columnParts<T extends Placed>(elements: readonly T[], gaps: Gap[], minW
     const parts = splitAt(elements, kept, "x");
     if (parts.length !== kept.length + 1) return [[...elements]];
     const narrow = parts.findIndex((part) => {
-      const text = part.filter((e) => !e.float);
+      const text = part.filter((e) => !e.float && !e.aside);
       if (text.length === 0) return false;
       const width = Math.max(...text.map((e) => e.box.x2)) - Math.min(...text.map((e) => e.box.x1));
       return width < minWidth;
@@ -122,8 +221,8 @@ function columnParts<T extends Placed>(elements: readonly T[], gaps: Gap[], minW
     if (narrow >= 0 && !sharesHeight(parts[narrow], [parts[narrow - 1], parts[narrow + 1]]))
       return [[...elements]];
     if (narrow < 0) {
-      // A gutter also needs height: at least two parts with two elements, or parts that run down the page.
-      if (parts.filter((part) => part.length >= 2).length >= 2 || parts.every(tall)) return parts;
+      // A gutter also needs height: at least two parts of two lines or more, or parts that run down the page.
+      if (parts.filter(severalLines).length >= 2 || parts.every(tall)) return parts;
       return [[...elements]];
     }
     // Drop the gap on the narrow part's side that is narrower (the one closer to its neighbour).
@@ -144,6 +243,18 @@ function sharesHeight(
   );
 }
 
+/** The part holds more than one line: some horizontal whitespace runs across it. */
+function severalLines(part: readonly Placed[]): boolean {
+  return (
+    part.length >= 2 &&
+    projectionGaps(
+      part.map((e) => e.box),
+      "y",
+      0.5,
+    ).length > 0
+  );
+}
+
 function tall(part: readonly Placed[]): boolean {
   const top = Math.min(...part.map((e) => e.box.y1));
   const bottom = Math.max(...part.map((e) => e.box.y2));
@@ -155,7 +266,7 @@ function splitAt<T extends Placed>(elements: readonly T[], gaps: readonly Gap[],
   for (const element of elements) {
     const start =
       axis === "x"
-        ? element.float
+        ? element.float || element.aside
           ? (element.box.x1 + element.box.x2) / 2
           : element.box.x1
         : element.box.y1;

@@ -1,15 +1,17 @@
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import type { ParsingOptions } from "@svc/contract";
 import type { PDFDocument } from "pdf-lib";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
 import type { BackendInput } from "../backend.ts";
 import { MAX_IMAGE_PIXELS, type PageRaster } from "../images/decode.ts";
 import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
+import { OcrError, ocrEngineFor } from "../ocr/engine.ts";
 import { requestedPages } from "../page-range.ts";
 import { assembleDocument } from "../paginated/assemble.ts";
 import { barcodesOf } from "../paginated/barcode-stage.ts";
-import { box, type PageGeometry } from "../paginated/geometry.ts";
+import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import { layoutPage, type PageLayout } from "../paginated/layout.ts";
 import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
 import { detectSignatures } from "../paginated/signatures.ts";
@@ -18,6 +20,7 @@ import { extractPdfPage, pageFrame } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
+import { ocrCrops, unreadText, withOcrWords } from "./unread-text.ts";
 
 /** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
 const BARCODE_DPI = 200;
@@ -91,6 +94,51 @@ function blank(page: PageGeometry): boolean {
 }
 
 /**
+ * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, text in images on a
+ * sparse page) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
+ */
+async function withUnreadText(
+  doc: PDFDocumentProxy,
+  page: PageGeometry,
+  parsing: Required<ParsingOptions>,
+): Promise<PageGeometry> {
+  const unread = unreadText(page);
+  if (unread.regions.length === 0) return page;
+  const engine = ocrEngineFor(parsing.ocr_model);
+  const words: TextRun[] = [];
+  try {
+    for (const crop of ocrCrops(unread, page)) {
+      const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true, crop });
+      const raster: PageRaster = {
+        pageNumber: page.pageNumber,
+        widthPx: rendered.widthPx,
+        heightPx: rendered.heightPx,
+        dpi: rendered.dpi,
+        widthPt: box.width(crop),
+        heightPt: box.height(crop),
+        png: rendered.png,
+        scale: 1,
+        ocrDpi: rendered.dpi,
+      };
+      const read = await engine.recognize(raster, { detectOrientation: false });
+      if (read.rotation !== 0) continue;
+      for (const { lineId: _, ...run } of read.runs) {
+        const b = run.box;
+        words.push({
+          ...run,
+          box: { x1: b.x1 + crop.x1, y1: b.y1 + crop.y1, x2: b.x2 + crop.x1, y2: b.y2 + crop.y1 },
+        });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof OcrError)) throw error;
+    const warning = `page ${page.pageNumber}: text outside the text layer not read (${error.message})`;
+    return { ...page, warnings: [...page.warnings, warning] };
+  }
+  return withOcrWords(page, unread, words);
+}
+
+/**
  * PDF: geometry from pdf.js (text runs, ruling lines, images), then the paginated layout. Only the requested
  * pages are read; the model lists every page with its size.
  */
@@ -117,9 +165,10 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     let scans: Promise<PDFDocument | null> | undefined;
     geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (page) => {
       if (page.textSource === "text-layer" || blank(page)) {
-        if (!barcodes) return page;
+        const read = page.textSource === "text-layer" ? await withUnreadText(doc, page, input.parsing) : page;
+        if (!barcodes) return read;
         const rendered = await renderPage(doc, page.pageNumber, { dpi: BARCODE_DPI, grayscale: true });
-        return { ...page, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
+        return { ...read, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
       }
       const rendered =
         (await scanRaster(page, () => (scans ??= openScanSource(input.bytes as Uint8Array)))) ??

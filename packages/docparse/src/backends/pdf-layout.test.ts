@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ParsingOptions } from "@svc/contract";
+import { rgb } from "pdf-lib";
+import { type ParseViews, parseDocument } from "../index.ts";
+import {
+  chartPng,
+  drawParagraph,
+  newPdf,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  pdfBytes,
+  textImage,
+} from "./pdf-fixtures.ts";
+
+/**
+ * Real-world page layouts, end to end on pages made for each rule: text over pictures, reading order of cards
+ * and columns, furniture on a single page.
+ */
+
+async function parsePdf(bytes: Uint8Array, parsing: Partial<ParsingOptions> = {}): Promise<ParseViews> {
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: { parsing } });
+  return result;
+}
+
+/** `texts` appear in the markdown, each once, in this order. */
+function assertInOrder(markdown: string, texts: readonly string[]): void {
+  let from = 0;
+  for (const text of texts) {
+    const at = markdown.indexOf(text, from);
+    assert.ok(at >= 0, `${JSON.stringify(text)} after offset ${from} in:\n${markdown}`);
+    from = at + text.length;
+  }
+}
+
+describe("pdf layout: text over pictures", () => {
+  test("text drawn over a picture (a card's photo, a diagram's labels) stays text, in reading order", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const before = "The festival programme for the summer season is printed below in full.";
+    const after = "Tickets are sold at the harbour office every day from nine until five.";
+    drawParagraph(page, before, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    const picture = await pdf.embedPng(await chartPng(400, 200));
+    page.drawImage(picture, { x: 72, y: PAGE_HEIGHT - 130 - 200, width: 400, height: 200 });
+    // A banner title and a label printed on the picture itself.
+    drawParagraph(page, "Harbour Lights Festival", {
+      x: 120,
+      top: 150,
+      width: 300,
+      font: fonts.bold,
+      size: 18,
+    });
+    drawParagraph(page, "Opening night on the quay", {
+      x: 120,
+      top: 290,
+      width: 300,
+      font: fonts.regular,
+      size: 10,
+    });
+    drawParagraph(page, after, { x: 72, top: 360, width: 468, font: fonts.regular, size: 11 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [before, "Harbour Lights Festival", "Opening night on the quay", after]);
+    const types = result.pages[0].page_fragments?.map((f) => f.fragment_type) ?? [];
+    assert.ok(types.includes("figure"), `the picture is still a figure: ${types}`);
+  });
+});
+
+describe("pdf layout: text without a text layer on a digital page", () => {
+  test("a slide's title banner drawn as an image is read by OCR and placed before the slide's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    // The banner: 8 × 1.5 inches of image whose only content is its title, set in 28 pt type.
+    const banner = await pdf.embedPng(
+      await textImage(["Quarterly Harbour Results"], { fontPt: 28, dpi: 200, widthIn: 8, heightIn: 1.5 }),
+    );
+    page.drawImage(banner, { x: 18, y: PAGE_HEIGHT - 36 - 108, width: 576, height: 108 });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
+    const text = result.markdown.match(/Ferry crossings/g) ?? [];
+    assert.equal(text.length, 1, "the text layer's own text is not read twice");
+  });
+});
+
+describe("pdf layout: reading order", () => {
+  test("a grid of cards is read card by card, row by row, each card's text whole", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const cards = [
+      ["Harbour", "Ferries leave the harbour every hour from early morning until late at night."],
+      ["Museum", "The maritime museum shows models of the boats built on this coast since 1800."],
+      ["Market", "Fishmongers and bakers fill the square on Saturdays from eight until noon."],
+      ["Lighthouse", "Guided climbs to the lamp room run on weekends when the weather is calm."],
+      ["Beaches", "Two sandy beaches lie within a short walk of the station and the old town."],
+      ["Gardens", "The walled gardens behind the castle open to visitors from April to October."],
+    ];
+    cards.forEach(([title, text], i) => {
+      const x = 40 + (i % 3) * 180;
+      const top = 100 + Math.floor(i / 3) * 200;
+      page.drawRectangle({
+        x,
+        y: PAGE_HEIGHT - top - 170,
+        width: 165,
+        height: 170,
+        color: rgb(0.9, 0.93, 0.97),
+      });
+      drawParagraph(page, title, { x: x + 10, top: top + 12, width: 145, font: fonts.bold, size: 13 });
+      drawParagraph(page, text, { x: x + 10, top: top + 40, width: 145, font: fonts.regular, size: 10 });
+    });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(
+      result.markdown,
+      cards.flatMap(([title, text]) => [title, text]),
+    );
+  });
+
+  test("a full-width figure between two column sets: the columns above, the figure, then the columns below", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const para = (words: string) =>
+      `${words} is described here in a paragraph of ordinary prose that runs over several lines of the column.`;
+    const upperLeft = para("The upper left part of the article");
+    const upperRight = para("The upper right part of the article");
+    const lowerLeft = para("The lower left part of the article");
+    const lowerRight = para("The lower right part of the article");
+    const column = (x: number, top: number, text: string) =>
+      drawParagraph(page, text, { x, top, width: 220, font: fonts.regular, size: 11 });
+    column(72, 80, upperLeft);
+    column(320, 80, upperRight);
+    const chart = await pdf.embedPng(await chartPng(468, 200));
+    page.drawImage(chart, { x: 72, y: PAGE_HEIGHT - 200 - 200, width: 468, height: 200 });
+    drawParagraph(page, "Figure 1. Ferry crossings per month.", {
+      x: 72,
+      top: 410,
+      width: 468,
+      font: fonts.regular,
+      size: 10,
+    });
+    column(72, 440, lowerLeft);
+    column(320, 440, lowerRight);
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [
+      upperLeft,
+      upperRight,
+      "<!-- image -->",
+      "Figure 1. Ferry crossings per month.",
+      lowerLeft,
+      lowerRight,
+    ]);
+  });
+
+  test("a sidebar beside the main column is read whole, after the main column's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const main = [
+      "The main column tells the story of the harbour over two long paragraphs of ordinary prose set in the body size.",
+      "Its second paragraph goes on with the story of the ferries and the fishing boats that used the harbour for centuries.",
+    ];
+    let top = 90;
+    for (const text of main)
+      top = drawParagraph(page, text, { x: 72, top, width: 300, font: fonts.regular, size: 11 }).next;
+    const side =
+      "Did you know? The harbour wall was rebuilt in stone after the great storm of the winter of 1881.";
+    page.drawRectangle({
+      x: 400,
+      y: PAGE_HEIGHT - 90 - 120,
+      width: 150,
+      height: 120,
+      color: rgb(0.95, 0.95, 0.85),
+    });
+    drawParagraph(page, side, { x: 408, top: 98, width: 134, font: fonts.regular, size: 9 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [...main, side]);
+  });
+});

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
+import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+
+/**
+ * The layout rules of real-world pages on public PDFs: the public-domain ones kept in the repository and the
+ * docling corpus's (skipped without the corpus). Facts as `npm run eval:facts` checks them.
+ */
+
+const FURNITURE = ["page_header", "page_footer", "page_number"] as const;
+
+async function assertFacts(file: string, facts: readonly Fact[]): Promise<void> {
+  const markdown = await engineMarkdown(file, [...FURNITURE]);
+  const subject = { words: ` ${plainWords(markdown).join(" ")} `, rows: markdownRows(markdown) };
+  for (const fact of facts)
+    assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown.slice(0, 3000)}`);
+}
+
+describe("pdf layout on public pages", () => {
+  test("a three-column journal page: columns read whole despite a stamp line under them", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "federal-register-2020-17221-p2-3.pdf"), [
+      { before: ["Indonesia, resulting in 189 fatalities", "altitude disagree alert"] },
+      { before: ["continued safe flight and landing", "and the Ethiopian Civil Aviation Authority (ECAA)"] },
+      {
+        before: [
+          "require operators to conduct an AOA sensor system test",
+          "command to move the horizontal stabilizer",
+        ],
+      },
+    ]);
+  });
+
+  test("a journal page's running head, production stamp and sideways download stamp are furniture", async () => {
+    const file = path.join(REAL_WORLD_DIR, "federal-register-2020-17221-p2-3.pdf");
+    await assertFacts(file, [
+      { absent: "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules" },
+      { absent: "jbell on DSKJLSW7X2PROD with PROPOSALS" },
+      { absent: "VerDate Sep<11>2014" },
+      { present: "Hatta International Airport in Jakarta, Indonesia, resulting in 189 fatalities" },
+    ]);
+    // Kept when furniture is not asked to go: nothing is lost.
+    const all = await engineMarkdown(file, []);
+    assert.ok(all.includes("Hatta International Airport"));
+  });
+
+  test("a transcript page: its running head and reporter's line are furniture on a single page", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "scotus-transcript-p1.pdf"), [
+      { absent: "Official - Subject to Final Review" },
+      { absent: "Alderson Reporting Company" },
+      { before: ["MICHAEL A. KNOWLES", "ALEXANDRE MIRZAYANCE"] },
+    ]);
+  });
+
+  test("a manual page: labels drawn on its figures stay text", { skip: NO_CORPUS }, async () => {
+    await assertFacts(corpusPath("docling/tests/data", "pdf/sources/amt_handbook_sample.pdf"), [
+      { present: "Boots aircraft nut" },
+      { present: "Threaded nut core" },
+      { before: ["styles and in various shapes and sizes", "the most common ranges in size for No. 6"] },
+    ]);
+  });
+
+  test("a report's covers: text printed over the cover pictures is kept", { skip: NO_CORPUS }, async () => {
+    await assertFacts(corpusPath("docling/tests/data", "pdf/sources/redp5110_sampled.pdf"), [
+      { present: "Leverage row permissions on the database" },
+      { present: "Protect columns by defining column masks" },
+    ]);
+  });
+});

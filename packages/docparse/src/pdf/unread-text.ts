@@ -1,0 +1,142 @@
+import type { Box } from "../model.ts";
+import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+
+/**
+ * Text a digital page shows but its text layer does not hold: glyphs drawn as vector outlines, a font whose
+ * glyphs map to no characters (Type3 without a usable ToUnicode), and text inside images on a page with little
+ * text of its own (a slide's title banner). Each is a region of the page to read by OCR.
+ */
+export interface UnreadText {
+  regions: Box[];
+  /** Runs whose characters are not text (private-use, replacement or control characters): OCR replaces them. */
+  garbled: Set<TextRun>;
+}
+
+/** A page with fewer text-layer characters than this is sparse: its images may carry its text. */
+const SPARSE_PAGE_CHARS = 300;
+/** Images smaller than this (points, each side) hold no text worth reading. */
+const MIN_IMAGE_SIDE = 24;
+/** Glyph outlines: heights of type, and how many on one baseline make a line of text. */
+const GLYPH_HEIGHT = { min: 3, max: 48 };
+const GLYPHS_PER_LINE = 6;
+
+/** Characters that are no text: private use, the replacement character, C0 and C1 controls. */
+function notText(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    (code >= 0xe000 && code <= 0xf8ff) ||
+    code >= 0xf0000 ||
+    code === 0xfffd
+  );
+}
+
+/**
+ * A run of a few characters or more, most of which are no text. A lone symbol (a bullet from a symbol font's
+ * private-use area) is left alone.
+ */
+export function garbledRun(run: TextRun): boolean {
+  const chars = [...run.text.replace(/\s+/g, "")];
+  if (chars.length < 3) return false;
+  return chars.filter(notText).length * 2 >= chars.length;
+}
+
+/** The regions of a text-layer page to read by OCR, and the runs OCR replaces. */
+export function unreadText(page: PageGeometry): UnreadText {
+  const garbled = new Set(page.runs.filter(garbledRun));
+  const readable = page.runs.filter((run) => !garbled.has(run));
+  const holdsText = (region: Box) => readable.some((run) => box.containsCenter(region, run.box));
+  const regions: Box[] = [...garbled].map((run) => grown(run.box, 2));
+
+  // Glyph outlines: glyph-sized paths several to a baseline, where the text layer has nothing.
+  const glyphs = (page.drawings ?? []).filter((d) => {
+    const h = box.height(d);
+    return h >= GLYPH_HEIGHT.min && h <= GLYPH_HEIGHT.max && box.width(d) <= h * 2 && !holdsText(d);
+  });
+  for (const line of baselineGroups(glyphs)) {
+    if (line.length >= GLYPHS_PER_LINE) regions.push(grown(box.union(line), 2));
+  }
+
+  // Images on a sparse page that no text-layer text lies on.
+  const chars = readable.reduce((n, run) => n + run.text.trim().length, 0);
+  if (chars < SPARSE_PAGE_CHARS) {
+    for (const image of page.images) {
+      const b = clipped(image.box, page);
+      if (box.width(b) < MIN_IMAGE_SIDE || box.height(b) < MIN_IMAGE_SIDE || holdsText(b)) continue;
+      regions.push(b);
+    }
+  }
+  return { regions, garbled };
+}
+
+/** Boxes sharing a bottom edge (within a point) and following each other closely along it: lines of glyphs. */
+function baselineGroups(boxes: readonly Box[]): Box[][] {
+  const sorted = [...boxes].sort((a, b) => a.y2 - b.y2 || a.x1 - b.x1);
+  const lines: Box[][] = [];
+  for (const b of sorted) {
+    const line = lines.find((l) => {
+      const last = l[l.length - 1];
+      return Math.abs(last.y2 - b.y2) <= 1 && b.x1 - last.x2 <= box.height(b) && b.x1 >= last.x1;
+    });
+    if (line) line.push(b);
+    else lines.push([b]);
+  }
+  return lines;
+}
+
+function grown(b: Box, by: number): Box {
+  return { x1: b.x1 - by, y1: b.y1 - by, x2: b.x2 + by, y2: b.y2 + by };
+}
+
+function clipped(b: Box, page: PageGeometry): Box {
+  return {
+    x1: Math.max(0, b.x1),
+    y1: Math.max(0, b.y1),
+    x2: Math.min(page.width, b.x2),
+    y2: Math.min(page.height, b.y2),
+  };
+}
+
+/** At most this many crops are read per page: a page of scattered unread bits is not worth a minute of OCR. */
+const MAX_CROPS = 8;
+
+/**
+ * The crops of the page OCR reads: the regions with a margin (OCR misreads type touching the image's edge), on
+ * the page, overlapping ones merged, largest first.
+ */
+export function ocrCrops(unread: UnreadText, page: PageGeometry): Box[] {
+  const crops: Box[] = [];
+  for (const region of unread.regions.map((r) => clipped(grown(r, 6), page))) {
+    if (box.area(region) === 0) continue;
+    let merged = region;
+    for (let i = crops.length - 1; i >= 0; i--) {
+      if (box.intersection(crops[i], merged) > 0) {
+        merged = box.union([crops[i], merged]);
+        crops.splice(i, 1);
+      }
+    }
+    crops.push(merged);
+  }
+  return crops.sort((a, b) => box.area(b) - box.area(a)).slice(0, MAX_CROPS);
+}
+
+/**
+ * The page with OCR's words added where its text layer is unread: words whose middle lies in a region and that
+ * do not cover a text-layer run, read with some confidence and holding a letter or digit. Garbled runs go.
+ */
+export function withOcrWords(
+  page: PageGeometry,
+  unread: UnreadText,
+  words: readonly TextRun[],
+): PageGeometry {
+  const kept = page.runs.filter((run) => !unread.garbled.has(run));
+  const added = words.filter(
+    (word) =>
+      word.confidence >= 0.5 &&
+      /[\p{L}\p{N}]/u.test(word.text) &&
+      unread.regions.some((region) => box.containsCenter(region, word.box)) &&
+      !kept.some((run) => box.intersection(run.box, word.box) > box.area(word.box) * 0.3),
+  );
+  return { ...page, runs: [...kept, ...added] };
+}
