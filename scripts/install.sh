@@ -15,8 +15,8 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in.
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core)
+# OCR tests draw their clean pages in; curl for the raw-upload tests (what users type).
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core curl)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

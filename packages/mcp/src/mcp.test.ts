@@ -4,13 +4,15 @@
  * `svc server` mounts it) and stdio (`svc mcp` started as an agent client starts it).
  */
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { corpusPath, NO_CORPUS } from "@svc/docparse/test-corpus";
 import { Client } from "@svc/sdk";
 import { startTestServer, type TestServer } from "@svc/server";
 import { missingPrerequisite } from "@svc/server/test-support";
@@ -19,7 +21,6 @@ import { TOOL_NAMES } from "./tools.ts";
 
 const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
 const CLI = path.join(import.meta.dirname, "..", "..", "cli", "src", "main.ts");
-const PDF = "/work/shared/corpus/docling/tests/data/pdf/sources/multi_page.pdf";
 /** Calls may wait for the machine's first sandbox (the default image build) on a loaded machine. */
 const CALL_MS = 900_000;
 
@@ -83,7 +84,7 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
   let api: Client;
   let otherKey: string;
   const mount = createMcpHttpMount();
-  const idle: McpHttpMount = createMcpHttpMount({ prefix: "/mcp-idle", idleTimeoutMs: 1500 });
+  const idle: McpHttpMount = createMcpHttpMount({ prefix: "/mcp-idle", idleTimeoutMs: 3000 });
   let url: string;
 
   before(async () => {
@@ -287,7 +288,7 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
       const slept = await ok(client, "sandbox_run", {
         sandbox: id,
         command: "sh",
-        args: ["-c", "sleep 4; echo awake"],
+        args: ["-c", "sleep 7; echo awake"],
       });
       assert.equal(JSON.parse(slept.text).stdout, "awake\n");
       await waitForStatus(api, id, "terminated");
@@ -297,10 +298,14 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
     }
   });
 
-  test("HTTP: document_parse (base64 with a page range, text) and document_extract with citations", async () => {
+  test("HTTP: document_parse (base64 with a page range, text) and document_extract with citations", {
+    skip: NO_CORPUS,
+  }, async () => {
     const { client, transport } = await httpClient(url, server.apiKey);
     try {
-      const pdf = (await readFile(PDF)).toString("base64");
+      const pdf = (await readFile(corpusPath("docling/tests/data", "pdf/sources/multi_page.pdf"))).toString(
+        "base64",
+      );
       const all = await ok(client, "document_parse", { content_base64: pdf, file_name: "multi_page.pdf" });
       assert.match(all.text, /The Evolution of the Word Processor/);
       assert.ok(
@@ -357,6 +362,9 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
       SVC_API_URL: server.url,
       SVC_DATA_DIR: "/nonexistent",
     };
+    const dir = await mkdtemp(path.join(tmpdir(), "svc-mcp-"));
+    const notes = path.join(dir, "notes.md");
+    await writeFile(notes, "# Release notes\n\n| change | count |\n|---|---|\n| fixed | 3 |\n");
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "mcp"],
@@ -371,8 +379,9 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       assert.ok(tools.find((t) => t.name === "document_parse")?.inputSchema.properties?.path);
 
-      const parsed = await ok(client, "document_parse", { path: PDF, pages: "1" });
-      assert.match(parsed.text, /The Evolution of the Word Processor/);
+      const parsed = await ok(client, "document_parse", { path: notes });
+      assert.match(parsed.text, /^# Release notes\n/);
+      assert.match(parsed.text, /fixed\W+3\W/, "the table's row (markdown or HTML)");
       assert.match(await fails(client, "document_parse", { path: "/nonexistent/file.pdf" }), /^NOT_FOUND: /);
 
       const ran = await ok(client, "run_code", { language: "python", code: "print(6 * 7)" });
@@ -383,6 +392,7 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
       ).sandbox_id;
     } finally {
       await client.close();
+      await rm(dir, { recursive: true, force: true });
     }
     await waitForStatus(api, sandboxId, "terminated");
   });
