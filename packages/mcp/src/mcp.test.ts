@@ -414,3 +414,34 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
     assert.match(stderr, /UNAUTHORIZED/);
   });
 });
+
+describe("MCP sessions end their sandboxes when the server stops", { skip }, () => {
+  test("svc server's stop closes the mounted MCP sessions first, while the API still answers", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "svc-mcp-stop-"));
+    try {
+      // The scheduler leaves running sandboxes running when it stops (to adopt them at the next start): only
+      // the MCP sessions' close ends this one.
+      const first = await startTestServer({ executor: "local", dataDir }, { mounts: [createMcpHttpMount()] });
+      let sandboxId = "";
+      try {
+        const { client } = await httpClient(`${first.url}/mcp`, first.apiKey);
+        await ok(client, "run_code", { language: "bash", code: "true" });
+        sandboxId = JSON.parse((await ok(client, "sandbox_list", {})).text)[0].sandbox_id;
+        await client.close();
+      } finally {
+        await first.stop();
+      }
+      const again = await startTestServer({ executor: "local", dataDir });
+      try {
+        const api = new Client({ apiKey: again.apiKey, baseUrl: again.url });
+        const record = await (await api.sandboxes.get(sandboxId)).refresh();
+        if (record.status !== "terminated") await (await api.sandboxes.get(sandboxId)).delete();
+        assert.equal(record.status, "terminated");
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
