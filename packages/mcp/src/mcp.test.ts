@@ -383,6 +383,7 @@ describe("MCP server against a real server and real sandboxes", { skip }, () => 
       assert.match(parsed.text, /^# Release notes\n/);
       assert.match(parsed.text, /fixed( \| |<\/td><td>)3/, "the table's row (markdown or HTML)");
       assert.match(await fails(client, "document_parse", { path: "/nonexistent/file.pdf" }), /^NOT_FOUND: /);
+      assert.match(await fails(client, "document_parse", { path: dir }), /^IS_DIRECTORY: /);
 
       const ran = await ok(client, "run_code", { language: "python", code: "print(6 * 7)" });
       assert.equal(JSON.parse(ran.text).stdout, "42\n");

@@ -49,6 +49,14 @@ function json(value: unknown): CallToolResult {
   return text(JSON.stringify(value, null, 2));
 }
 
+/** The catalog codes of errors reading a local file (document_parse's `path`, over stdio). */
+const LOCAL_FILE_ERRORS: Record<string, string> = {
+  ENOENT: "NOT_FOUND",
+  EACCES: "PERMISSION_DENIED",
+  EISDIR: "IS_DIRECTORY",
+  ENOTDIR: "NOT_A_DIRECTORY",
+};
+
 /** Runs a tool body; an error becomes a tool error whose text starts with its catalog code. */
 function tool<A>(body: (args: A, extra: Extra) => Promise<CallToolResult>) {
   return async (args: A, extra: Extra): Promise<CallToolResult> => {
@@ -58,9 +66,7 @@ function tool<A>(body: (args: A, extra: Extra) => Promise<CallToolResult>) {
       const code =
         error instanceof SvcError || error instanceof ToolFailure
           ? error.code
-          : (error as NodeJS.ErrnoException).code === "ENOENT"
-            ? "NOT_FOUND"
-            : "INTERNAL_ERROR";
+          : (LOCAL_FILE_ERRORS[(error as NodeJS.ErrnoException).code ?? ""] ?? "INTERNAL_ERROR");
       return { isError: true, content: [{ type: "text", text: `${code}: ${(error as Error).message}` }] };
     }
   };
