@@ -17,8 +17,9 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
   skopeo umoci)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
 # OCR tests draw their clean pages in; the reference registry and htpasswd for the OCI image tests; Chromium,
-# which the web console's tests drive headless; pdftotext (poppler-utils), the baseline of the PDF evaluations.
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium poppler-utils)
+# which the web console's tests drive headless; pdftotext (poppler-utils), the baseline of the PDF evaluations;
+# curl for the raw-upload tests (what users type).
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium poppler-utils curl)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

@@ -8,6 +8,7 @@ import {
 } from "@svc/contract";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { installErrorHandling } from "./api/errors.ts";
+import { installMounts, type Mount } from "./api/mounts.ts";
 import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { platformHandlers } from "./auth/platform-routes.ts";
@@ -43,6 +44,8 @@ export interface AppDeps {
   sandboxes: SandboxDeps;
   /** Settings of the documents service (uploads, parse workers); defaults for what is left out. */
   documents?: DocumentsOptions;
+  /** Handlers served at path prefixes beside the contract's routes (api/mounts.ts). */
+  mounts?: readonly Mount[];
 }
 
 /** The control API as a Fastify instance, not listening: `listen` is the caller's, `inject` serves tests. */
@@ -124,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { ...documents.handlers, ...webhookHandlers(deps.store) },
     authenticator,
   );
+  installMounts(app, deps.mounts ?? []);
   installConsole(app, deps.config.consoleDir);
   await app.ready();
   return app;

@@ -3,6 +3,7 @@ import type http from "node:http";
 import type net from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import type { Mount } from "./api/mounts.ts";
 import { buildApp } from "./app.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
 import { bootstrap } from "./bootstrap.ts";
@@ -219,6 +220,8 @@ export interface StartOptions {
   dnsUpstreams?: string[];
   /** Called with each sandbox's start timeline (the local executor's; benchmarks print it). */
   onSandboxStarted?: LocalExecutorOptions["onStarted"];
+  /** Handlers the control API port serves at path prefixes (the CLI's MCP endpoint); closed before the API stops. */
+  mounts?: readonly Mount[];
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -248,6 +251,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         adminTokenHash: boot.adminTokenHash,
         sandboxes,
         documents: roles.has("worker") ? options.documents : { ...options.documents, workers: 0 },
+        mounts: roles.has("api") ? options.mounts : [],
       });
       if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
     } catch (error) {
@@ -330,6 +334,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       notes: boot.notes,
       close: () => {
         closing ??= (async () => {
+          // Mounts first: what they hold (MCP sessions) may still call the API to end their sandboxes.
+          await Promise.all((options.mounts ?? []).map((mount) => mount.close?.().catch(() => undefined)));
           proxy.closeAllConnections();
           await Promise.all([
             app.close(),

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, printTable, UsageError } from "../usage.ts";
 
-const USAGE =
-  "usage: svc fs create <name> [--description D] | list | delete <fs> | push <fs> <dir|archive.tar[.gz]> [--message M] | snapshot <fs> [--message M] | snapshots <fs> | ls <fs> | cat <fs> <path> | put <fs> <path> <local|->";
+const USAGE = usageOf("fs");
 
 /** A directory as a tar archive (GNU tar), or an archive file's bytes as they are. */
 function archiveOf(source: string): Buffer {

@@ -13,14 +13,11 @@ import {
   type TableOutputMode,
 } from "@svc/contract";
 import { Client, parseResultMarkdown } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parseProgress } from "../progress.ts";
 import { integerOption, parse, UsageError } from "../usage.ts";
 
-const USAGE =
-  "usage: svc parse <file|url|-> [--read] [--pages 1-3,5] [--json|--markdown] [--dataset NAME] [--mime TYPE] " +
-  "[--chunking none|page|section|fragment] [--tables markdown|html] [--timeout S] " +
-  "[--extract NAME=SCHEMA.json]... [--provider NAME] [--partition none|page|section|fragment] [--citations] " +
-  "[--classify NAME=DESCRIPTION]... [--summarize-tables] [--summarize-figures] [--charts] [--page-images]";
+const USAGE = usageOf("parse");
 
 const CHUNKING = ["none", "page", "section", "fragment"];
 const TABLES = ["markdown", "html"];

@@ -1,8 +1,8 @@
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { integerOption, parse, printFields, printTable, UsageError } from "../usage.ts";
 
-const USAGE =
-  "usage: svc pool create [--warm N] [--max N] [--image I] [--cpus C] [--memory MiB] [--disk MiB] [--timeout S] | list | get <id> | delete <id> | claim <id>";
+const USAGE = usageOf("pool");
 
 /** `svc pool create|list|get|delete|claim`: warm pools of sandboxes. */
 export async function poolCommand(args: string[]): Promise<number | undefined> {

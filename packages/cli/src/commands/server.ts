@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createMcpHttpMount } from "@svc/mcp";
 import { API_KEY_FILE, ConfigError, loadConfig, startServer } from "@svc/server";
 import { UsageError } from "../usage.ts";
 
@@ -11,10 +12,12 @@ export async function serverCommand(args: string[]): Promise<number | undefined>
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const server = await startServer(config);
+  // The MCP endpoint on the control API port: Streamable HTTP at /mcp, a Bearer API key per session.
+  const server = await startServer(config, { mounts: [createMcpHttpMount()] });
   const store = config.databaseUrl ? "PostgreSQL" : `SQLite in ${config.dataDir}`;
-  if (server.roles.has("api")) console.log(`svc server: control API on ${server.url} (store: ${store})`);
-  else console.log(`svc server: no control API on this host (store: ${store})`);
+  if (server.roles.has("api")) {
+    console.log(`svc server: control API on ${server.url} (store: ${store}); MCP at ${server.url}/mcp`);
+  } else console.log(`svc server: no control API on this host (store: ${store})`);
   if (server.roles.size < 5) console.log(`svc server: roles ${[...server.roles].join(", ")}`);
   if (server.relayAddress) console.log(`svc server: host relay on ${server.relayAddress}`);
   if (server.createdApiKey) {

@@ -3,13 +3,13 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { constants, tmpdir } from "node:os";
 import path from "node:path";
 import { resolveApiKey, resolveBaseUrl } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { UsageError } from "../usage.ts";
 
 /** The SSH gateway's default port (the server's `sshPort`). */
 const DEFAULT_SSH_PORT = 2222;
 
-const USAGE =
-  "usage: svc ssh <sandbox> [--host H] [--port N] [-o ssh_option]... [-L spec]... [-- command args...]";
+const USAGE = usageOf("ssh");
 
 /**
  * `svc ssh <sandbox> [--host H] [--port N] [-o opt]... [-L spec]... [-- command...]`: runs the OpenSSH client

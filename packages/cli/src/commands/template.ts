@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, printFields, printTable, UsageError } from "../usage.ts";
 
-const USAGE =
-  "usage: svc template create <name> (--snapshot ID | --dir D | --tar F) | list | get <t> | delete <t>";
+const USAGE = usageOf("template");
 
 /** `svc template create|list|get|delete`: named root disks that sandboxes start from. */
 export async function templateCommand(args: string[]): Promise<number | undefined> {

@@ -60,6 +60,9 @@ function emptyBodyMeansObject(route: RouteDef): boolean {
   return schema.type === "object" && (schema.required ?? []).length === 0;
 }
 
+/** The media type every raw-body route reads its body as (the parser that leaves the stream unread). */
+export const RAW_BODY_TYPE = "application/octet-stream";
+
 declare module "fastify" {
   interface FastifyRequest {
     auth?: AuthContext;
@@ -114,6 +117,15 @@ function registerRoute(
       if (!auth) return sendError(reply, "UNAUTHORIZED");
       request.auth = auth;
     },
+    // A raw-body route reads the bytes as they are, whatever they are labelled: `curl --data-binary @f` sends
+    // form-urlencoded and `curl -T f` no Content-Type at all; both read as the octet stream they are.
+    ...(route.bodyKind === "raw"
+      ? {
+          preParsing: async (request: FastifyRequest) => {
+            request.headers["content-type"] = RAW_BODY_TYPE;
+          },
+        }
+      : {}),
     preValidation: async (request) => {
       if (emptyBody && (request.body === undefined || request.body === null)) request.body = {};
     },

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import { controlApi } from "../api.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 import { LocalFileSystemStorage } from "./storage.ts";
+
+const execFileAsync = promisify(execFile);
 
 /** A tar (or tar.gz) of a directory made with these files. */
 function tarOf(files: Record<string, string>, gzip = false): Buffer {
@@ -181,5 +184,64 @@ describe("file systems API", () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.json.code, "INVALID_FILE");
     assert.equal((await call("GET", "/file-systems/kept/files?path=keep.txt")).bytes.toString(), "k");
+  });
+
+  test("raw uploads with curl: --data-binary (form-urlencoded), -T (no type), and any other type", async () => {
+    await call("POST", "/file-systems", { name: "curled" });
+    const dir = mkdtempSync(path.join(tmpdir(), "svc-fs-curl-"));
+    try {
+      const local = path.join(dir, "local.bin");
+      // Bytes a form parser or a text decoder would mangle: '&', '=', '+', '%', a NUL and invalid UTF-8.
+      const bytes = Buffer.concat([Buffer.from("a=1&b=2+3%20\n"), Buffer.from([0, 0xff, 0xfe, 0x80])]);
+      writeFileSync(local, bytes);
+      const url = (name: string) => `${server.url}/file-systems/curled/files?path=${name}`;
+      // Asynchronous: the server answering curl runs in this process.
+      const curl = async (args: string[]) =>
+        (
+          await execFileAsync("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", ...args], {
+            env: { PATH: process.env.PATH ?? "" },
+          })
+        ).stdout;
+      const auth = ["-H", `Authorization: Bearer ${server.apiKey}`];
+      assert.equal(
+        await curl([...auth, "-X", "PUT", "--data-binary", `@${local}`, url("data-binary.bin")]),
+        "204",
+      );
+      assert.equal(await curl([...auth, "-T", local, url("upload-file.bin")]), "204");
+      assert.equal(
+        await curl([...auth, "-T", local, "-H", "Content-Type: application/json", url("labelled-json.bin")]),
+        "204",
+      );
+      assert.equal(
+        await curl([...auth, "-T", local, "-H", "Content-Type: text/plain; charset=utf-8", url("text.bin")]),
+        "204",
+      );
+      for (const name of ["data-binary.bin", "upload-file.bin", "labelled-json.bin", "text.bin"]) {
+        const read = await call("GET", `/file-systems/curled/files?path=${name}`);
+        assert.equal(read.status, 200, name);
+        assert.deepEqual(read.bytes, bytes, name);
+      }
+      // A push (tar) with no Content-Type reads the same way.
+      writeFileSync(path.join(dir, "tree.tar"), tarOf({ "t.txt": "from a tar" }));
+      assert.equal(
+        await curl([
+          ...auth,
+          "-X",
+          "POST",
+          "-T",
+          path.join(dir, "tree.tar"),
+          `${server.url}/file-systems/curled/push`,
+        ]),
+        "200",
+      );
+      assert.equal(
+        (await call("GET", "/file-systems/curled/files?path=t.txt")).bytes.toString(),
+        "from a tar",
+      );
+      // The key is still checked first.
+      assert.equal(await curl(["-T", local, url("nokey.bin")]), "401");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

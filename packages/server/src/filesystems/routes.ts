@@ -1,7 +1,7 @@
 import { type FileSystemMount, ServiceError, type sandboxRoutes } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
 import { limitBytes } from "../api/body-limit.ts";
-import type { Handlers } from "../api/routes.ts";
+import { type Handlers, RAW_BODY_TYPE } from "../api/routes.ts";
 import type { SandboxRepository } from "../sandboxes/repository.ts";
 import { toRfc3339 } from "../store/ids.ts";
 import type { FileSystemRepository, FileSystemRow, FileSystemSnapshotRow } from "./repository.ts";
@@ -29,17 +29,10 @@ type FileSystemHandlers = Pick<
   | "listFileSystemSnapshots"
 >;
 
-/** Media types the content API's raw bodies (a file, a tar) may come as. */
-export const RAW_BODY_TYPES = [
-  "application/octet-stream",
-  "application/x-tar",
-  "application/gzip",
-  "application/x-gzip",
-];
-
-/** Lets the content API read its raw bodies as they arrive (never buffered whole). */
+/** Lets the raw-body routes read their bodies as they arrive (never buffered whole); every raw body comes as
+ * RAW_BODY_TYPE (api/routes.ts), whatever the client labelled it. */
 export function installFileSystemBodies(app: FastifyInstance): void {
-  app.addContentTypeParser(RAW_BODY_TYPES, (_request, _payload, done) => done(null));
+  app.addContentTypeParser(RAW_BODY_TYPE, (_request, _payload, done) => done(null));
 }
 
 function fileSystemView(row: FileSystemRow) {

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { test } from "node:test";
+import { COMMANDS } from "./help.ts";
+
+const main = path.join(import.meta.dirname, "main.ts");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `svc` with no server to reach: help must not need one. */
+function svc(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [main, ...args], {
+      env: { PATH: process.env.PATH ?? "", SVC_API_URL: "http://127.0.0.1:9", SVC_DATA_DIR: "/nonexistent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs the command lines a few at a time (each is a Node start on a loaded machine). */
+async function runAll(lines: string[][]): Promise<Map<string, Run>> {
+  const runs = new Map<string, Run>();
+  const queue = [...lines];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let line = queue.shift(); line; line = queue.shift()) runs.set(line.join(" "), await svc(line));
+    }),
+  );
+  return runs;
+}
+
+test("every command and subcommand answers --help and -h with its own usage, exit 0", {
+  timeout: 600_000,
+}, async () => {
+  const lines: [string[], RegExp][] = [];
+  for (const [command, help] of Object.entries(COMMANDS)) {
+    for (const flag of ["--help", "-h"])
+      lines.push([[command, flag], new RegExp(`^usage: svc ${command}\\b`)]);
+    for (const sub of Object.keys((help as { subcommands?: object }).subcommands ?? {})) {
+      lines.push([[command, sub, "--help"], new RegExp(`^usage: svc ${command} ${sub}\\b`)]);
+      lines.push([[command, sub, "-h"], new RegExp(`^usage: svc ${command} ${sub}\\b`)]);
+    }
+  }
+  // Help wins over the other arguments, even ones that would be usage errors.
+  lines.push([["server", "--port", "notanumber", "--help"], /^usage: svc server\b/]);
+  lines.push([["sandbox", "get", "some-sandbox", "--bogus", "-h"], /^usage: svc sandbox get\b/]);
+  lines.push([["--help"], /^svc: sandboxes and document parsing/]);
+  lines.push([["help", "fs", "put"], /^usage: svc fs put\b/]);
+  const runs = await runAll(lines.map(([line]) => line));
+  for (const [line, expected] of lines) {
+    const run = runs.get(line.join(" "));
+    assert.ok(run);
+    assert.equal(run.code, 0, `svc ${line.join(" ")}: ${run.stderr}`);
+    assert.match(run.stdout, expected, `svc ${line.join(" ")}`);
+    assert.equal(run.stderr, "", `svc ${line.join(" ")}`);
+  }
+  const server = runs.get("server --port notanumber --help");
+  assert.match(server?.stdout ?? "", /--data-dir, SVC_DATA_DIR/, "server help lists its settings");
+  // A subcommand's help is its own line, not the whole command's.
+  assert.doesNotMatch(runs.get("sandbox get -h")?.stdout ?? "", /sandbox create/);
+});
+
+test("--help after `--` belongs to the command run in the sandbox; unknown commands stay usage errors", {
+  timeout: 120_000,
+}, async () => {
+  const exec = await svc(["exec", "sb", "--", "ls", "--help"]);
+  assert.equal(exec.code, 1, "exec tried to reach the server");
+  assert.doesNotMatch(exec.stdout, /usage:/);
+  const unknown = await svc(["no-such-command", "--help"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command no-such-command/);
+});
