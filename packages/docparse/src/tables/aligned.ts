@@ -105,7 +105,48 @@ function coverageGaps(coverage: readonly Interval[], minGap: number): Interval[]
 export function sharedGaps(lines: readonly WordLine[]): Interval[] {
   let coverage: Interval[] = [];
   for (const line of lines) coverage = mergeCoverage(coverage, line.segments);
-  return coverageGaps(coverage, minColumnGap(Math.min(...lines.map((l) => l.fontSize))));
+  const size = Math.min(...lines.map((l) => l.fontSize));
+  const wide = coverageGaps(coverage, minColumnGap(size));
+  // Header cells set close together (less than a column gap apart, more than a word space) are still two
+  // columns where most lines leave a wide river around the gap: the body's columns go up through the header.
+  let words: Interval[] = [];
+  for (const line of lines)
+    words = mergeCoverage(
+      words,
+      line.words.map((w) => ({ x1: w.box.x1, x2: w.box.x2 })),
+    );
+  const narrow = coverageGaps(words, 0.4 * size).filter(
+    (gap) =>
+      !wide.some((w) => w.x1 < gap.x2 && w.x2 > gap.x1) &&
+      edgeLines(lines, gap) >= 2 &&
+      riverAround(lines, gap, 2 * size),
+  );
+  return [...wide, ...narrow].sort((a, b) => a.x1 - b.x1);
+}
+
+/**
+ * Lines with a word ending where the gap starts or starting where it ends: the gap is a column's edge (of
+ * right-aligned numbers, of left-aligned text), not the space between two words of one header cell.
+ */
+function edgeLines(lines: readonly WordLine[], gap: Interval): number {
+  return lines.filter((line) =>
+    line.words.some((w) => Math.abs(w.box.x2 - gap.x1) <= 1 || Math.abs(w.box.x1 - gap.x2) <= 1),
+  ).length;
+}
+
+/** Most lines (three at least) leave `width` or more free around the gap. */
+function riverAround(lines: readonly WordLine[], gap: Interval, width: number): boolean {
+  let open = 0;
+  for (const line of lines) {
+    let left = Number.NEGATIVE_INFINITY;
+    let right = Number.POSITIVE_INFINITY;
+    for (const w of line.words) {
+      if (w.box.x2 <= gap.x1 + 0.01) left = Math.max(left, w.box.x2);
+      else if (w.box.x1 >= gap.x2 - 0.01) right = Math.min(right, w.box.x1);
+    }
+    if (right - left >= width) open++;
+  }
+  return open >= Math.max(3, 0.6 * lines.length);
 }
 
 const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])$/;

@@ -147,6 +147,86 @@ test("a booktabs header over a partial rule spans the columns the rule covers", 
   assert.ok(table.cells.filter((c) => c.row >= 2).every((c) => !c.columnHeader));
 });
 
+test("columns ruled in the header only go on through the body where its text leaves them free", () => {
+  // A boxed table whose inner rules at x=200 and x=300 divide the header row only; the body keeps its columns.
+  const rules = [
+    h(100, 100, 400),
+    h(120, 100, 400),
+    h(200, 100, 400),
+    v(100, 100, 200),
+    v(400, 100, 200),
+    v(200, 100, 120),
+    v(300, 100, 120),
+  ];
+  const rows = [
+    ["Region", "2013", "2014"],
+    ["north", "2.6", "3.2"],
+    ["south", "0.7", "1.3"],
+    ["east", "2.5", "3.4"],
+  ];
+  const runs = rows.flatMap((row, r) =>
+    row.map((text, c) => run(text, 104 + 100 * c, 104 + (r === 0 ? 0 : 6 + 18 * r))),
+  );
+  // A text crossing the boundary at x=200 spans the columns it crosses.
+  runs.push(run("Subtotal for all regions", 104, 184));
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.equal(table.numCols, 3);
+  assert.deepEqual(grid(table).slice(0, 4), rows);
+  const subtotal = table.cells.find((c) => c.text === "Subtotal for all regions");
+  assert.ok(subtotal);
+  assert.ok(subtotal.colSpan >= 2);
+});
+
+test("header cells closer than a column gap stay apart where the body's columns run through them", () => {
+  // "First share" ends at x=215 and "Second share" starts at x=221: 0.6 em apart, less than a column gap, but
+  // every body line leaves a wide river there.
+  const rules = [h(100, 100, 300, 1), h(118, 100, 300, 0.5), h(200, 100, 300, 1)];
+  const rows = [
+    ["Region", "First share", "Second share"],
+    ["north", "12", "34"],
+    ["south", "56", "78"],
+    ["east", "90", "11"],
+    ["west", "23", "45"],
+  ];
+  const runs = rows.flatMap((row, r) => {
+    const y = r === 0 ? 104 : 104 + 18 * r;
+    // Numbers right-aligned under their header.
+    return r === 0
+      ? [run(row[0], 104, y), run(row[1], 160, y), run(row[2], 221, y)]
+      : [run(row[0], 104, y), run(row[1], 205, y), run(row[2], 271, y)];
+  });
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.deepEqual(grid(table), rows);
+});
+
+test("a right-to-left table's label alone on a line is a row of its own, not the row above continued", () => {
+  const rules = [h(100, 100, 400, 1), h(118, 100, 400, 0.5), h(200, 100, 400, 1)];
+  const rtl = { dir: "rtl" as const };
+  const runs = [
+    run("2014", 104, 104),
+    run("2013", 164, 104),
+    run("שנה", 330, 104, rtl),
+    run("2.6", 104, 122),
+    run("3.2", 164, 122),
+    run("סך הכל", 330, 122, rtl),
+    run("צריכה", 330, 136, rtl),
+    run("3.8", 104, 150),
+    run("3.5", 164, 150),
+    run("אזרחית", 330, 150, rtl),
+    run("1.1", 104, 164),
+    run("1.2", 164, 164),
+    run("ביטחונית", 330, 164, rtl),
+  ];
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.deepEqual(grid(table), [
+    ["2014", "2013", "שנה"],
+    ["2.6", "3.2", "סך הכל"],
+    ["", "", "צריכה"],
+    ["3.8", "3.5", "אזרחית"],
+    ["1.1", "1.2", "ביטחונית"],
+  ]);
+});
+
 test("a ruled box around a paragraph is not a table", () => {
   const runs = [
     run("This is a note set in a box, as documents often do", 110, 110),

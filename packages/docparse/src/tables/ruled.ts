@@ -270,7 +270,7 @@ interface RowWords {
  * Text rows inside one band between two horizontal boundaries. The band splits at its text lines when every line
  * stands apart (no line straddles two others, as a label centered beside a pair of rows does); a line with text
  * in one column only, under text in that column, continues the row above (a wrapped cell), unless that column is
- * the first. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
+ * the first in the line's reading direction (the last for right-to-left text): a row's label column. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
  */
 function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[] {
   if (lines.length < 2) return [];
@@ -286,7 +286,9 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
       const smaller = Math.min(prev.y2 - prev.y1, line.y2 - line.y1);
       if (overlap > 0.3 * smaller) return [];
       const [only] = columns;
-      const continues = columns.size === 1 && only > 0 && groupColumns.has(only);
+      const rtl = line.words.filter((w) => w.dir === "rtl").length * 2 > line.words.length;
+      const label = rtl ? xs.length - 2 : 0;
+      const continues = columns.size === 1 && only !== label && groupColumns.has(only);
       if (!continues) {
         cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
         if (groupColumns.size >= 2) multi++;
@@ -297,6 +299,25 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
   }
   if (groupColumns.size >= 2) multi++;
   return multi >= 2 ? cuts : [];
+}
+
+/**
+ * Whether words of a row stand on both sides of x, between left and right, with no word within a column gap
+ * (three quarters of an em) across x: two cells that happen to lack the rule between them.
+ */
+function columnGapAt(words: readonly TextPiece[], x: number, left: number, right: number): boolean {
+  let before = Number.NEGATIVE_INFINITY;
+  let after = Number.POSITIVE_INFINITY;
+  let size = 0;
+  for (const w of words) {
+    const cx = box.centerX(w.box);
+    if (cx <= left || cx >= right) continue;
+    if (w.box.x1 < x && w.box.x2 > x) return false;
+    if (w.box.x2 <= x) before = Math.max(before, w.box.x2);
+    else after = Math.min(after, w.box.x1);
+    size = Math.max(size, w.fontSize);
+  }
+  return Number.isFinite(before) && Number.isFinite(after) && after - before >= 0.75 * size;
 }
 
 /**
@@ -350,6 +371,13 @@ function frameTable(
     const { y0, y1, words } = rowWords[r];
     for (let i = 1; i < cols; i++) {
       split[r * (cols + 1) + i] = xRules[i] ? (ruledV(frame, i, y0, y1) ? 1 : 0) : 1;
+    }
+    // A ruled column boundary whose rule stops short of this row (drawn in the header only) still divides it
+    // where the row's words stand apart on both sides of it, a column gap wide: the body keeps the header's
+    // columns. A text spanning the columns crosses the boundary or stands a word space from it, and stays one.
+    for (let i = 1; i < cols; i++) {
+      if (!xRules[i] || split[r * (cols + 1) + i] === 1) continue;
+      if (columnGapAt(words, xs[i], xs[i - 1], xs[i + 1])) split[r * (cols + 1) + i] = 1;
     }
     // Text boundaries: merged where a word crosses them.
     for (const w of words) {
