@@ -10,6 +10,7 @@ import {
   latticeRegions,
   runWords,
   type TextPiece,
+  wrapsFrom,
 } from "./cells.ts";
 
 /**
@@ -281,6 +282,39 @@ export function isProse(stats: ColumnStats): boolean {
 }
 
 /**
+ * Rows whose every cell goes on with the wrapped text above it in its column (`wrapsFrom`) joined to the row
+ * above: the paragraphs of cards side by side are one row each, whatever lines they wrap into.
+ */
+export function joinWrappedRows(grid: Grid): Grid {
+  const extents = grid.columns.map((_, c) => {
+    const words = grid.rows.flatMap((row) => row[c]);
+    return {
+      left: Math.min(...words.map((w) => w.box.x1)),
+      right: Math.max(...words.map((w) => w.box.x2)),
+    };
+  });
+  const rows: TextPiece[][][] = [];
+  const rowBoxes: { y1: number; y2: number }[] = [];
+  grid.rows.forEach((row, r) => {
+    const above = grid.rows[r - 1];
+    const filled = row.flatMap((cell, c) => (cell.length > 0 ? [c] : []));
+    const wraps =
+      above !== undefined &&
+      filled.length >= 2 &&
+      filled.every((c) => wrapsFrom(above[c], row[c], extents[c].left, extents[c].right));
+    if (wraps) {
+      const target = rows[rows.length - 1];
+      for (const c of filled) target[c].push(...row[c]);
+      rowBoxes[rowBoxes.length - 1].y2 = grid.rowBoxes[r].y2;
+      return;
+    }
+    rows.push(row.map((cell) => [...cell]));
+    rowBoxes.push({ ...grid.rowBoxes[r] });
+  });
+  return { columns: grid.columns, rows, rowBoxes };
+}
+
+/**
  * The columns of a band that make a table, or null. Prose columns at either edge (the neighbouring column of a
  * two-column page) are dropped first; what remains must have short cells, filled columns, no list markers, and
  * with only two columns, numbers.
@@ -289,7 +323,7 @@ function tableColumns(band: Band): Grid | null {
   let columns = columnsBetween(band.lines, band.gaps);
   for (;;) {
     if (columns.length < 2) return null;
-    const grid = gridOf(band.lines, columns);
+    const grid = joinWrappedRows(gridOf(band.lines, columns));
     const stats = columnStats(grid);
     if (isProse(stats[0])) {
       columns = columns.slice(1);

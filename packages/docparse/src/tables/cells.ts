@@ -109,6 +109,28 @@ export function cutRun(run: TextRun, cuts: readonly number[]): TextPiece[] {
   return pieces;
 }
 
+const SENTENCE_END = /[.!?:;]["”’)]*$/;
+
+/**
+ * Whether the words `here` go on with the line `above` them in one column whose text spans [left, right]: the line
+ * above is full (it ends near the column's right end, so the text wrapped), holds two words at least, ends no
+ * sentence, and `here` starts in lower case.
+ */
+export function wrapsFrom(
+  above: readonly TextPiece[],
+  here: readonly TextPiece[],
+  left: number,
+  right: number,
+): boolean {
+  if (above.length < 2 || here.length === 0) return false;
+  const last = above[above.length - 1];
+  return (
+    /^\p{Ll}/u.test(here[0].text) &&
+    !SENTENCE_END.test(last.text) &&
+    last.box.x2 >= right - 0.3 * (right - left)
+  );
+}
+
 /**
  * Groups boxes into text lines: sorted by vertical center, an item joins the current line when its center is
  * within a third of the taller height of the line's center. Lines come top to bottom, each sorted left to right.

@@ -24,6 +24,7 @@ import {
   latticeRegions,
   runWords,
   type TextPiece,
+  wrapsFrom,
 } from "./cells.ts";
 
 /**
@@ -288,7 +289,8 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
       const [only] = columns;
       const rtl = line.words.filter((w) => w.dir === "rtl").length * 2 > line.words.length;
       const label = rtl ? xs.length - 2 : 0;
-      const continues = columns.size === 1 && only !== label && groupColumns.has(only);
+      const continues =
+        (columns.size === 1 && only !== label && groupColumns.has(only)) || wrapsOn(prev, line, xs, lines);
       if (!continues) {
         cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
         if (groupColumns.size >= 2) multi++;
@@ -299,6 +301,23 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
   }
   if (groupColumns.size >= 2) multi++;
   return multi >= 2 ? cuts : [];
+}
+
+/**
+ * Whether every cell of `line` goes on with the text of the line above in its column (see `wrapsFrom`): lines
+ * wrapped in parallel, as the paragraphs of boxes side by side are, make one row, not a row per line.
+ */
+function wrapsOn(prev: WordLine, line: WordLine, xs: readonly number[], band: readonly WordLine[]): boolean {
+  const inColumn = (l: WordLine, c: number) => l.words.filter((w) => bandIndex(xs, box.centerX(w.box)) === c);
+  const columns = new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
+  if (columns.size === 0) return false;
+  for (const c of columns) {
+    const all = band.flatMap((l) => inColumn(l, c));
+    const left = Math.min(...all.map((w) => w.box.x1));
+    const right = Math.max(...all.map((w) => w.box.x2));
+    if (!wrapsFrom(inColumn(prev, c), inColumn(line, c), left, right)) return false;
+  }
+  return true;
 }
 
 /**
@@ -678,7 +697,9 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     const runs = runsIn(page.runs, area);
     addTextColumns(frame, runs);
     const table = frameTable(frame, runs, "ruled");
-    if (table) tables.push(table);
+    // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
+    // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines.
+    if (table && (frame.ys.length > 2 || table.numRows >= 3)) tables.push(table);
   }
   tables.push(...booktabsTables(loose, page.runs));
   return tables.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
