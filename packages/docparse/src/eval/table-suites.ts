@@ -10,26 +10,31 @@ import { type CellScore, expectedTables, scoreCells, type TextGrid, tableGrid } 
 
 const ROOT = join(import.meta.dirname, "../../test/tables");
 
-/** One PDF with its expected cells, in a suite (the folder it sits in). */
+/** One PDF with the CSVs of its expected tables, in a suite (the folder it sits in). */
 export interface Case {
   suite: string;
   name: string;
   pdf: string;
-  csv: string;
+  csvs: string[];
 }
 
-/** Every PDF of the suites that has an expected CSV beside it, by suite and name. */
+/**
+ * Every PDF of the suites that has an expected CSV beside it, by suite and name: `name.csv`, and `name.2.csv`,
+ * `name.3.csv`... for the further tables of `name.pdf`.
+ */
 export function tableCases(): Case[] {
   const found: Case[] = [];
   for (const suite of readdirSync(ROOT).sort()) {
     const dir = join(ROOT, suite);
-    const names = readdirSync(dir);
-    for (const file of names.sort()) {
-      if (!file.endsWith(".csv")) continue;
+    const names = readdirSync(dir).sort();
+    for (const file of names) {
+      if (!file.endsWith(".pdf")) continue;
       const name = file.slice(0, -4);
-      if (names.includes(`${name}.pdf`)) {
-        found.push({ suite, name, pdf: join(dir, `${name}.pdf`), csv: join(dir, file) });
-      }
+      const csvs = names.filter(
+        (n) => n === `${name}.csv` || (n.startsWith(`${name}.`) && /^\.\d+\.csv$/.test(n.slice(name.length))),
+      );
+      if (csvs.length > 0)
+        found.push({ suite, name, pdf: join(dir, file), csvs: csvs.map((n) => join(dir, n)) });
     }
   }
   return found;
@@ -43,7 +48,7 @@ export async function detectedGrids(pdf: string): Promise<TextGrid[]> {
 
 /** A case's score: its expected cells found in place among the tables detected in its PDF. */
 export async function scoreCase(c: Case): Promise<CellScore & { tables: TextGrid[] }> {
-  const expected = expectedTables(splitRecords(readFileSync(c.csv, "utf8"), ","));
+  const expected = c.csvs.flatMap((csv) => expectedTables(splitRecords(readFileSync(csv, "utf8"), ",")));
   const tables = await detectedGrids(c.pdf);
   return { ...scoreCells(expected, tables), tables };
 }
