@@ -312,6 +312,33 @@ test("a header row of shaded cells is part of the table", () => {
   assert.deepEqual(grid(table)[0], ["Key", "Old", "New"]);
 });
 
+test("cells painted as padding strips beside a content fill have their columns at the strips' seam", () => {
+  // Each cell of a word processor's shaded table: a 5 pt strip, the content area, a 5 pt strip, all touching.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 120, 140, 160];
+  const rects = ys.slice(0, -1).flatMap((y1, r) =>
+    xs.slice(0, -1).flatMap((x1, c) => {
+      const x2 = xs[c + 1];
+      const y2 = ys[r + 1];
+      return [
+        { x1, y1, x2: x1 + 5, y2 },
+        { x1: x1 + 5, y1, x2: x2 - 5, y2 },
+        { x1: x2 - 5, y1, x2, y2 },
+      ];
+    }),
+  );
+  const rows = [
+    ["Key", "Old", "New"],
+    ["a", "1", "2"],
+    ["b", "3", "4"],
+  ];
+  const runs = rows.flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 10, ys[r] + 4)));
+  const [table] = detectRuledTables(page(runs, [], rects));
+  assert.equal(table.numCols, 3);
+  assert.deepEqual(grid(table), rows);
+  assert.deepEqual(cellAt(table, 1, 1).box, { x1: 200, y1: 120, x2: 300, y2: 140 });
+});
+
 test("a large grid beside a drawing of thousands of short strokes", () => {
   const xs = Array.from({ length: 11 }, (_, k) => 40 + 50 * k);
   const ys = Array.from({ length: 61 }, (_, k) => 40 + 12 * k);

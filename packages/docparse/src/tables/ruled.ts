@@ -1,3 +1,4 @@
+import type { Box } from "../model.ts";
 import {
   box,
   type DetectedTable,
@@ -636,13 +637,68 @@ function columnsReadAsTable(
   return prose === 1 && ruleCount >= 3 && (stats.length >= 3 || !isProse(stats[0]));
 }
 
+/** Rectangles closer than this are taken to touch; one thinner than PADDING across is a cell's padding strip. */
+const ABUT = 0.6;
+const PADDING = 8;
+
+/**
+ * Padding strips joined to the fill they touch along a whole side: word processors paint a cell as its padding
+ * strips and its content area side by side, and read apart, those seams would cut each column in three. Fills
+ * of whole cells that touch stay apart: their common edge is where a colour changes, a cell boundary.
+ */
+function joinAbutting(rects: readonly Box[]): Box[] {
+  let current = rects.map((r) => ({ ...r }));
+  for (const axis of ["x", "y"] as const) {
+    // Side by side along x (same top and bottom), then stacked along y (same left and right).
+    const key = (r: Box) =>
+      axis === "x"
+        ? `${Math.round(r.y1 / ABUT)}:${Math.round(r.y2 / ABUT)}`
+        : `${Math.round(r.x1 / ABUT)}:${Math.round(r.x2 / ABUT)}`;
+    const groups = new Map<string, Box[]>();
+    for (const r of current) {
+      const k = key(r);
+      const group = groups.get(k);
+      if (group) group.push(r);
+      else groups.set(k, [r]);
+    }
+    const next: Box[] = [];
+    for (const group of groups.values()) {
+      const start = (r: Box) => (axis === "x" ? r.x1 : r.y1);
+      const end = (r: Box) => (axis === "x" ? r.x2 : r.y2);
+      group.sort((a, b) => start(a) - start(b));
+      const isThin = (r: Box) => end(r) - start(r) < PADDING;
+      // A strip joins the fill beside it, never another strip: between two strips (one cell's right padding,
+      // the next one's left) runs the boundary of the two cells.
+      let merged: Box | null = null;
+      let previous: Box | null = null;
+      for (const r of group) {
+        if (
+          merged &&
+          previous &&
+          Math.abs(start(r) - end(previous)) <= ABUT &&
+          isThin(previous) !== isThin(r)
+        ) {
+          if (axis === "x") merged.x2 = Math.max(merged.x2, r.x2);
+          else merged.y2 = Math.max(merged.y2, r.y2);
+        } else {
+          merged = { ...r };
+          next.push(merged);
+        }
+        previous = r;
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
 /**
  * The edges of filled rectangles, as rules of width 0: tables drawn as shaded cells (a colored header row, striped
  * rows) have their boundaries there. Rectangles covering much of the page are backgrounds, not cells.
  */
 function rectEdges(page: PageGeometry): Rule[] {
   const limit = 0.3 * page.width * page.height;
-  const rects = page.rects
+  const rects = joinAbutting(page.rects)
     .filter((r) => box.area(r) <= limit && box.width(r) >= 4 && box.height(r) >= 4)
     .sort((a, b) => box.area(b) - box.area(a));
   // Thousands of rectangles are a drawing, not a table's cells.
