@@ -70,3 +70,25 @@ test("a model table becomes a grid with each cell's text at its row and column",
     ["", "x"],
   ]);
 });
+
+test("an expected CSV holding two tables of one width is matched piece by piece, each detected table once", () => {
+  const expected = [
+    [
+      ["Scenario A", ""],
+      ["x", "1"],
+      ["Scenario B", ""],
+      ["x", "2"],
+    ],
+  ];
+  const first = [
+    ["Scenario A", ""],
+    ["x", "1"],
+  ];
+  const second = [
+    ["Scenario B", ""],
+    ["x", "2"],
+  ];
+  assert.deepEqual(scoreCells(expected, [first, second]), { expected: 6, matched: 6 });
+  // One detected table cannot stand for both pieces.
+  assert.deepEqual(scoreCells(expected, [first]), { expected: 6, matched: 3 });
+});

@@ -41,6 +41,11 @@ export interface CellScore {
 
 /** Expected cells of one grid found in place in one detected grid, at the offset most of them agree on. */
 export function placedMatches(expected: TextGrid, detected: TextGrid): number {
+  return placedCells(expected, detected).length;
+}
+
+/** The positions ([row, column]) of the expected cells `placedMatches` counts. */
+function placedCells(expected: TextGrid, detected: TextGrid): [number, number][] {
   const where = new Map<string, [number, number][]>();
   detected.forEach((row, r) => {
     row.forEach((text, c) => {
@@ -64,23 +69,57 @@ export function placedMatches(expected: TextGrid, detected: TextGrid): number {
       for (const offset of offsets) votes.set(offset, (votes.get(offset) ?? 0) + 1);
     });
   });
-  let best = 0;
-  for (const count of votes.values()) best = Math.max(best, count);
-  return best;
+  let best = "";
+  let bestCount = 0;
+  for (const [offset, count] of votes) {
+    if (count > bestCount) {
+      best = offset;
+      bestCount = count;
+    }
+  }
+  if (bestCount === 0) return [];
+  const [dr, dc] = best.split(",").map(Number);
+  const cells: [number, number][] = [];
+  expected.forEach((row, r) => {
+    row.forEach((text, c) => {
+      const key = cellKey(text);
+      if (key !== "" && cellKey(detected[r + dr]?.[c + dc] ?? "") === key) cells.push([r, c]);
+    });
+  });
+  return cells;
 }
 
 /**
- * The score of one expected CSV over the tables detected in the same document: each expected table counts its
- * cells matched in the detected table that holds most of them.
+ * The score of one expected CSV over the tables detected in the same document. Each expected table takes the
+ * detected table that holds most of its cells, then the next one for the cells still unmatched, and so on, each
+ * detected table used once: an expected CSV may hold two tables of one width one after the other, which a
+ * reader rightly finds as two.
  */
 export function scoreCells(expected: readonly TextGrid[], detected: readonly TextGrid[]): CellScore {
   let total = 0;
   let matched = 0;
+  const unused = new Set(detected.keys());
   for (const grid of expected) {
     total += grid.flat().filter((text) => cellKey(text) !== "").length;
-    let best = 0;
-    for (const table of detected) best = Math.max(best, placedMatches(grid, table));
-    matched += best;
+    const left = grid.map((row) => [...row]);
+    let pieces = 0;
+    for (;;) {
+      let bestTable = -1;
+      let bestCells: [number, number][] = [];
+      for (const t of unused) {
+        const cells = placedCells(left, detected[t]);
+        if (cells.length > bestCells.length) {
+          bestTable = t;
+          bestCells = cells;
+        }
+      }
+      // A further piece of the table is a row of cells at least, not one coincidental number.
+      if (bestTable < 0 || bestCells.length < (pieces === 0 ? 1 : 2)) break;
+      unused.delete(bestTable);
+      pieces++;
+      matched += bestCells.length;
+      for (const [r, c] of bestCells) left[r][c] = "";
+    }
   }
   return { expected: total, matched };
 }
