@@ -135,6 +135,36 @@ function edgeLines(lines: readonly WordLine[], gap: Interval): number {
   ).length;
 }
 
+/**
+ * Rivers most lines leave open: stretches a column gap wide that at most a fifth of the lines cross. Header
+ * words wider than their column (a multi-level header's `sterilization` over a column of numbers) or a label
+ * running into the next column cross a river the body keeps; they span the columns they cross.
+ */
+export function majorityGaps(lines: readonly WordLine[]): Interval[] {
+  if (lines.length === 0) return [];
+  const allowed = Math.floor(lines.length / 5);
+  const events: [number, number][] = [];
+  for (const line of lines) {
+    for (const s of line.segments) events.push([s.x1, 1], [s.x2, -1]);
+  }
+  events.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const left = events[0][0];
+  const right = events[events.length - 1][0];
+  const minGap = minColumnGap(Math.min(...lines.map((l) => l.fontSize)));
+  const gaps: Interval[] = [];
+  let depth = 0;
+  let openAt: number | null = null;
+  for (const [x, step] of events) {
+    depth += step;
+    if (depth <= allowed && openAt === null) openAt = x;
+    else if (depth > allowed && openAt !== null) {
+      if (x - openAt >= minGap && openAt > left && x < right) gaps.push({ x1: openAt, x2: x });
+      openAt = null;
+    }
+  }
+  return gaps;
+}
+
 /** Most lines (three at least) leave `width` or more free around the gap. */
 function riverAround(lines: readonly WordLine[], gap: Interval, width: number): boolean {
   let open = 0;

@@ -227,6 +227,34 @@ test("a right-to-left table's label alone on a line is a row of its own, not the
   ]);
 });
 
+test("columns most lines keep open stand through a title and a header line whose words close them", () => {
+  // A boxed table with a header rule. The header's words (55 pt) leave only 6 pt between columns 61 pt apart;
+  // the body's numbers (20 pt) leave 40 pt rivers. The title runs across three columns.
+  const rules = [h(100, 100, 500), h(150, 100, 500), h(270, 100, 500), v(100, 100, 270), v(500, 100, 270)];
+  const centers = [230, 291, 352, 413];
+  const header = ["sterilizing", "injectables", "medications", "counselling"];
+  const runs = [
+    run("Table 9 Use of services by region and kind", 104, 104),
+    run("Region", 104, 126),
+    ...header.map((text, c) => run(text, centers[c] - 27.5, 126)),
+  ];
+  const regions = ["north", "south", "east", "west", "centre", "islands"];
+  regions.forEach((name, r) => {
+    runs.push(run(name, 104, 154 + 18 * r));
+    centers.forEach((x, c) => {
+      runs.push(run(`${r + 1}.${c}0`.slice(0, 4), x - 10, 154 + 18 * r));
+    });
+  });
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.equal(table.numCols, 5);
+  const rows = grid(table);
+  assert.deepEqual(rows[0].slice(0, 1), ["Table 9 Use of services by region and kind"]);
+  assert.ok((table.cells.find((c) => c.text.startsWith("Table 9"))?.colSpan ?? 0) >= 3);
+  assert.deepEqual(rows[1], ["Region", ...header]);
+  assert.deepEqual(rows[2], ["north", "1.00", "1.10", "1.20", "1.30"]);
+  assert.deepEqual(rows[7], ["islands", "6.00", "6.10", "6.20", "6.30"]);
+});
+
 test("a ruled box around a paragraph is not a table", () => {
   const runs = [
     run("This is a note set in a box, as documents often do", 110, 110),

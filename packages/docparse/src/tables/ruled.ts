@@ -12,6 +12,7 @@ import {
   gridOf,
   type Interval,
   isProse,
+  majorityGaps,
   sharedGaps,
   type WordLine,
   wordLines,
@@ -20,6 +21,7 @@ import {
   assignRuns,
   bandIndex,
   finishTable,
+  groupLines,
   hasVisibleText,
   type Lattice,
   latticeRegions,
@@ -234,7 +236,15 @@ function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
       if (inCell.length > 0) cells.push(wordLines(inCell));
     }
     const all = cells.flat();
-    const gaps = all.length >= 2 ? sharedGaps(all) : [];
+    const split = all.filter((line) => line.segments.length >= 2);
+    // With many lines split into cells, a river most of them keep is a column even where a title, a section
+    // label or a wide header word crosses it (those span the columns they cross).
+    const gaps =
+      split.length >= 6 && split.length * 2 >= all.length
+        ? mergeGaps(sharedGaps(all), majorityGaps(split))
+        : all.length >= 2
+          ? sharedGaps(all)
+          : [];
     const cuts = gaps.map((g) => (g.x1 + g.x2) / 2).filter((x) => x > left + 2 && x < right - 2);
     if (cuts.length > 0 && textColumnsHold(cells, cuts)) {
       for (const x of cuts) {
@@ -247,6 +257,12 @@ function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
   }
   frame.xs = xs;
   frame.xRules = xRules;
+}
+
+/** Two lists of gaps as one, a gap of the second left out where it overlaps one of the first. */
+function mergeGaps(first: readonly Interval[], second: readonly Interval[]): Interval[] {
+  const extra = second.filter((g) => !first.some((f) => f.x1 < g.x2 && f.x2 > g.x1));
+  return [...first, ...extra].sort((a, b) => a.x1 - b.x1);
 }
 
 function textColumnsHold(cells: readonly WordLine[][], cuts: readonly number[]): boolean {
@@ -341,6 +357,25 @@ function columnGapAt(words: readonly TextPiece[], x: number, left: number, right
 }
 
 /**
+ * Stretches of one text line's words no more than 0.55 em apart (word spaces, not the gap between two cells), for
+ * the words of a row: each line of the row apart.
+ */
+function stretches(words: readonly TextPiece[]): Interval[] {
+  const out: Interval[] = [];
+  for (const line of groupLines(words)) {
+    let current: Interval | null = null;
+    for (const w of line) {
+      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) current.x2 = Math.max(current.x2, w.box.x2);
+      else {
+        current = { x1: w.box.x1, x2: w.box.x2 };
+        out.push(current);
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * The table of a frame: text rows added inside bands that hold several aligned lines, then the lattice, with
  * ruled boundaries present where their rules cover the edge and text boundaries present unless text crosses them
  * or a single text is centered over the columns they divide (a spanning header).
@@ -399,10 +434,16 @@ function frameTable(
       if (!xRules[i] || split[r * (cols + 1) + i] === 1) continue;
       if (columnGapAt(words, xs[i], xs[i - 1], xs[i + 1])) split[r * (cols + 1) + i] = 1;
     }
-    // Text boundaries: merged where a word crosses them.
+    // Text boundaries: merged where a word crosses them, or a stretch of words set a word space apart (a title,
+    // a section label) runs across them.
     for (const w of words) {
       for (let i = 1; i < cols; i++) {
         if (!xRules[i] && w.box.x1 < xs[i] - 2 && w.box.x2 > xs[i] + 2) split[r * (cols + 1) + i] = 0;
+      }
+    }
+    for (const stretch of stretches(words)) {
+      for (let i = 1; i < cols; i++) {
+        if (!xRules[i] && stretch.x1 < xs[i] && stretch.x2 > xs[i]) split[r * (cols + 1) + i] = 0;
       }
     }
     // A text over a partial rule (a booktabs cmidrule) spans the columns the rule covers.
@@ -437,6 +478,7 @@ function frameTable(
   const lattice: Lattice = {
     xs,
     ys,
+    drawn: (i) => xRules[i] !== null,
     vSplit: (i, r) => split[r * (cols + 1) + i] === 1,
     hSplit: (j, c) => {
       const rules = yRules[j];
