@@ -496,6 +496,27 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
   return parts;
 }
 
+/**
+ * Whether each column of the grid sits in a box of its own (a filled rectangle holding its words and none of the
+ * other columns'): cards side by side, laid out in columns, not one table.
+ */
+function inSeparateBoxes(grid: Grid, rects: readonly Box[]): boolean {
+  const words = grid.columns.map((_, c) => grid.rows.flatMap((row) => row[c]));
+  const boxes = new Set<Box>();
+  for (let c = 0; c < grid.columns.length; c++) {
+    const own = words[c];
+    const others = words.filter((_, k) => k !== c).flat();
+    const holder = rects.find(
+      (r) =>
+        own.filter((w) => box.containsCenter(r, w.box)).length >= 0.8 * own.length &&
+        !others.some((w) => box.containsCenter(r, w.box)),
+    );
+    if (!holder || boxes.has(holder)) return false;
+    boxes.add(holder);
+  }
+  return true;
+}
+
 export interface AlignedOptions {
   /** Areas to leave out, e.g. tables already found from ruling lines. */
   exclude?: readonly Box[];
@@ -523,7 +544,7 @@ export function detectAlignedTables(
     if (found.lines.length < 3) continue;
     for (const band of splitAtGutters(found, textLines, page.width)) {
       const grid = tableColumns(band);
-      if (!grid) continue;
+      if (!grid || inSeparateBoxes(grid, page.rects)) continue;
       const table = tableOf(mergeContinuations(grid));
       if (table) tables.push(table);
     }

@@ -66,6 +66,26 @@ test("three wider ruled boxes side by side are no table either", async () => {
   assert.equal(tables, 0, markdown);
 });
 
+test("shaded cards of short lines side by side are no table: each column sits in a box of its own", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  const cards = [
+    ["Fast", "Set up in minutes.", "No code needed.", "Works offline."],
+    ["Safe", "Encrypted storage.", "Daily backups.", "Audit logs."],
+    ["Open", "Export any time.", "Plain formats.", "Public API."],
+  ];
+  cards.forEach((lines, i) => {
+    const x = 54 + i * 174;
+    page.drawRectangle({ x, y: PAGE_HEIGHT - 190, width: 156, height: 90, color: rgb(0.92, 0.94, 0.98) });
+    lines.forEach((text, k) => {
+      drawLine(page, text, x + 10, 110 + 16 * k, k === 0 ? fonts.bold : fonts.regular, k === 0 ? 12 : 10);
+    });
+  });
+  const { markdown, tables } = await markdownOf(await pdfBytes(pdf));
+  assert.equal(tables, 0, markdown);
+  for (const text of cards.flat()) assert.ok(markdown.includes(text), text);
+});
+
 test("an unruled table whose cells wrap in two columns at once keeps its rows, one per item", async () => {
   const { pdf, fonts } = await newPdf();
   const page = pdf.addPage([612, 792]);
