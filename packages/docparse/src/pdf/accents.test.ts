@@ -30,9 +30,12 @@ test("runs that do not overlap keep their accents as characters", () => {
   );
 });
 
-test("inside a run, an accent glyph before a letter composes; ASCII ` ^ ~ stay as they are", () => {
-  assert.equal(composeInline("na\u00A8ive r\u00B4esum\u00B4e"), "naïve résumé");
+test("inside a run, an accent glyph before a letter composes; ´ typed for an apostrophe and ASCII ` ^ ~ stay", () => {
+  assert.equal(composeInline("na\u00A8ive Dvo\u02C7r\u00E1k"), "naïve Dvořák");
+  assert.equal(composeInline("don\u00B4t"), "don\u00B4t");
   assert.equal(composeInline("a `b` ^c ~d"), "a `b` ^c ~d");
+  // No precomposed character: left as drawn.
+  assert.equal(composeInline("\u02DAq"), "\u02DAq");
 });
 
 /** Helvetica with caron, ring and dotless i at codes 128-130, as a TeX font's encoding might place them. */

@@ -27,8 +27,11 @@ const MARKS: Record<string, string> = {
 };
 for (const mark of new Set(Object.values(MARKS))) MARKS[mark] = mark;
 
-/** Marks that never stand for themselves between letters: composed inside a run too (not ` ^ ~, code uses them). */
-const INLINE = /([\u00B4\u00A8\u00AF\u00B8\u02C6-\u02DD])(\p{L})/gu;
+/**
+ * Accents composed inside a run too, when they make one precomposed character with the letter after them: not
+ * ` ^ ~ (code uses them) nor ´ (often typed for an apostrophe: `don´t`).
+ */
+const INLINE = /([\u00A8\u00AF\u00B8\u02C6-\u02DD])(\p{L})/gu;
 
 /** Marks drawn below the letter: a dotless i keeps no dot to lose under them. */
 const BELOW = new Set(["\u0327", "\u0328"]);
@@ -39,10 +42,13 @@ export function withMark(letter: string, mark: string): string {
   return (base + mark).normalize("NFC");
 }
 
-/** An accent glyph directly before its letter inside one run's text (`´e` → `é`). */
+/** An accent glyph directly before its letter inside one run's text (`¨o` → `ö`). */
 export function composeInline(text: string): string {
-  if (!/[\u00B4\u00A8\u00AF\u00B8\u02C6-\u02DD]/.test(text)) return text;
-  return text.replace(INLINE, (_, accent: string, letter: string) => withMark(letter, MARKS[accent]));
+  if (!/[\u00A8\u00AF\u00B8\u02C6-\u02DD]/.test(text)) return text;
+  return text.replace(INLINE, (pair: string, accent: string, letter: string) => {
+    const composed = withMark(letter, MARKS[accent]);
+    return [...composed].length === 1 ? composed : pair;
+  });
 }
 
 /** The runs overlap along the line: the second starts before the first ends (a move back), on the same line. */
