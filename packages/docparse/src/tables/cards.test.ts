@@ -86,6 +86,22 @@ test("shaded cards of short lines side by side are no table: each column sits in
   for (const text of cards.flat()) assert.ok(markdown.includes(text), text);
 });
 
+test("two narrow columns of prose side by side are layout, read one after the other", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  const left =
+    "The river rose slowly through the night and by morning the lower fields were under water. Farmers moved their animals to the ridge before dawn.";
+  const right =
+    "Relief crews arrived at noon with boats and food. They worked until dark to reach the farms cut off by the water.";
+  drawParagraph(page, left, { x: 72, top: 100, width: 90, font: fonts.regular, size: 10 });
+  drawParagraph(page, right, { x: 186, top: 100, width: 90, font: fonts.regular, size: 10 });
+  const { markdown, tables } = await markdownOf(await pdfBytes(pdf));
+  assert.equal(tables, 0, markdown);
+  const flat = markdown.replace(/\s+/g, " ");
+  assert.ok(flat.includes(left) && flat.includes(right), markdown);
+  assert.ok(flat.indexOf(left) < flat.indexOf(right));
+});
+
 test("an unruled table whose cells wrap in two columns at once keeps its rows, one per item", async () => {
   const { pdf, fonts } = await newPdf();
   const page = pdf.addPage([612, 792]);
