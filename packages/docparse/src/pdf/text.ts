@@ -1,6 +1,7 @@
 import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
+import { composeAccents, composeInline } from "./accents.ts";
 
 /** pdf.js's text item, as far as we read it. */
 interface PdfTextItem {
@@ -57,7 +58,7 @@ function multiply(a: readonly number[], b: readonly number[]): number[] {
   ];
 }
 
-/** Ligatures and presentation forms spelled out, soft hyphens and zero-width marks dropped. */
+/** Ligatures spelled out. */
 const LIGATURES: Record<string, string> = {
   "\uFB00": "ff",
   "\uFB01": "fi",
@@ -67,10 +68,16 @@ const LIGATURES: Record<string, string> = {
   "\uFB05": "st",
   "\uFB06": "st",
 };
+/**
+ * Ligatures and presentation forms spelled out, soft hyphens and zero-width marks dropped, an accent glyph
+ * before its letter composed with it, and TeX's doubled single quotes (‘‘ ’’) read as the double quotes they show.
+ */
 export function normalizeRunText(text: string): string {
   return (
-    text
+    composeInline(text)
       .replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c)
+      .replace(/\u2018\u2018/g, "\u201C")
+      .replace(/\u2019\u2019/g, "\u201D")
       // Arabic presentation forms (lam-alef ligatures, final and initial shapes) to their letters, after pdf.js
       // has put the run in logical order: decomposing before that would reverse the letters of a ligature.
       .replace(/[\uFB50-\uFDFF\uFE70-\uFEFC]+/g, (forms) => forms.normalize("NFKC"))
@@ -156,5 +163,5 @@ function textRuns(
   }
   // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
   const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
-  return { runs, quarterTurns };
+  return { runs: composeAccents(runs), quarterTurns };
 }

@@ -10,6 +10,7 @@ import {
   latticeRegions,
   runWords,
   type TextPiece,
+  wrapsFrom,
 } from "./cells.ts";
 
 /**
@@ -105,7 +106,78 @@ function coverageGaps(coverage: readonly Interval[], minGap: number): Interval[]
 export function sharedGaps(lines: readonly WordLine[]): Interval[] {
   let coverage: Interval[] = [];
   for (const line of lines) coverage = mergeCoverage(coverage, line.segments);
-  return coverageGaps(coverage, minColumnGap(Math.min(...lines.map((l) => l.fontSize))));
+  const size = Math.min(...lines.map((l) => l.fontSize));
+  const wide = coverageGaps(coverage, minColumnGap(size));
+  // Header cells set close together (less than a column gap apart, more than a word space) are still two
+  // columns where most lines leave a wide river around the gap: the body's columns go up through the header.
+  let words: Interval[] = [];
+  for (const line of lines)
+    words = mergeCoverage(
+      words,
+      line.words.map((w) => ({ x1: w.box.x1, x2: w.box.x2 })),
+    );
+  const narrow = coverageGaps(words, 0.4 * size).filter(
+    (gap) =>
+      !wide.some((w) => w.x1 < gap.x2 && w.x2 > gap.x1) &&
+      edgeLines(lines, gap) >= 2 &&
+      riverAround(lines, gap, 2 * size),
+  );
+  return [...wide, ...narrow].sort((a, b) => a.x1 - b.x1);
+}
+
+/**
+ * Lines with a word ending where the gap starts or starting where it ends: the gap is a column's edge (of
+ * right-aligned numbers, of left-aligned text), not the space between two words of one header cell.
+ */
+function edgeLines(lines: readonly WordLine[], gap: Interval): number {
+  return lines.filter((line) =>
+    line.words.some((w) => Math.abs(w.box.x2 - gap.x1) <= 1 || Math.abs(w.box.x1 - gap.x2) <= 1),
+  ).length;
+}
+
+/**
+ * Rivers most lines leave open: stretches a column gap wide that at most a fifth of the lines cross. Header
+ * words wider than their column (a multi-level header's `sterilization` over a column of numbers) or a label
+ * running into the next column cross a river the body keeps; they span the columns they cross.
+ */
+export function majorityGaps(lines: readonly WordLine[]): Interval[] {
+  if (lines.length === 0) return [];
+  const allowed = Math.floor(lines.length / 5);
+  const events: [number, number][] = [];
+  for (const line of lines) {
+    for (const s of line.segments) events.push([s.x1, 1], [s.x2, -1]);
+  }
+  events.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const left = events[0][0];
+  const right = events[events.length - 1][0];
+  const minGap = minColumnGap(Math.min(...lines.map((l) => l.fontSize)));
+  const gaps: Interval[] = [];
+  let depth = 0;
+  let openAt: number | null = null;
+  for (const [x, step] of events) {
+    depth += step;
+    if (depth <= allowed && openAt === null) openAt = x;
+    else if (depth > allowed && openAt !== null) {
+      if (x - openAt >= minGap && openAt > left && x < right) gaps.push({ x1: openAt, x2: x });
+      openAt = null;
+    }
+  }
+  return gaps;
+}
+
+/** Most lines (three at least) leave `width` or more free around the gap. */
+function riverAround(lines: readonly WordLine[], gap: Interval, width: number): boolean {
+  let open = 0;
+  for (const line of lines) {
+    let left = Number.NEGATIVE_INFINITY;
+    let right = Number.POSITIVE_INFINITY;
+    for (const w of line.words) {
+      if (w.box.x2 <= gap.x1 + 0.01) left = Math.max(left, w.box.x2);
+      else if (w.box.x1 >= gap.x2 - 0.01) right = Math.min(right, w.box.x1);
+    }
+    if (right - left >= width) open++;
+  }
+  return open >= Math.max(3, 0.6 * lines.length);
 }
 
 const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])$/;
@@ -240,6 +312,39 @@ export function isProse(stats: ColumnStats): boolean {
 }
 
 /**
+ * Rows whose every cell goes on with the wrapped text above it in its column (`wrapsFrom`) joined to the row
+ * above: the paragraphs of cards side by side are one row each, whatever lines they wrap into.
+ */
+export function joinWrappedRows(grid: Grid): Grid {
+  const extents = grid.columns.map((_, c) => {
+    const words = grid.rows.flatMap((row) => row[c]);
+    return {
+      left: Math.min(...words.map((w) => w.box.x1)),
+      right: Math.max(...words.map((w) => w.box.x2)),
+    };
+  });
+  const rows: TextPiece[][][] = [];
+  const rowBoxes: { y1: number; y2: number }[] = [];
+  grid.rows.forEach((row, r) => {
+    const above = grid.rows[r - 1];
+    const filled = row.flatMap((cell, c) => (cell.length > 0 ? [c] : []));
+    const wraps =
+      above !== undefined &&
+      filled.length >= 2 &&
+      filled.every((c) => wrapsFrom(above[c], row[c], extents[c].left, extents[c].right));
+    if (wraps) {
+      const target = rows[rows.length - 1];
+      for (const c of filled) target[c].push(...row[c]);
+      rowBoxes[rowBoxes.length - 1].y2 = grid.rowBoxes[r].y2;
+      return;
+    }
+    rows.push(row.map((cell) => [...cell]));
+    rowBoxes.push({ ...grid.rowBoxes[r] });
+  });
+  return { columns: grid.columns, rows, rowBoxes };
+}
+
+/**
  * The columns of a band that make a table, or null. Prose columns at either edge (the neighbouring column of a
  * two-column page) are dropped first; what remains must have short cells, filled columns, no list markers, and
  * with only two columns, numbers.
@@ -248,7 +353,7 @@ function tableColumns(band: Band): Grid | null {
   let columns = columnsBetween(band.lines, band.gaps);
   for (;;) {
     if (columns.length < 2) return null;
-    const grid = gridOf(band.lines, columns);
+    const grid = joinWrappedRows(gridOf(band.lines, columns));
     const stats = columnStats(grid);
     if (isProse(stats[0])) {
       columns = columns.slice(1);
@@ -391,6 +496,27 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
   return parts;
 }
 
+/**
+ * Whether each column of the grid sits in a box of its own (a filled rectangle holding its words and none of the
+ * other columns'): cards side by side, laid out in columns, not one table.
+ */
+function inSeparateBoxes(grid: Grid, rects: readonly Box[]): boolean {
+  const words = grid.columns.map((_, c) => grid.rows.flatMap((row) => row[c]));
+  const boxes = new Set<Box>();
+  for (let c = 0; c < grid.columns.length; c++) {
+    const own = words[c];
+    const others = words.filter((_, k) => k !== c).flat();
+    const holder = rects.find(
+      (r) =>
+        own.filter((w) => box.containsCenter(r, w.box)).length >= 0.8 * own.length &&
+        !others.some((w) => box.containsCenter(r, w.box)),
+    );
+    if (!holder || boxes.has(holder)) return false;
+    boxes.add(holder);
+  }
+  return true;
+}
+
 export interface AlignedOptions {
   /** Areas to leave out, e.g. tables already found from ruling lines. */
   exclude?: readonly Box[];
@@ -418,7 +544,7 @@ export function detectAlignedTables(
     if (found.lines.length < 3) continue;
     for (const band of splitAtGutters(found, textLines, page.width)) {
       const grid = tableColumns(band);
-      if (!grid) continue;
+      if (!grid || inSeparateBoxes(grid, page.rects)) continue;
       const table = tableOf(mergeContinuations(grid));
       if (table) tables.push(table);
     }

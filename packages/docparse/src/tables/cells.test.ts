@@ -50,6 +50,17 @@ test("a run crossing a column boundary is cut there, at a nearby space", () => {
   );
 });
 
+test("at a boundary read from text alignment, a run is cut at a space only, never inside a word", () => {
+  assert.deepEqual(
+    cutRun(run("abcdefghij", 0, 0), [], [25]).map((p) => p.text),
+    ["abcdefghij"],
+  );
+  assert.deepEqual(
+    cutRun(run("0.965 0.969", 0, 0), [], [27]).map((p) => p.text),
+    ["0.965", "0.969"],
+  );
+});
+
 test("boxes group into lines top to bottom, left to right", () => {
   const a = run("b", 50, 100);
   const b = run("a", 0, 101);

@@ -71,26 +71,29 @@ export function runWords(run: TextRun): TextPiece[] {
 
 /**
  * A run cut where column boundaries cross it. A cut snaps to a space within two characters of the boundary, so a
- * run holding two cells ("0.965 0.969") splits between them rather than inside a word. Empty parts are dropped.
+ * run holding two cells ("0.965 0.969") splits between them rather than inside a word; at a `soft` boundary (one
+ * read from text alignment, not drawn) a cut with no space near is not made. Empty parts are dropped.
  */
-export function cutRun(run: TextRun, cuts: readonly number[]): TextPiece[] {
-  if (cuts.length === 0 || run.vertical || run.text.length < 2) return [runPiece(run)];
+export function cutRun(run: TextRun, cuts: readonly number[], soft: readonly number[] = []): TextPiece[] {
+  if (cuts.length + soft.length === 0 || run.vertical || run.text.length < 2) return [runPiece(run)];
   const step = box.width(run.box) / run.text.length;
   if (step <= 0) return [runPiece(run)];
   const indexes: number[] = [];
-  for (const x of cuts) {
+  for (const x of [...cuts, ...soft]) {
     const offset = run.dir === "rtl" ? (run.box.x2 - x) / step : (x - run.box.x1) / step;
     let index = Math.round(offset);
-    for (let d = 0; d <= 2; d++) {
+    let atSpace = false;
+    for (let d = 0; d <= 2 && !atSpace; d++) {
       if (run.text[index - d - 1] === " " || run.text[index - d] === " ") {
         index -= d;
-        break;
-      }
-      if (run.text[index + d - 1] === " " || run.text[index + d] === " ") {
+        atSpace = true;
+      } else if (run.text[index + d - 1] === " " || run.text[index + d] === " ") {
         index += d;
-        break;
+        atSpace = true;
       }
     }
+    // A boundary read from text alignment is not sure enough to cut a word: the word goes whole.
+    if (!atSpace && soft.includes(x)) continue;
     if (index > 0 && index < run.text.length) indexes.push(index);
   }
   indexes.sort((a, b) => a - b);
@@ -107,6 +110,28 @@ export function cutRun(run: TextRun, cuts: readonly number[]): TextPiece[] {
     from = index;
   }
   return pieces;
+}
+
+const SENTENCE_END = /[.!?:;]["”’)]*$/;
+
+/**
+ * Whether the words `here` go on with the line `above` them in one column whose text spans [left, right]: the line
+ * above is full (it ends near the column's right end, so the text wrapped), holds two words at least, ends no
+ * sentence, and `here` starts in lower case.
+ */
+export function wrapsFrom(
+  above: readonly TextPiece[],
+  here: readonly TextPiece[],
+  left: number,
+  right: number,
+): boolean {
+  if (above.length < 2 || here.length === 0) return false;
+  const last = above[above.length - 1];
+  return (
+    /^\p{Ll}/u.test(here[0].text) &&
+    !SENTENCE_END.test(last.text) &&
+    last.box.x2 >= right - 0.3 * (right - left)
+  );
 }
 
 /**
@@ -227,6 +252,8 @@ export interface Lattice {
   vSplit: (i: number, r: number) => boolean;
   /** Whether the boundary ys[j] (0 < j < rows) separates the cells of column c. */
   hSplit: (j: number, c: number) => boolean;
+  /** Whether the boundary xs[i] is drawn (a rule) rather than read from text alignment; drawn when not said. */
+  drawn?: (i: number) => boolean;
 }
 
 export interface Region {
@@ -298,11 +325,13 @@ export function assignRuns(
     const first = bandIndex(xs, run.box.x1 + 1);
     const last = bandIndex(xs, run.box.x2 - 1);
     const cuts: number[] = [];
+    const soft: number[] = [];
     for (let c = first; c < last; c++) {
-      if (owner[r * cols + c] !== owner[r * cols + c + 1]) cuts.push(xs[c + 1]);
+      if (owner[r * cols + c] !== owner[r * cols + c + 1])
+        (lattice.drawn?.(c + 1) === false ? soft : cuts).push(xs[c + 1]);
     }
-    if (cuts.length === 0) place(runPiece(run));
-    else for (const piece of cutRun(run, cuts)) place(piece);
+    if (cuts.length === 0 && soft.length === 0) place(runPiece(run));
+    else for (const piece of cutRun(run, cuts, soft)) place(piece);
   }
   return contents;
 }

@@ -147,6 +147,114 @@ test("a booktabs header over a partial rule spans the columns the rule covers", 
   assert.ok(table.cells.filter((c) => c.row >= 2).every((c) => !c.columnHeader));
 });
 
+test("columns ruled in the header only go on through the body where its text leaves them free", () => {
+  // A boxed table whose inner rules at x=200 and x=300 divide the header row only; the body keeps its columns.
+  const rules = [
+    h(100, 100, 400),
+    h(120, 100, 400),
+    h(200, 100, 400),
+    v(100, 100, 200),
+    v(400, 100, 200),
+    v(200, 100, 120),
+    v(300, 100, 120),
+  ];
+  const rows = [
+    ["Region", "2013", "2014"],
+    ["north", "2.6", "3.2"],
+    ["south", "0.7", "1.3"],
+    ["east", "2.5", "3.4"],
+  ];
+  const runs = rows.flatMap((row, r) =>
+    row.map((text, c) => run(text, 104 + 100 * c, 104 + (r === 0 ? 0 : 6 + 18 * r))),
+  );
+  // A text crossing the boundary at x=200 spans the columns it crosses.
+  runs.push(run("Subtotal for all regions", 104, 184));
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.equal(table.numCols, 3);
+  assert.deepEqual(grid(table).slice(0, 4), rows);
+  const subtotal = table.cells.find((c) => c.text === "Subtotal for all regions");
+  assert.ok(subtotal);
+  assert.ok(subtotal.colSpan >= 2);
+});
+
+test("header cells closer than a column gap stay apart where the body's columns run through them", () => {
+  // "First share" ends at x=215 and "Second share" starts at x=221: 0.6 em apart, less than a column gap, but
+  // every body line leaves a wide river there.
+  const rules = [h(100, 100, 300, 1), h(118, 100, 300, 0.5), h(200, 100, 300, 1)];
+  const rows = [
+    ["Region", "First share", "Second share"],
+    ["north", "12", "34"],
+    ["south", "56", "78"],
+    ["east", "90", "11"],
+    ["west", "23", "45"],
+  ];
+  const runs = rows.flatMap((row, r) => {
+    const y = r === 0 ? 104 : 104 + 18 * r;
+    // Numbers right-aligned under their header.
+    return r === 0
+      ? [run(row[0], 104, y), run(row[1], 160, y), run(row[2], 221, y)]
+      : [run(row[0], 104, y), run(row[1], 205, y), run(row[2], 271, y)];
+  });
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.deepEqual(grid(table), rows);
+});
+
+test("a right-to-left table's label alone on a line is a row of its own, not the row above continued", () => {
+  const rules = [h(100, 100, 400, 1), h(118, 100, 400, 0.5), h(200, 100, 400, 1)];
+  const rtl = { dir: "rtl" as const };
+  const runs = [
+    run("2014", 104, 104),
+    run("2013", 164, 104),
+    run("שנה", 330, 104, rtl),
+    run("2.6", 104, 122),
+    run("3.2", 164, 122),
+    run("סך הכל", 330, 122, rtl),
+    run("צריכה", 330, 136, rtl),
+    run("3.8", 104, 150),
+    run("3.5", 164, 150),
+    run("אזרחית", 330, 150, rtl),
+    run("1.1", 104, 164),
+    run("1.2", 164, 164),
+    run("ביטחונית", 330, 164, rtl),
+  ];
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.deepEqual(grid(table), [
+    ["2014", "2013", "שנה"],
+    ["2.6", "3.2", "סך הכל"],
+    ["", "", "צריכה"],
+    ["3.8", "3.5", "אזרחית"],
+    ["1.1", "1.2", "ביטחונית"],
+  ]);
+});
+
+test("columns most lines keep open stand through a title and a header line whose words close them", () => {
+  // A boxed table with a header rule. The header's words (55 pt) leave only 6 pt between columns 61 pt apart;
+  // the body's numbers (20 pt) leave 40 pt rivers. The title runs across three columns.
+  const rules = [h(100, 100, 500), h(150, 100, 500), h(270, 100, 500), v(100, 100, 270), v(500, 100, 270)];
+  const centers = [230, 291, 352, 413];
+  const header = ["sterilizing", "injectables", "medications", "counselling"];
+  const runs = [
+    run("Table 9 Use of services by region and kind", 104, 104),
+    run("Region", 104, 126),
+    ...header.map((text, c) => run(text, centers[c] - 27.5, 126)),
+  ];
+  const regions = ["north", "south", "east", "west", "centre", "islands"];
+  regions.forEach((name, r) => {
+    runs.push(run(name, 104, 154 + 18 * r));
+    centers.forEach((x, c) => {
+      runs.push(run(`${r + 1}.${c}0`.slice(0, 4), x - 10, 154 + 18 * r));
+    });
+  });
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.equal(table.numCols, 5);
+  const rows = grid(table);
+  assert.deepEqual(rows[0].slice(0, 1), ["Table 9 Use of services by region and kind"]);
+  assert.ok((table.cells.find((c) => c.text.startsWith("Table 9"))?.colSpan ?? 0) >= 3);
+  assert.deepEqual(rows[1], ["Region", ...header]);
+  assert.deepEqual(rows[2], ["north", "1.00", "1.10", "1.20", "1.30"]);
+  assert.deepEqual(rows[7], ["islands", "6.00", "6.10", "6.20", "6.30"]);
+});
+
 test("a ruled box around a paragraph is not a table", () => {
   const runs = [
     run("This is a note set in a box, as documents often do", 110, 110),
@@ -230,6 +338,33 @@ test("a header row of shaded cells is part of the table", () => {
   const [table] = detectRuledTables(page(runs, rules, rects));
   assert.equal(table.numRows, 3);
   assert.deepEqual(grid(table)[0], ["Key", "Old", "New"]);
+});
+
+test("cells painted as padding strips beside a content fill have their columns at the strips' seam", () => {
+  // Each cell of a word processor's shaded table: a 5 pt strip, the content area, a 5 pt strip, all touching.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 120, 140, 160];
+  const rects = ys.slice(0, -1).flatMap((y1, r) =>
+    xs.slice(0, -1).flatMap((x1, c) => {
+      const x2 = xs[c + 1];
+      const y2 = ys[r + 1];
+      return [
+        { x1, y1, x2: x1 + 5, y2 },
+        { x1: x1 + 5, y1, x2: x2 - 5, y2 },
+        { x1: x2 - 5, y1, x2, y2 },
+      ];
+    }),
+  );
+  const rows = [
+    ["Key", "Old", "New"],
+    ["a", "1", "2"],
+    ["b", "3", "4"],
+  ];
+  const runs = rows.flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 10, ys[r] + 4)));
+  const [table] = detectRuledTables(page(runs, [], rects));
+  assert.equal(table.numCols, 3);
+  assert.deepEqual(grid(table), rows);
+  assert.deepEqual(cellAt(table, 1, 1).box, { x1: 200, y1: 120, x2: 300, y2: 140 });
 });
 
 test("a large grid beside a drawing of thousands of short strokes", () => {

@@ -1,3 +1,4 @@
+import type { Box } from "../model.ts";
 import {
   box,
   type DetectedTable,
@@ -11,6 +12,7 @@ import {
   gridOf,
   type Interval,
   isProse,
+  majorityGaps,
   sharedGaps,
   type WordLine,
   wordLines,
@@ -19,11 +21,13 @@ import {
   assignRuns,
   bandIndex,
   finishTable,
+  groupLines,
   hasVisibleText,
   type Lattice,
   latticeRegions,
   runWords,
   type TextPiece,
+  wrapsFrom,
 } from "./cells.ts";
 
 /**
@@ -232,7 +236,15 @@ function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
       if (inCell.length > 0) cells.push(wordLines(inCell));
     }
     const all = cells.flat();
-    const gaps = all.length >= 2 ? sharedGaps(all) : [];
+    const split = all.filter((line) => line.segments.length >= 2);
+    // With many lines split into cells, a river most of them keep is a column even where a title, a section
+    // label or a wide header word crosses it (those span the columns they cross).
+    const gaps =
+      split.length >= 6 && split.length * 2 >= all.length
+        ? mergeGaps(sharedGaps(all), majorityGaps(split))
+        : all.length >= 2
+          ? sharedGaps(all)
+          : [];
     const cuts = gaps.map((g) => (g.x1 + g.x2) / 2).filter((x) => x > left + 2 && x < right - 2);
     if (cuts.length > 0 && textColumnsHold(cells, cuts)) {
       for (const x of cuts) {
@@ -245,6 +257,12 @@ function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
   }
   frame.xs = xs;
   frame.xRules = xRules;
+}
+
+/** Two lists of gaps as one, a gap of the second left out where it overlaps one of the first. */
+function mergeGaps(first: readonly Interval[], second: readonly Interval[]): Interval[] {
+  const extra = second.filter((g) => !first.some((f) => f.x1 < g.x2 && f.x2 > g.x1));
+  return [...first, ...extra].sort((a, b) => a.x1 - b.x1);
 }
 
 function textColumnsHold(cells: readonly WordLine[][], cuts: readonly number[]): boolean {
@@ -270,7 +288,7 @@ interface RowWords {
  * Text rows inside one band between two horizontal boundaries. The band splits at its text lines when every line
  * stands apart (no line straddles two others, as a label centered beside a pair of rows does); a line with text
  * in one column only, under text in that column, continues the row above (a wrapped cell), unless that column is
- * the first. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
+ * the first in the line's reading direction (the last for right-to-left text): a row's label column. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
  */
 function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[] {
   if (lines.length < 2) return [];
@@ -286,7 +304,10 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
       const smaller = Math.min(prev.y2 - prev.y1, line.y2 - line.y1);
       if (overlap > 0.3 * smaller) return [];
       const [only] = columns;
-      const continues = columns.size === 1 && only > 0 && groupColumns.has(only);
+      const rtl = line.words.filter((w) => w.dir === "rtl").length * 2 > line.words.length;
+      const label = rtl ? xs.length - 2 : 0;
+      const continues =
+        (columns.size === 1 && only !== label && groupColumns.has(only)) || wrapsOn(prev, line, xs, lines);
       if (!continues) {
         cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
         if (groupColumns.size >= 2) multi++;
@@ -297,6 +318,61 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
   }
   if (groupColumns.size >= 2) multi++;
   return multi >= 2 ? cuts : [];
+}
+
+/**
+ * Whether every cell of `line` goes on with the text of the line above in its column (see `wrapsFrom`): lines
+ * wrapped in parallel, as the paragraphs of boxes side by side are, make one row, not a row per line.
+ */
+function wrapsOn(prev: WordLine, line: WordLine, xs: readonly number[], band: readonly WordLine[]): boolean {
+  const inColumn = (l: WordLine, c: number) => l.words.filter((w) => bandIndex(xs, box.centerX(w.box)) === c);
+  const columns = new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
+  if (columns.size === 0) return false;
+  for (const c of columns) {
+    const all = band.flatMap((l) => inColumn(l, c));
+    const left = Math.min(...all.map((w) => w.box.x1));
+    const right = Math.max(...all.map((w) => w.box.x2));
+    if (!wrapsFrom(inColumn(prev, c), inColumn(line, c), left, right)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether words of a row stand on both sides of x, between left and right, with no word within a column gap
+ * (three quarters of an em) across x: two cells that happen to lack the rule between them.
+ */
+function columnGapAt(words: readonly TextPiece[], x: number, left: number, right: number): boolean {
+  let before = Number.NEGATIVE_INFINITY;
+  let after = Number.POSITIVE_INFINITY;
+  let size = 0;
+  for (const w of words) {
+    const cx = box.centerX(w.box);
+    if (cx <= left || cx >= right) continue;
+    if (w.box.x1 < x && w.box.x2 > x) return false;
+    if (w.box.x2 <= x) before = Math.max(before, w.box.x2);
+    else after = Math.min(after, w.box.x1);
+    size = Math.max(size, w.fontSize);
+  }
+  return Number.isFinite(before) && Number.isFinite(after) && after - before >= 0.75 * size;
+}
+
+/**
+ * Stretches of one text line's words no more than 0.55 em apart (word spaces, not the gap between two cells), for
+ * the words of a row: each line of the row apart.
+ */
+function stretches(words: readonly TextPiece[]): Interval[] {
+  const out: Interval[] = [];
+  for (const line of groupLines(words)) {
+    let current: Interval | null = null;
+    for (const w of line) {
+      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) current.x2 = Math.max(current.x2, w.box.x2);
+      else {
+        current = { x1: w.box.x1, x2: w.box.x2 };
+        out.push(current);
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -351,10 +427,23 @@ function frameTable(
     for (let i = 1; i < cols; i++) {
       split[r * (cols + 1) + i] = xRules[i] ? (ruledV(frame, i, y0, y1) ? 1 : 0) : 1;
     }
-    // Text boundaries: merged where a word crosses them.
+    // A ruled column boundary whose rule stops short of this row (drawn in the header only) still divides it
+    // where the row's words stand apart on both sides of it, a column gap wide: the body keeps the header's
+    // columns. A text spanning the columns crosses the boundary or stands a word space from it, and stays one.
+    for (let i = 1; i < cols; i++) {
+      if (!xRules[i] || split[r * (cols + 1) + i] === 1) continue;
+      if (columnGapAt(words, xs[i], xs[i - 1], xs[i + 1])) split[r * (cols + 1) + i] = 1;
+    }
+    // Text boundaries: merged where a word crosses them, or a stretch of words set a word space apart (a title,
+    // a section label) runs across them.
     for (const w of words) {
       for (let i = 1; i < cols; i++) {
         if (!xRules[i] && w.box.x1 < xs[i] - 2 && w.box.x2 > xs[i] + 2) split[r * (cols + 1) + i] = 0;
+      }
+    }
+    for (const stretch of stretches(words)) {
+      for (let i = 1; i < cols; i++) {
+        if (!xRules[i] && stretch.x1 < xs[i] && stretch.x2 > xs[i]) split[r * (cols + 1) + i] = 0;
       }
     }
     // A text over a partial rule (a booktabs cmidrule) spans the columns the rule covers.
@@ -389,6 +478,7 @@ function frameTable(
   const lattice: Lattice = {
     xs,
     ys,
+    drawn: (i) => xRules[i] !== null,
     vSplit: (i, r) => split[r * (cols + 1) + i] === 1,
     hSplit: (j, c) => {
       const rules = yRules[j];
@@ -589,13 +679,68 @@ function columnsReadAsTable(
   return prose === 1 && ruleCount >= 3 && (stats.length >= 3 || !isProse(stats[0]));
 }
 
+/** Rectangles closer than this are taken to touch; one thinner than PADDING across is a cell's padding strip. */
+const ABUT = 0.6;
+const PADDING = 8;
+
+/**
+ * Padding strips joined to the fill they touch along a whole side: word processors paint a cell as its padding
+ * strips and its content area side by side, and read apart, those seams would cut each column in three. Fills
+ * of whole cells that touch stay apart: their common edge is where a colour changes, a cell boundary.
+ */
+function joinAbutting(rects: readonly Box[]): Box[] {
+  let current = rects.map((r) => ({ ...r }));
+  for (const axis of ["x", "y"] as const) {
+    // Side by side along x (same top and bottom), then stacked along y (same left and right).
+    const key = (r: Box) =>
+      axis === "x"
+        ? `${Math.round(r.y1 / ABUT)}:${Math.round(r.y2 / ABUT)}`
+        : `${Math.round(r.x1 / ABUT)}:${Math.round(r.x2 / ABUT)}`;
+    const groups = new Map<string, Box[]>();
+    for (const r of current) {
+      const k = key(r);
+      const group = groups.get(k);
+      if (group) group.push(r);
+      else groups.set(k, [r]);
+    }
+    const next: Box[] = [];
+    for (const group of groups.values()) {
+      const start = (r: Box) => (axis === "x" ? r.x1 : r.y1);
+      const end = (r: Box) => (axis === "x" ? r.x2 : r.y2);
+      group.sort((a, b) => start(a) - start(b));
+      const isThin = (r: Box) => end(r) - start(r) < PADDING;
+      // A strip joins the fill beside it, never another strip: between two strips (one cell's right padding,
+      // the next one's left) runs the boundary of the two cells.
+      let merged: Box | null = null;
+      let previous: Box | null = null;
+      for (const r of group) {
+        if (
+          merged &&
+          previous &&
+          Math.abs(start(r) - end(previous)) <= ABUT &&
+          isThin(previous) !== isThin(r)
+        ) {
+          if (axis === "x") merged.x2 = Math.max(merged.x2, r.x2);
+          else merged.y2 = Math.max(merged.y2, r.y2);
+        } else {
+          merged = { ...r };
+          next.push(merged);
+        }
+        previous = r;
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
 /**
  * The edges of filled rectangles, as rules of width 0: tables drawn as shaded cells (a colored header row, striped
  * rows) have their boundaries there. Rectangles covering much of the page are backgrounds, not cells.
  */
 function rectEdges(page: PageGeometry): Rule[] {
   const limit = 0.3 * page.width * page.height;
-  const rects = page.rects
+  const rects = joinAbutting(page.rects)
     .filter((r) => box.area(r) <= limit && box.width(r) >= 4 && box.height(r) >= 4)
     .sort((a, b) => box.area(b) - box.area(a));
   // Thousands of rectangles are a drawing, not a table's cells.
@@ -650,7 +795,9 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     const runs = runsIn(page.runs, area);
     addTextColumns(frame, runs);
     const table = frameTable(frame, runs, "ruled");
-    if (table) tables.push(table);
+    // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
+    // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines.
+    if (table && (frame.ys.length > 2 || table.numRows >= 3)) tables.push(table);
   }
   tables.push(...booktabsTables(loose, page.runs));
   return tables.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
