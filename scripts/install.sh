@@ -15,8 +15,9 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in.
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core)
+# OCR tests draw their clean pages in; httpx and rich for the public platform's Python SDK, which the documents
+# conformance suite runs (with a python3 that has pydantic 2: Debian 12's python3-pydantic is 1.10).
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core python3-httpx python3-rich)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 
