@@ -14,10 +14,11 @@ export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fun
 runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
-# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in; httpx and rich for the public platform's Python SDK, which the documents
+# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; the fonts
+# test documents are laid out in (DejaVu for the OCR pages and office conversions, Liberation as a second family
+# with other metrics, which extraction and chart reading must not depend on); httpx and rich for the public platform's Python SDK, which the documents
 # conformance suite runs (with a python3 that has pydantic 2: Debian 12's python3-pydantic is 1.10).
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core python3-httpx python3-rich)
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-liberation python3-httpx python3-rich)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

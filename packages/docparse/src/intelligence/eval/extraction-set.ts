@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PageClassConfig } from "@svc/contract";
+import { type FontFamily, fontFamilyEnv } from "../../libreoffice/font-families.ts";
 import type { JsonSchema } from "../schema.ts";
 
 export type Kind = "invoice" | "form" | "report";
@@ -740,12 +741,14 @@ export const MIME_TYPES: Record<Format, string> = {
 
 /**
  * Writes documents in the formats asked for under `dir` and returns the bytes of each (by `<id>.<format>`).
- * DOCX and PDF are converted from the HTML by one `soffice --headless` run per format.
+ * DOCX and PDF are converted from the HTML by one `soffice --headless` run per format, laid out in `font` only
+ * when it is given (else in what the machine's fonts substitute for LibreOffice's defaults).
  */
 export function renderDocuments(
   documents: { id: string; blocks: Block[] }[],
   formats: readonly Format[],
   dir: string,
+  options: { font?: FontFamily } = {},
 ): Map<string, Uint8Array> {
   mkdirSync(dir, { recursive: true });
   const files = new Map<string, Uint8Array>();
@@ -778,7 +781,11 @@ export function renderDocuments(
         dir,
         ...htmlPaths,
       ],
-      { stdio: "ignore", timeout: 600_000 },
+      {
+        stdio: "ignore",
+        timeout: 600_000,
+        env: options.font ? fontFamilyEnv(options.font, path.join(dir, "font")) : process.env,
+      },
     );
     for (const document of documents) {
       files.set(
