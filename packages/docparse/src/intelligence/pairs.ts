@@ -106,7 +106,12 @@ export function colonPairs(
       } else {
         const tokens = segment.trim().split(/\s+/);
         let take = 0;
-        for (let k = Math.min(5, tokens.length - 1); k >= 1; k--) {
+        // A segment that is all label, as where lines were run together ("Totals: Subtotal: £45.00"): the label
+        // before it has no value.
+        if (tokens.length <= 5 && /^[\p{L}#(]/u.test(tokens[0]) && known(mainLabelTerms(tokens.join(" ")))) {
+          take = tokens.length;
+        }
+        for (let k = Math.min(5, tokens.length - 1); take === 0 && k >= 1; k--) {
           const start = tokens[tokens.length - k];
           if (/^[\p{L}#(]/u.test(start) && known(mainLabelTerms(tokens.slice(tokens.length - k).join(" ")))) {
             take = k;

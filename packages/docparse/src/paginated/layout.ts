@@ -130,6 +130,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const ordered: Ordered[] = [];
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
+    const lines: Line[] = [];
     for (const built of sortLines(buildLines(runs), rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
@@ -137,9 +138,19 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         droppedStruck += built.runs.length - kept.length;
         line = kept.length > 0 ? makeLine(kept) : null;
       }
-      if (line) ordered.push({ line });
+      if (line) lines.push(line);
     }
-    for (const p of group) if (p.entry) ordered.push({ entry: p.entry });
+    const floats = group.flatMap((p) => (p.entry ? [p.entry] : []));
+    // A line below the bottom of the group's tables is read after them: it shares their group only because a
+    // table's box (its cell padding) reaches it, which depends on the font's line height.
+    const tablesOnly = floats.every((entry) => entry.kind === "table");
+    const bottom = tablesOnly
+      ? floats.reduce((y, entry) => Math.max(y, entry.box.y2), Number.NEGATIVE_INFINITY)
+      : Number.POSITIVE_INFINITY;
+    const below = (line: Line) => box.centerY(line.box) > bottom;
+    for (const line of lines) if (!below(line)) ordered.push({ line });
+    for (const entry of floats) ordered.push({ entry });
+    for (const line of lines) if (below(line)) ordered.push({ line });
   }
 
   const entries: PageEntry[] = [];
