@@ -27,6 +27,7 @@ test("the offline extractor on a subset of the eval set keeps precision ≥ 0.95
       mixed: office ? 2 : 0,
       heldOut: 0,
       fresh: 0,
+      unseen: 0,
       only: (id) => /-(0|10|20|30)$/.test(id),
     });
     assert.equal(report.documents.length, 24);
