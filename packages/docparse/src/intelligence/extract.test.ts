@@ -195,6 +195,44 @@ test("lines run together by the layout still give each label its value", async (
   assert.deepEqual([record.subtotal, record.tax, record.total], [45548.46, 9109.69, 54658.15]);
 });
 
+test("line-item columns are told by their arithmetic when the headers mislead", async () => {
+  // "Unit Amount" and "Amount Ordered" both name an amount; quantity × price = amount says which is which.
+  const text = [
+    "# Invoice",
+    "",
+    "| Item | Amount Ordered | Unit Amount | Value |",
+    "| --- | --- | --- | --- |",
+    "| Cable ties | 20 | 199.23 | 3,984.60 |",
+    "| Copper wire | 17 | 285.63 | 4,855.71 |",
+    "| Subtotal | | | 8,840.31 |",
+  ].join("\n");
+  const { document } = await parseDocument({ text, mimeType: "text/markdown" });
+  const [partition] = partitionDocument(document, "none", null);
+  const { data } = extractStructured(partition, INVOICE_SCHEMA, { provideCitations: false });
+  const items = (data as { line_items: { quantity: number; unit_price: number; amount: number }[] })
+    .line_items;
+  assert.deepEqual(
+    items.map((item) => [item.quantity, item.unit_price, item.amount]),
+    [
+      [20, 199.23, 3984.6],
+      [17, 285.63, 4855.71],
+    ],
+  );
+});
+
+test("a label at the end of a sentence the layout ran it into still gives its value", async () => {
+  const text = "I declare that the information given is true and complete. Signature Date: 19 Sep 2022";
+  const { document } = await parseDocument({ text, mimeType: "text/plain" });
+  const [partition] = partitionDocument(document, "none", null);
+  const schema = {
+    type: "object",
+    properties: { signature_date: { type: "string", description: "date the form was signed" } },
+    required: ["signature_date"],
+  };
+  const { data } = extractStructured(partition, schema, { provideCitations: false });
+  assert.deepEqual(data, { signature_date: "2022-09-19" });
+});
+
 test("a label whose value is not of the field's type, or no label at all, gives null", async () => {
   const text = [
     "# Invoice",
