@@ -13,13 +13,14 @@ export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fun
 # converts DOC, XLS, PPT, Keynote, RTF and OpenDocument files. OCI images: skopeo pulls, umoci unpacks.
 runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
-  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
-  skopeo umoci)
-# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
-# OCR tests draw their clean pages in; the reference registry and htpasswd for the OCI image tests; Chromium,
-# which the web console's tests drive headless; pdftotext (poppler-utils), the baseline of the PDF evaluations;
-# curl for the raw-upload tests (what users type).
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium poppler-utils curl)
+# Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; the fonts
+# test documents are laid out in (DejaVu for the OCR pages and office conversions, Liberation as a second family
+# with other metrics, which extraction and chart reading must not depend on); the reference registry and htpasswd
+# for the OCI image tests; Chromium, which the web console's tests drive headless; pdftotext (poppler-utils), the
+# baseline of the PDF evaluations; curl for the raw-upload tests (what users type); httpx and rich for the public
+# platform's Python SDK, which the documents conformance suite runs (with a python3 that has pydantic 2: Debian
+# 12's python3-pydantic is 1.10).
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium poppler-utils curl fonts-liberation python3-httpx python3-rich)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

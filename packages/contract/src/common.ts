@@ -6,8 +6,15 @@ export const ErrorBodySchema = Type.Object(
     error: Type.String(),
     code: Type.String(),
     message: Type.String(),
+    /** Documents API only: the catalog code, when `code` carries the Python SDK's code instead. */
+    details: Type.Optional(Type.Object({ code: Type.String() })),
   },
-  { $id: "ErrorBody", description: "Every error of every API: `error` and `message` carry the same text." },
+  {
+    $id: "ErrorBody",
+    description:
+      "Every error of every API: `error` and `message` carry the same text. The documents API's `code` is one " +
+      "of the Python SDK's codes, with the catalog code in `details.code` when they differ.",
+  },
 );
 
 /** Milliseconds since the Unix epoch. */

@@ -372,6 +372,30 @@ export type ParseRequest = Static<typeof ParseRequest>;
 export const ReadRequest = Type.Object(readFields, { ...closed, $id: "ReadRequest" });
 export type ReadRequest = Static<typeof ReadRequest>;
 
+/** Body of `POST /documents/v2/extract`: a source and the schemas to extract; the job is a parse that extracts. */
+export const ExtractRequest = Type.Object(
+  { ...fileSourceFields, structured_extraction_options: StructuredExtractions },
+  { ...closed, $id: "ExtractRequest" },
+);
+export type ExtractRequest = Static<typeof ExtractRequest>;
+
+/** Body of `POST /documents/v2/classify`: a source and the page classes to sort its pages into. */
+export const ClassifyRequest = Type.Object(
+  { ...fileSourceFields, page_classifications: PageClassifications },
+  { ...closed, $id: "ClassifyRequest" },
+);
+export type ClassifyRequest = Static<typeof ClassifyRequest>;
+
+/** Body of `POST /documents/v2/edit` (form filling) as the Python SDK sends it; not served here (501). */
+export const EditRequest = Type.Object(
+  {
+    ...fileSourceFields,
+    form_filling: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { ...closed, $id: "EditRequest" },
+);
+export type EditRequest = Static<typeof EditRequest>;
+
 /** Answer of every call that starts a parse job. */
 export const ParseJob = Type.Object(
   { parse_id: Type.String(), created_at: Rfc3339 },
@@ -453,9 +477,9 @@ export type PageFragment = Static<typeof PageFragment>;
 export const Page = Type.Object({
   /** 1-based. */
   page_number: Type.Integer({ minimum: 1 }),
-  /** `[width, height]` in points. */
-  dimensions: Type.Optional(nullable(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }))),
-  page_dimensions: Type.Optional(nullable(Type.Object({ width: Type.Number(), height: Type.Number() }))),
+  /** `[width, height]` in whole points. */
+  dimensions: Type.Optional(nullable(Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }))),
+  page_dimensions: Type.Optional(nullable(Type.Object({ width: Type.Integer(), height: Type.Integer() }))),
   page_fragments: Type.Optional(nullable(Type.Array(PageFragment))),
   classification_reason: Type.Optional(nullable(Type.String())),
   /** The page as a PNG, base64 (enrichment include_full_page_image; PDF, image and slide documents). */
@@ -614,14 +638,39 @@ export const FileMetadata = Type.Object(
     checksum_sha256: Type.String(),
     created_at: Rfc3339,
     labels: Type.Optional(Labels),
+    // The same facts under the names the Python SDK's FileInfo reads.
+    id: Type.String(),
+    /** The file name, or "" when the upload named none. */
+    name: Type.String(),
+    fileSize: Count,
+    /** The same value as mime_type (a plain string here: the MimeType schema has one $id). */
+    mimeType: Type.String(),
+    createdAt: Rfc3339,
+    /** Files never change after upload: the upload time. */
+    updatedAt: Rfc3339,
   },
   { $id: "FileMetadata" },
 );
 export type FileMetadata = Static<typeof FileMetadata>;
 
-export const ListFilesQuery = Type.Object(pageQueryFields(25), closed);
+export const ListFilesQuery = Type.Object(
+  {
+    ...pageQueryFields(25),
+    /** Only files of exactly this name. */
+    filename: Type.Optional(Type.String({ minLength: 1, maxLength: DOCUMENT_LIMITS.fileNameChars })),
+    created_after: Type.Optional(Rfc3339),
+    created_before: Type.Optional(Rfc3339),
+  },
+  closed,
+);
 export type ListFilesQuery = Static<typeof ListFilesQuery>;
-export const FilesPage = CursorPage(FileMetadata);
+/** The files list carries its paging fields in both spellings: the Python SDK reads hasMore, nextCursor, prevCursor. */
+export const FilesPage = Type.Object({
+  ...CursorPage(FileMetadata).properties,
+  hasMore: Type.Boolean(),
+  nextCursor: nullable(Type.String()),
+  prevCursor: nullable(Type.String()),
+});
 export type FilesPage = Static<typeof FilesPage>;
 
 export const FileParams = Type.Object({
@@ -635,14 +684,21 @@ export const ParseParams = Type.Object({
   parse_id: Type.String({ minLength: 1, maxLength: DOCUMENT_LIMITS.idChars }),
 });
 
+/** Job list filters by creation and end time (exclusive bounds), as the Python SDK sends them. */
+const timeFilterFields = {
+  created_after: Type.Optional(Rfc3339),
+  created_before: Type.Optional(Rfc3339),
+  finished_after: Type.Optional(Rfc3339),
+  finished_before: Type.Optional(Rfc3339),
+};
+
 export const ListParseJobsQuery = Type.Object(
   {
     ...pageQueryFields(100),
     status: Type.Optional(ParseStatus),
     dataset_name: Type.Optional(Type.String({ minLength: 1, maxLength: DOCUMENT_LIMITS.datasetNameChars })),
     filename: Type.Optional(Type.String({ minLength: 1, maxLength: DOCUMENT_LIMITS.fileNameChars })),
-    created_after: Type.Optional(Rfc3339),
-    created_before: Type.Optional(Rfc3339),
+    ...timeFilterFields,
   },
   closed,
 );
@@ -731,7 +787,12 @@ export const DatasetsPage = CursorPage(Dataset);
 export type DatasetsPage = Static<typeof DatasetsPage>;
 
 export const DatasetDataQuery = Type.Object(
-  { ...pageQueryFields(100), status: Type.Optional(ParseStatus) },
+  {
+    ...pageQueryFields(100),
+    status: Type.Optional(ParseStatus),
+    file_name: Type.Optional(Type.String({ minLength: 1, maxLength: DOCUMENT_LIMITS.fileNameChars })),
+    ...timeFilterFields,
+  },
   closed,
 );
 export type DatasetDataQuery = Static<typeof DatasetDataQuery>;
@@ -912,6 +973,33 @@ export const documentRoutes = defineRoutes({
         status: 200,
         response: ParseJob,
         errors: SOURCE_ERRORS,
+      },
+      extractDocument: {
+        method: "POST",
+        path: "/documents/v2/extract",
+        summary: "Start an extraction job: a parse that runs only the given structured extractions",
+        body: ExtractRequest,
+        status: 200,
+        response: ParseJob,
+        errors: [...SOURCE_ERRORS, "INVALID_JSON_SCHEMA"],
+      },
+      classifyDocument: {
+        method: "POST",
+        path: "/documents/v2/classify",
+        summary: "Start a classification job: a parse that runs only the given page classification",
+        body: ClassifyRequest,
+        status: 200,
+        response: ParseJob,
+        errors: [...SOURCE_ERRORS, "INVALID_PAGE_CLASSIFICATION"],
+      },
+      editDocument: {
+        method: "POST",
+        path: "/documents/v2/edit",
+        summary: "Form filling: part of the public platform's SDK, not offered by this server (501)",
+        body: EditRequest,
+        status: 200,
+        response: ParseJob,
+        errors: ["NOT_IMPLEMENTED"],
       },
       getParseResult: {
         method: "GET",

@@ -1,4 +1,5 @@
 export * from "./common.ts";
+export * from "./document-errors.ts";
 export * from "./documents.ts";
 export * from "./errors.ts";
 export * from "./forwarded-auth.ts";

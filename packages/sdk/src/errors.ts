@@ -45,7 +45,16 @@ const byStatus: Record<number, typeof SvcError> = {
 /** The typed error of a response: the class follows the catalog status of the code, else the HTTP status. */
 export function errorFromResponse(status: number, body: unknown): SvcError {
   const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-  const code = typeof record.code === "string" ? record.code : `HTTP_${status}`;
+  // The documents API carries the platform SDK's code in `code` and the catalog's in `details.code`.
+  const details = (typeof record.details === "object" && record.details !== null ? record.details : {}) as {
+    code?: unknown;
+  };
+  const code =
+    typeof details.code === "string"
+      ? details.code
+      : typeof record.code === "string"
+        ? record.code
+        : `HTTP_${status}`;
   const message =
     (typeof record.error === "string" && record.error) ||
     (typeof record.message === "string" && record.message) ||

@@ -8,6 +8,7 @@ import {
 } from "@svc/contract";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { installErrorHandling } from "./api/errors.ts";
+import { acceptEmptyJsonBodies } from "./api/json-body.ts";
 import { installMounts, type Mount } from "./api/mounts.ts";
 import { type Authenticator, registerRoutes } from "./api/routes.ts";
 import { authenticateKey } from "./auth/authenticate.ts";
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   // JSON is the only body type of the JSON routes; raw and multipart routes add their own parsers.
   app.removeContentTypeParser("text/plain");
+  acceptEmptyJsonBodies(app);
 
   const authenticator: Authenticator = {
     apiKey: (key) => authenticateKey(deps.store, key),

@@ -33,6 +33,7 @@ import {
   parseDocument,
   shutdownOfficePool,
 } from "../index.ts";
+import { FONT_FAMILY_NAMES, type FontFamily, fontFamilyEnv } from "../libreoffice/font-families.ts";
 import type { DocumentModel, FigureItem, TableItem } from "../model.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { PAGE_IMAGE_MAX_BYTES } from "./page-images.ts";
@@ -137,7 +138,12 @@ test("XLSX chart sheets give their chart's numbers", { skip: NO_CORPUS }, async 
 });
 
 /** Converts an office file to PDF with LibreOffice, in a profile of its own. */
-async function officeToPdf(name: string, bytes: Uint8Array): Promise<Uint8Array> {
+/** A PDF of an office file through LibreOffice, laid out in one font family install.sh guarantees. */
+async function officeToPdf(
+  name: string,
+  bytes: Uint8Array,
+  font: FontFamily = "DejaVu Sans",
+): Promise<Uint8Array> {
   const dir = await mkdtemp(path.join(tmpdir(), "enrich-soffice-"));
   try {
     const input = path.join(dir, name);
@@ -153,7 +159,7 @@ async function officeToPdf(name: string, bytes: Uint8Array): Promise<Uint8Array>
         dir,
         input,
       ],
-      { timeout: 120_000, env: { ...process.env, HOME: dir } },
+      { timeout: 120_000, env: { ...fontFamilyEnv(font, path.join(dir, "font")), HOME: dir } },
     );
     return new Uint8Array(await readFile(input.replace(/\.\w+$/, ".pdf")));
   } finally {
@@ -213,10 +219,14 @@ test("bar and line charts drawn as vectors in a PDF read back as the chart part'
       negative: true,
     },
   ];
-  for (const entry of cases) {
+  // Each chart laid out in two font families with different metrics reads the same numbers.
+  for (const [font, entry] of FONT_FAMILY_NAMES.flatMap((font) =>
+    cases.map((entry) => [font, entry] as const),
+  )) {
     const [expected] = chartPartSeries(entry.file);
     if (entry.negative) assert.ok(expected[1].values.includes(-40), "the variant has a negative value");
-    const pdf = await officeToPdf(`${entry.name}.xlsx`, entry.file);
+    const what = `${entry.name} in ${font}`;
+    const pdf = await officeToPdf(`${entry.name}.xlsx`, entry.file, font);
     const { document } = await parsed(
       "",
       "application/pdf",
@@ -224,22 +234,22 @@ test("bar and line charts drawn as vectors in a PDF read back as the chart part'
       pdf,
     );
     const charts = fragments(document, "chart");
-    assert.equal(charts.length, 1, entry.name);
+    assert.equal(charts.length, 1, what);
     const { chart, summary } = charts[0].content as unknown as ChartSeriesContent & { summary: string };
-    assert.equal(chart.source, "vector", entry.name);
+    assert.equal(chart.source, "vector", what);
     assert.equal(chart.chart_type, entry.type ?? "bar");
     assert.equal(chart.title, "Wild Duck Observations by Year");
-    assert.deepEqual(chart.categories, ["2019", "2020", "2021", "2022", "2023", "2024"], entry.name);
-    assert.deepEqual(chart.series, expected, entry.name);
+    assert.deepEqual(chart.categories, ["2019", "2020", "2021", "2022", "2023", "2024"], what);
+    assert.deepEqual(chart.series, expected, what);
     assert.match(summary, entry.type === "line" ? /^Line chart/ : /^Bar chart/);
     // The markdown shows the chart's data where the chart is.
     const row = `| ${chart.categories[1]} | ${expected.map((series) => series.values[1]).join(" | ")} |`;
-    assert.ok(documentViews(document).markdown.includes(row), `${entry.name}: ${row}`);
+    assert.ok(documentViews(document).markdown.includes(row), `${what}: ${row}`);
     // The axis labels the layout read as text are inside the chart now, not loose paragraphs.
     const loose = fragments(document, "text").map(
       (fragment) => (fragment.content as { content: string }).content,
     );
-    assert.ok(!loose.includes("180"), `${entry.name}: ${loose.join(" | ")}`);
+    assert.ok(!loose.includes("180"), `${what}: ${loose.join(" | ")}`);
   }
   // Charts whose series cannot be told apart are left alone rather than misread: stacked bars, and line charts
   // drawn as markers only.

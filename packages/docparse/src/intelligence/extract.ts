@@ -173,6 +173,11 @@ function tableObjects(
       }
     }
     if (bodyStart < 0) continue;
+    const product = productColumns(grid.slice(bodyStart), item.numCols, scalar);
+    for (const [name, col] of product) {
+      for (const [other, taken] of columns) if (taken === col && other !== name) columns.delete(other);
+      columns.set(name, col);
+    }
     state.usedTables.add(item);
     for (const row of grid.slice(bodyStart)) {
       const first = row.find((cell) => cell !== null && cell.text.trim() !== "");
@@ -199,6 +204,65 @@ function tableObjects(
     }
   }
   return rows.length > 0 ? rows : null;
+}
+
+const NUMBER_SCHEMA: JsonSchema = { type: "number" };
+const isNumeric = (schema: JsonSchema) => ["number", "integer"].includes(schemaType(schema) ?? "");
+
+/**
+ * Line-item columns by their arithmetic: where one numeric column is the product of two others on the rows
+ * (quantity × unit price = amount), those are the quantity, price and amount properties whatever the headers say
+ * ("Unit Amount", "Amount Ordered"). The quantity is the column of whole numbers. Empty when the item has no such
+ * three properties or no three columns agree on at least two rows and four in five of those that have numbers.
+ */
+function productColumns(
+  body: (TableCell | null)[][],
+  numCols: number,
+  scalar: { name: string; schema: JsonSchema }[],
+): Map<string, number> {
+  const found = new Map<string, number>();
+  const numeric = scalar.filter((property) => isNumeric(property.schema));
+  const quantity = numeric.find((p) => /quantit|qty|units?$|count|hours/i.test(p.name));
+  const price = numeric.find((p) => p !== quantity && /price|rate|cost/i.test(p.name));
+  const amount = numeric.find(
+    (p) => p !== quantity && p !== price && /amount|total|value|extended|sum/i.test(p.name),
+  );
+  if (!quantity || !price || !amount) return found;
+  const rows = body.filter((row) => {
+    const first = row.find((cell) => cell !== null && cell.text.trim() !== "");
+    return first != null && !TOTALS_CELL.test(first.text.trim());
+  });
+  const values = Array.from({ length: numCols }, (_, col) =>
+    rows.map((row) => {
+      const value = row[col] ? typedValue(row[col].text, NUMBER_SCHEMA, "amount") : undefined;
+      return typeof value === "number" ? value : null;
+    }),
+  );
+  for (let i = 0; i < numCols; i++) {
+    for (let j = i + 1; j < numCols; j++) {
+      for (let k = 0; k < numCols; k++) {
+        if (k === i || k === j) continue;
+        let agree = 0;
+        let counted = 0;
+        rows.forEach((_, r) => {
+          const [a, b, c] = [values[i][r], values[j][r], values[k][r]];
+          if (a === null || b === null || c === null) return;
+          counted++;
+          if (Math.abs(a * b - c) <= Math.max(Math.abs(c) * 0.005, 0.011)) agree++;
+        });
+        if (agree < 2 || agree < counted * 0.8) continue;
+        const whole = (col: number) => values[col].every((v) => v === null || Number.isInteger(v));
+        // Both whole: the quantity is the column of smaller numbers.
+        const sum = (col: number) => values[col].reduce<number>((total, v) => total + Math.abs(v ?? 0), 0);
+        const iIsQuantity = whole(i) !== whole(j) ? whole(i) : sum(i) <= sum(j);
+        found.set(quantity.name, iIsQuantity ? i : j);
+        found.set(price.name, iIsQuantity ? j : i);
+        found.set(amount.name, k);
+        return found;
+      }
+    }
+  }
+  return found;
 }
 
 /** Each property to its best-matching column (a column serves one property), from the header rows' text. */

@@ -29,6 +29,25 @@ function lineAt(points: readonly { x: number; y: number }[], x: number): number 
 }
 
 /**
+ * Where each category's points are along the lines. Category labels are centred on them only to within their
+ * font's metrics, and on a curved line a fraction of a point sideways moves the value read (150 read as 150.1 in
+ * another font). The lines themselves start at the first category and end at the last, evenly spaced between, so
+ * the positions come from the lines' ends when the labels agree with them to within a quarter slot; else from
+ * the labels.
+ */
+function categoryPositions(
+  lines: readonly (readonly { x: number; y: number }[])[],
+  labelCentres: readonly number[],
+  slot: number,
+): number[] {
+  const first = minOf(lines.map((points) => points[0].x));
+  const last = maxOf(lines.map((points) => points[points.length - 1].x));
+  const n = labelCentres.length;
+  const even = labelCentres.map((_, i) => first + ((last - first) * i) / (n - 1));
+  return even.every((x, i) => Math.abs(x - labelCentres[i]) <= slot * 0.25) ? even : [...labelCentres];
+}
+
+/**
  * Line charts: lines drawn left to right across a plot with a value axis beside it and category labels under
  * it; each line is a series, its value at a category the line's height at the label's centre.
  */
@@ -110,10 +129,15 @@ export function lineCharts(page: PageGeometry): ChartReading[] {
         Math.abs(entry.box.x2 - box.centerX(categories[categories.length - 1].box)) <= slot * 0.6,
     );
     if (!spans) continue;
+    const at = categoryPositions(
+      group.map((entry) => entry.points),
+      categories.map((run) => box.centerX(run.box)),
+      slot,
+    );
     const series = group.map((entry, s) => ({
       name: `Series ${s + 1}`,
-      values: categories.map((run) => {
-        const y = lineAt(entry.points, box.centerX(run.box));
+      values: at.map((x) => {
+        const y = lineAt(entry.points, x);
         return y === null ? null : axis.valueAt(y);
       }),
     }));

@@ -79,6 +79,21 @@ const CHECK_MARK = /^(?:[☐☑☒]|\[\s?[xX✓✔]?\s?\])\s*/u;
 export type KnownLabel = (terms: string[]) => boolean;
 
 /**
+ * The label at the end of a first segment that is not itself a label: a sentence followed by a known label, as
+ * where the layout ran a form's last line into the paragraph before it ("... true and complete. Signature Date").
+ */
+function sentenceTailLabel(first: string, known: KnownLabel): string {
+  if (isLabel(first)) return first;
+  const tokens = first.split(/\s+/);
+  for (let k = Math.min(5, tokens.length - 1); k >= 1; k--) {
+    const tail = tokens.slice(tokens.length - k);
+    if (!/[.!?;]$/.test(tokens[tokens.length - k - 1])) continue;
+    if (/^[\p{L}#(]/u.test(tail[0]) && known(mainLabelTerms(tail.join(" ")))) return tail.join(" ");
+  }
+  return first;
+}
+
+/**
  * Splits a line with one or more colons into label/value pairs. The text between two colons holds the value of
  * the first and the label of the second: split at a run of two or more spaces, a tab or `|` when there is one;
  * else at the longest trailing run of words (at most five) that a field answers to; else the label is the trailing
@@ -92,7 +107,7 @@ export function colonPairs(
   const parts = line.split(/:(?=\s|$)/u);
   if (parts.length < 2) return [];
   const pairs: { label: string; value: string }[] = [];
-  let label = parts[0].trim();
+  let label = sentenceTailLabel(parts[0].trim(), known);
   for (let index = 1; index < parts.length; index++) {
     const segment = parts[index];
     let value = segment;
@@ -106,7 +121,12 @@ export function colonPairs(
       } else {
         const tokens = segment.trim().split(/\s+/);
         let take = 0;
-        for (let k = Math.min(5, tokens.length - 1); k >= 1; k--) {
+        // A segment that is all label, as where lines were run together ("Totals: Subtotal: £45.00"): the label
+        // before it has no value.
+        if (tokens.length <= 5 && /^[\p{L}#(]/u.test(tokens[0]) && known(mainLabelTerms(tokens.join(" ")))) {
+          take = tokens.length;
+        }
+        for (let k = Math.min(5, tokens.length - 1); take === 0 && k >= 1; k--) {
           const start = tokens[tokens.length - k];
           if (/^[\p{L}#(]/u.test(start) && known(mainLabelTerms(tokens.slice(tokens.length - k).join(" ")))) {
             take = k;

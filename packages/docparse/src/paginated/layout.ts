@@ -167,12 +167,20 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
       if (line) lines.push(line);
     }
     // Floats that start above the group's text come first (a figure before the labels drawn on it); the others
-    // after it, so that a float never splits the text of its group.
+    // after it, so that a float never splits the text of its group. A line below the bottom of the group's
+    // tables is read after them: it shares their group only because a table's box (its cell padding) reaches
+    // it, which depends on the font's line height.
     const top = Math.min(...lines.map((line) => line.box.y1));
     const floats = group.flatMap((p) => (p.entry ? [p.entry] : []));
+    const tablesOnly = floats.every((entry) => entry.kind === "table");
+    const bottom = tablesOnly
+      ? floats.reduce((y, entry) => Math.max(y, entry.box.y2), Number.NEGATIVE_INFINITY)
+      : Number.POSITIVE_INFINITY;
+    const below = (line: Line) => box.centerY(line.box) > bottom;
     for (const entry of floats) if (entry.box.y1 <= top) ordered.push({ entry });
-    for (const line of lines) ordered.push({ line });
+    for (const line of lines) if (!below(line)) ordered.push({ line });
     for (const entry of floats) if (entry.box.y1 > top) ordered.push({ entry });
+    for (const line of lines) if (below(line)) ordered.push({ line });
   }
 
   const entries: PageEntry[] = [];

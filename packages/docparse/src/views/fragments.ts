@@ -70,10 +70,13 @@ export function toPages(doc: DocumentModel, options: ViewOptions): Page[] {
       reading_order: index,
       bbox: item.prov[0]?.bbox ?? null,
     }));
+    // Whole points, as the platform's clients read them (its Python SDK refuses 595.2); boxes keep fractions.
+    const width = size ? Math.round(size.width) : 0;
+    const height = size ? Math.round(size.height) : 0;
     return {
       page_number: pageNumber,
-      dimensions: size ? [size.width, size.height] : null,
-      page_dimensions: size ? { width: size.width, height: size.height } : null,
+      dimensions: size ? [width, height] : null,
+      page_dimensions: size ? { width, height } : null,
       page_fragments: fragments,
       ...(page?.image ? { page_image: page.image.pngBase64 } : {}),
     };

@@ -89,12 +89,22 @@ function faults(schema: Schema): [string, unknown][] {
 }
 
 /**
- * Valid bodies the schemas cannot build: a parse or read needs exactly one file source (a rule checked after the
- * schema), and an upload is a multipart form with a file.
+ * Valid bodies the schemas cannot build: a parse, read, extract or classify needs exactly one file source (a rule
+ * checked after the schema), extract a schema and classify a page class; an upload is a multipart form with a file.
  */
 const validBodies: Record<string, unknown> = {
   parseDocument: { raw_text: "abc" },
   readDocument: { raw_text: "abc" },
+  extractDocument: {
+    raw_text: "Total: 5.00",
+    structured_extraction_options: [
+      {
+        schema_name: "s",
+        json_schema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] },
+      },
+    ],
+  },
+  classifyDocument: { raw_text: "abc", page_classifications: [{ name: "a", description: "b" }] },
 };
 
 interface Attempt {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ParseResult } from "@svc/contract";
+import { DOCUMENT_ERROR_CODES, type ParseResult } from "@svc/contract";
 
 /** A small JSON client of the documents API for tests, on a server's URL and key. */
 export function documentsApi(server: { url: string; apiKey: string }) {
@@ -22,11 +22,20 @@ export function documentsApi(server: { url: string; apiKey: string }) {
   const api = {
     call,
     authorization,
-    /** Asserts the status and, for an error, the catalog code; returns the body. */
+    /**
+     * Asserts the status and, for an error, the catalog code (in `details.code` when `code` carries the Python
+     * SDK's code instead, which a documents path always does); returns the body.
+     */
     async expect(status: number, method: string, path: string, body?: unknown, code?: string) {
       const response = await call(method, path, body);
       assert.equal(response.status, status, `${method} ${path}: ${JSON.stringify(response.body)}`);
-      if (code) assert.equal(response.body.code, code, JSON.stringify(response.body));
+      if (code) {
+        const text = JSON.stringify(response.body);
+        assert.equal(response.body.details?.code ?? response.body.code, code, text);
+        if (path.startsWith("/documents/")) {
+          assert.ok((DOCUMENT_ERROR_CODES as readonly string[]).includes(response.body.code), text);
+        }
+      }
       return response.body;
     },
     /** Polls a job until it ends. */

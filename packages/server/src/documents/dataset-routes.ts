@@ -11,7 +11,7 @@ import type { Handlers } from "../api/routes.ts";
 import { newId, toRfc3339 } from "../store/ids.ts";
 import type { DatasetRecord, DatasetRepository, DatasetSettings } from "./datasets.ts";
 import { settingsWithDefaults } from "./job-request.ts";
-import type { JobCounts } from "./jobs.ts";
+import { type JobCounts, jobListFilters } from "./jobs.ts";
 import { checkModelProviders } from "./model-providers.ts";
 import { toParseResult } from "./parse-result.ts";
 import { createJob, type ParseDeps } from "./parse-routes.ts";
@@ -134,7 +134,7 @@ export function datasetHandlers(deps: {
     },
     async listDatasetData({ params, query, auth }) {
       const dataset = await found(auth.projectId, params.dataset_id);
-      const page = await jobs.list(auth.projectId, { ...query, datasetId: dataset.id });
+      const page = await jobs.list(auth.projectId, { ...jobListFilters(query), datasetId: dataset.id });
       return { ...page, items: page.items.map(({ job, result }) => toParseResult(job, result)) };
     },
   };

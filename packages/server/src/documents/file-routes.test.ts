@@ -27,6 +27,12 @@ describe("documents files API", () => {
       checksum_sha256: createHash("sha256").update("# Notes\n\nhello").digest("hex"),
       created_at: uploaded.body.created_at,
       labels: { team: "a" },
+      id: uploaded.body.file_id,
+      name: "notes.md",
+      fileSize: 14,
+      mimeType: "text/markdown",
+      createdAt: uploaded.body.created_at,
+      updatedAt: uploaded.body.created_at,
     });
     await api.expect(204, "DELETE", `/documents/v2/files/${uploaded.body.file_id}`);
     await api.expect(
@@ -70,6 +76,17 @@ describe("documents files API", () => {
     assert.equal(first.has_more, true);
     const second = await api.expect(200, "GET", `/documents/v2/files?limit=2&cursor=${first.next_cursor}`);
     assert.equal(second.items[0].file_id, ids[0]);
+    // The Python SDK reads the paging fields in camelCase: both spellings carry the same values.
+    assert.deepEqual(
+      [first.hasMore, first.nextCursor, first.prevCursor],
+      [first.has_more, first.next_cursor, first.prev_cursor ?? null],
+    );
+    const older = await api.expect(
+      200,
+      "GET",
+      `/documents/v2/files?cursor=${first.next_cursor}&direction=next`,
+    );
+    assert.equal(older.items[0].file_id, ids[0]);
     await api.expect(400, "GET", "/documents/v2/files?cursor=bogus", undefined, "INVALID_CURSOR");
     await api.expect(400, "GET", "/documents/v2/files?limit=0", undefined, "INVALID_QUERY_PARAMS");
   });
@@ -78,7 +95,8 @@ describe("documents files API", () => {
     const big = new Uint8Array(64 * 1024 + 1).fill(97);
     const streamed = await api.upload(big, "big.txt");
     assert.equal(streamed.status, 413, JSON.stringify(streamed.body));
-    assert.equal(streamed.body.code, "FILE_TOO_LARGE");
+    assert.equal(streamed.body.code, "INVALID_FILE");
+    assert.equal(streamed.body.details.code, "FILE_TOO_LARGE");
     const declared = await fetch(`${server.url}/documents/v2/files`, {
       method: "PUT",
       headers: {

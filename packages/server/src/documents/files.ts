@@ -43,14 +43,21 @@ function toRecord(row: FileRow): FileRecord {
 }
 
 export function toFileMetadata(file: FileRecord): FileMetadata {
+  const createdAt = toRfc3339(file.createdAt);
   return {
     file_id: file.id,
     file_name: file.fileName,
     mime_type: file.mimeType,
     file_size: file.size,
     checksum_sha256: file.sha256,
-    created_at: toRfc3339(file.createdAt),
+    created_at: createdAt,
     ...(file.labels ? { labels: file.labels } : {}),
+    id: file.id,
+    name: file.fileName ?? "",
+    fileSize: file.size,
+    mimeType: file.mimeType,
+    createdAt,
+    updatedAt: createdAt,
   };
 }
 
@@ -92,11 +99,31 @@ export function createFileRepository(db: Db): FileRepository {
     async list(projectId, query) {
       const limit = query.limit ?? 25;
       const page = pageClause(query);
+      const where = ["project_id = ?", page.where];
+      const params: (string | number)[] = [projectId, ...page.params];
+      if (query.filename) {
+        where.push("file_name = ?");
+        params.push(query.filename);
+      }
+      if (query.created_after) {
+        where.push("created_at > ?");
+        params.push(Date.parse(query.created_after));
+      }
+      if (query.created_before) {
+        where.push("created_at < ?");
+        params.push(Date.parse(query.created_before));
+      }
       const rows = await db.query<FileRow>(
-        `SELECT * FROM document_files WHERE project_id = ? AND ${page.where} ORDER BY ${page.order} LIMIT ?`,
-        [projectId, ...page.params, limit + 1],
+        `SELECT * FROM document_files WHERE ${where.join(" AND ")} ORDER BY ${page.order} LIMIT ?`,
+        [...params, limit + 1],
       );
-      return toPage(rows, query, limit, (row) => toFileMetadata(toRecord(row)));
+      const listed = toPage(rows, query, limit, (row) => toFileMetadata(toRecord(row)));
+      return {
+        ...listed,
+        hasMore: listed.has_more,
+        nextCursor: listed.next_cursor ?? null,
+        prevCursor: listed.prev_cursor ?? null,
+      };
     },
     async delete(projectId, id) {
       const [row] = await db.query<FileRow>(

@@ -146,6 +146,8 @@ export interface JobListFilters extends PageQuery {
   filename?: string;
   createdAfter?: number;
   createdBefore?: number;
+  finishedAfter?: number;
+  finishedBefore?: number;
 }
 
 export interface JobCounts {
@@ -301,6 +303,14 @@ export function createJobRepository(db: Db, now: () => number = Date.now): JobRe
         where.push("j.created_at < ?");
         params.push(filters.createdBefore);
       }
+      if (filters.finishedAfter !== undefined) {
+        where.push("j.finished_at > ?");
+        params.push(filters.finishedAfter);
+      }
+      if (filters.finishedBefore !== undefined) {
+        where.push("j.finished_at < ?");
+        params.push(filters.finishedBefore);
+      }
       const rows = await db.query<JobRow>(
         `SELECT ${J_COLUMNS}, r.result FROM parse_jobs j LEFT JOIN parse_results r ON r.job_id = j.id
          WHERE ${where.join(" AND ")} ORDER BY ${page.order} LIMIT ?`,
@@ -397,16 +407,21 @@ export function createJobRepository(db: Db, now: () => number = Date.now): JobRe
   };
 }
 
-/** Filters of the list route in repository terms. */
-export function jobListFilters(query: ListParseJobsQuery): JobListFilters {
+/** Filters of the list routes (jobs, a dataset's data) in repository terms. */
+export function jobListFilters(
+  query: Omit<ListParseJobsQuery, "dataset_name"> & { dataset_name?: string; file_name?: string },
+): JobListFilters {
+  const time = (value: string | undefined) => (value === undefined ? undefined : Date.parse(value));
   return {
     cursor: query.cursor,
     direction: query.direction,
     limit: query.limit,
     status: query.status,
     datasetName: query.dataset_name,
-    filename: query.filename,
-    createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-    createdBefore: query.created_before === undefined ? undefined : Date.parse(query.created_before),
+    filename: query.filename ?? query.file_name,
+    createdAfter: time(query.created_after),
+    createdBefore: time(query.created_before),
+    finishedAfter: time(query.finished_after),
+    finishedBefore: time(query.finished_before),
   };
 }

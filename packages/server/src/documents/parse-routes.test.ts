@@ -17,6 +17,14 @@ function nested(depth: number): Record<string, unknown> {
   return schema;
 }
 
+/** An error body as the documents API sends it. */
+interface ErrorJson {
+  code: string;
+  error: string;
+  message: string;
+  details?: { code: string };
+}
+
 describe("documents parse API", () => {
   let server: TestServer;
   let api: ReturnType<typeof documentsApi>;
@@ -116,7 +124,11 @@ describe("documents parse API", () => {
     for (const [name, body, code] of cases) {
       const response = await api.call("POST", "/documents/v2/parse", body);
       assert.equal(response.status, 400, `${name}: ${JSON.stringify(response.body)}`);
-      assert.equal(response.body.code, code, `${name}: ${JSON.stringify(response.body)}`);
+      assert.equal(
+        response.body.details?.code ?? response.body.code,
+        code,
+        `${name}: ${JSON.stringify(response.body)}`,
+      );
       assert.equal(typeof response.body.message, "string");
     }
     await api.expect(
@@ -339,5 +351,132 @@ describe("documents parse API", () => {
     await api.finished(blocker2.parse_id);
     assert.equal(result.status, "failure");
     assert.match(result.error ?? "", /was deleted before the job ran/);
+  });
+  test("extract and classify queue jobs that run only what they name; edit is a 501", async () => {
+    const invoice = "INVOICE\nInvoice Number: INV-7\nSubtotal: 10.00\nTotal Due: 12.50";
+    const schema = {
+      schema_name: "invoice",
+      json_schema: objectSchema({ invoice_number: { type: "string" }, total_due: { type: "number" } }),
+    };
+    const classes = [
+      { name: "invoice", description: "an invoice with amounts due" },
+      { name: "resume", description: "a curriculum vitae listing work experience" },
+    ];
+    const extractJob = await api.expect(200, "POST", "/documents/v2/extract", {
+      raw_text: invoice,
+      structured_extraction_options: [schema],
+      labels: { via: "extract" },
+    });
+    const extracted = await api.finished(extractJob.parse_id, 120_000);
+    assert.equal(extracted.status, "successful", extracted.error ?? "");
+    assert.deepEqual(extracted.structured_data?.[0].data, { invoice_number: "INV-7", total_due: 12.5 });
+    assert.deepEqual(extracted.labels, { via: "extract" });
+    assert.equal(extracted.page_classes ?? null, null);
+    const classifyJob = await api.expect(200, "POST", "/documents/v2/classify", {
+      raw_text: invoice,
+      page_classifications: classes,
+    });
+    const classified = await api.finished(classifyJob.parse_id, 120_000);
+    assert.equal(classified.status, "successful", classified.error ?? "");
+    assert.deepEqual(
+      classified.page_classes?.map((c) => [c.page_class, c.page_numbers]),
+      [
+        ["invoice", [1]],
+        ["resume", []],
+      ],
+    );
+    assert.equal(classified.structured_data ?? null, null);
+    // Each names what it runs, checked as parse checks it.
+    await api.expect(400, "POST", "/documents/v2/extract", { raw_text: "x" }, "INVALID_REQUEST");
+    await api.expect(
+      400,
+      "POST",
+      "/documents/v2/extract",
+      { raw_text: "x", structured_extraction_options: [] },
+      "INVALID_JSON_SCHEMA",
+    );
+    await api.expect(
+      400,
+      "POST",
+      "/documents/v2/classify",
+      { raw_text: "x", page_classifications: [] },
+      "INVALID_PAGE_CLASSIFICATION",
+    );
+    await api.expect(
+      404,
+      "POST",
+      "/documents/v2/classify",
+      { file_id: "file_missing", page_classifications: classes },
+      "ENTITY_NOT_FOUND",
+    );
+    const edit = await api.call("POST", "/documents/v2/edit", {
+      file_id: "file_abc",
+      form_filling: { fill_prompt: "fill it" },
+    });
+    assert.equal(edit.status, 501);
+    assert.deepEqual([edit.body.code, edit.body.details.code], ["INVALID_CONFIGURATION", "NOT_IMPLEMENTED"]);
+    assert.match(edit.body.message, /Form filling \(edit\) is not offered/);
+  });
+
+  test("errors carry the Python SDK's code in code and the catalog's in details.code", async () => {
+    const cases: [string, string, string | undefined, number, string, string | undefined][] = [
+      ["POST", "/documents/v2/parse", "{bad", 400, "INVALID_CONFIGURATION", "INVALID_JSON"],
+      ["GET", "/documents/v2/nowhere", undefined, 404, "ENTITY_NOT_FOUND", "ROUTE_NOT_FOUND"],
+      ["GET", "/documents/v2/parse?limit=0", undefined, 400, "INVALID_QUERY_PARAMS", undefined],
+      ["GET", "/documents/v2/parse/parse_missing", undefined, 404, "ENTITY_NOT_FOUND", undefined],
+    ];
+    for (const [method, path, raw, status, code, ours] of cases) {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: api.authorization, "content-type": "application/json" },
+        body: raw,
+      });
+      const body = (await response.json()) as ErrorJson;
+      assert.equal(response.status, status, `${method} ${path}`);
+      assert.equal(body.code, code, JSON.stringify(body));
+      assert.equal(body.details?.code, ours, JSON.stringify(body));
+      assert.equal(body.message, body.error);
+    }
+    // Outside the documents API the catalog code stays in code.
+    const sandbox = await fetch(`${server.url}/sandboxes/nowhere`, {
+      headers: { authorization: api.authorization },
+    });
+    const sandboxBody = (await sandbox.json()) as ErrorJson;
+    assert.deepEqual([sandboxBody.code, sandboxBody.details], ["SANDBOX_NOT_FOUND", undefined]);
+  });
+
+  test("an empty body with a JSON Content-Type is no body, on every route", async () => {
+    const { body: file } = await api.upload("# Gone", "gone.md");
+    const job = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "x" });
+    await api.finished(job.parse_id);
+    const dataset = await api.expect(200, "POST", "/documents/v2/datasets", { name: "empty-bodies" });
+    const empty = (method: string, path: string) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: api.authorization, "content-type": "application/json" },
+        body: method === "GET" ? undefined : "",
+      });
+    for (const [method, path] of [
+      ["GET", "/documents/v2/files"],
+      ["DELETE", `/documents/v2/files/${file.file_id}`],
+      ["DELETE", `/documents/v2/parse/${job.parse_id}`],
+      ["DELETE", `/documents/v2/datasets/${dataset.dataset_id}`],
+    ]) {
+      const response = await empty(method, path);
+      assert.ok(response.status < 300, `${method} ${path}: ${response.status} ${await response.text()}`);
+    }
+    await api.expect(
+      404,
+      "GET",
+      `/documents/v2/files/${file.file_id}/metadata`,
+      undefined,
+      "ENTITY_NOT_FOUND",
+    );
+    // A route that needs a body still says what is missing.
+    const parse = await empty("POST", "/documents/v2/parse");
+    const parseBody = (await parse.json()) as ErrorJson;
+    assert.equal(parse.status, 400);
+    assert.equal(parseBody.code, "INVALID_CONFIGURATION");
+    assert.match(parseBody.message, /file_id/);
   });
 });

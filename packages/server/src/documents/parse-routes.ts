@@ -23,7 +23,14 @@ import { webhookPayload } from "./workers.ts";
 
 type ParseRoutes = Pick<
   typeof documentRoutes,
-  "parseDocument" | "readDocument" | "getParseResult" | "listParseJobs" | "deleteParseJob"
+  | "parseDocument"
+  | "readDocument"
+  | "extractDocument"
+  | "classifyDocument"
+  | "editDocument"
+  | "getParseResult"
+  | "listParseJobs"
+  | "deleteParseJob"
 >;
 
 export interface ParseDeps {
@@ -177,6 +184,40 @@ export function parseHandlers(deps: ParseDeps): Handlers<ParseRoutes> {
         settings: settingsWithDefaults(body),
         datasetId: null,
       }),
+    // Extract and classify are parse jobs that run only what they name; their results read as any parse's.
+    extractDocument({ body, auth }) {
+      if (body.structured_extraction_options.length === 0) {
+        throw new ServiceError(
+          "INVALID_JSON_SCHEMA",
+          "structured_extraction_options names no schema to extract",
+        );
+      }
+      return createJob(deps, {
+        projectId: auth.projectId,
+        kind: "parse",
+        body,
+        settings: settingsWithDefaults(body),
+        datasetId: null,
+      });
+    },
+    classifyDocument({ body, auth }) {
+      if (body.page_classifications.length === 0) {
+        throw new ServiceError("INVALID_PAGE_CLASSIFICATION", "page_classifications names no page class");
+      }
+      return createJob(deps, {
+        projectId: auth.projectId,
+        kind: "parse",
+        body,
+        settings: settingsWithDefaults(body),
+        datasetId: null,
+      });
+    },
+    editDocument() {
+      throw new ServiceError(
+        "NOT_IMPLEMENTED",
+        "Form filling (edit) is not offered by this server: it parses, reads, extracts and classifies documents",
+      );
+    },
     async getParseResult({ params, auth, request, reply }) {
       const found = await jobs.getWithResult(auth.projectId, params.parse_id);
       if (!found) throw new ServiceError("ENTITY_NOT_FOUND", `No parse job ${params.parse_id}`);

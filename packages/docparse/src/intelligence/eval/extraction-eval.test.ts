@@ -27,6 +27,7 @@ test("the offline extractor on a subset of the eval set keeps precision ≥ 0.95
       mixed: office ? 2 : 0,
       heldOut: 0,
       fresh: 0,
+      unseen: 0,
       only: (id) => /-(0|10|20|30)$/.test(id),
     });
     assert.equal(report.documents.length, 24);
@@ -49,6 +50,31 @@ test("the offline extractor on a subset of the eval set keeps precision ≥ 0.95
         report.pages.length >= 8 && correct / report.pages.length >= 0.9,
         `${correct}/${report.pages.length}`,
       );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("on the unseen label wordings (never tuned on) precision stays ≥ 0.95 and recall ≥ 0.8", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "svc-extract-eval-unseen-"));
+  try {
+    // HTML and markdown: what the extractor reads there does not depend on a layout engine or fonts.
+    const report = await runExtractionEval({
+      dir,
+      perLayout: 0,
+      formats: ["html", "markdown"],
+      mixed: 0,
+      heldOut: 0,
+      fresh: 0,
+      unseen: 2,
+    });
+    assert.equal(report.documents.length, 48);
+    assert.ok(precision(report.unseen) >= 0.95, `precision ${precision(report.unseen)}`);
+    assert.ok(recall(report.unseen) >= 0.8, `recall ${recall(report.unseen)}`);
+    for (const kind of ["invoice", "form", "report"]) {
+      const counts = report.unseenByKind[kind];
+      assert.ok(precision(counts) >= 0.95, `${kind} precision ${precision(counts)}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

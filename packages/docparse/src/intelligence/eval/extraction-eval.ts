@@ -23,7 +23,7 @@ import {
 
 export interface DocumentResult extends FieldCounts {
   id: string;
-  /** Whether the document uses the wordings the extractor was developed against, held-out or fresh ones. */
+  /** Whether the document uses the wordings the extractor was developed against, or held-out, fresh or unseen ones. */
   wording: Wording;
   kind: Kind;
   layout: string;
@@ -51,6 +51,9 @@ export interface EvalReport {
   /** The fresh wordings' documents (never used to tune the extractor), counted apart too. */
   fresh: FieldCounts;
   freshByKind: Record<string, FieldCounts>;
+  /** The unseen wordings' documents (a fourth set, never used to tune the extractor), counted apart too. */
+  unseen: FieldCounts;
+  unseenByKind: Record<string, FieldCounts>;
   pages: PageResult[];
   /** Pages whose count after conversion differs from the pages written (the set's assumption broke). */
   pageCountMismatches: string[];
@@ -66,6 +69,8 @@ export interface EvalOptions {
   heldOut?: number;
   /** Fresh wording documents per kind and layout (default 1; 0 to skip). */
   fresh?: number;
+  /** Unseen wording documents per kind and layout (default 1; 0 to skip). */
+  unseen?: number;
   /** Mixed documents for classification (default 6; 0 to skip). */
   mixed?: number;
   /** Keep only these document ids (for a quick subset). */
@@ -83,6 +88,10 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
     ...buildExtractionSet(options.fresh ?? 1, "fresh").map((doc) => ({
       ...doc,
       wording: "fresh" as const,
+    })),
+    ...buildExtractionSet(options.unseen ?? 1, "unseen").map((doc) => ({
+      ...doc,
+      wording: "unseen" as const,
     })),
   ].filter((doc) => options.only?.(doc.id) ?? true);
   const mixed = buildMixedSet(options.mixed ?? 6);
@@ -114,7 +123,15 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
   const heldOutByKind: Record<string, FieldCounts> = {};
   const fresh: FieldCounts = { tp: 0, fp: 0, fn: 0 };
   const freshByKind: Record<string, FieldCounts> = {};
+  const unseen: FieldCounts = { tp: 0, fp: 0, fn: 0 };
+  const unseenByKind: Record<string, FieldCounts> = {};
   for (const result of results) {
+    if (result.wording === "unseen") {
+      unseenByKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
+      addCounts(unseenByKind[result.kind], result);
+      addCounts(unseen, result);
+      continue;
+    }
     if (result.wording === "fresh") {
       freshByKind[result.kind] ??= { tp: 0, fp: 0, fn: 0 };
       addCounts(freshByKind[result.kind], result);
@@ -163,6 +180,8 @@ export async function runExtractionEval(options: EvalOptions): Promise<EvalRepor
     heldOutByKind,
     fresh,
     freshByKind,
+    unseen,
+    unseenByKind,
     pages,
     pageCountMismatches,
   };

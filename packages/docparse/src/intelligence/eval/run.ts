@@ -1,7 +1,7 @@
 /**
- * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--fresh N (3)] [--mixed N (10)] [--format pdf] [--verbose]
+ * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--fresh N (3)] [--unseen N (3)] [--mixed N (10)] [--format pdf] [--verbose]
  * [--json]`: generates the labelled set in a temporary directory, prints field precision and recall of the offline
- * extractor per kind, per format and overall (and apart, on held-out and on fresh label wordings), and page-classification
+ * extractor per kind, per format and overall (and apart, on held-out, fresh and unseen label wordings), and page-classification
  * accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +19,7 @@ const { values } = parseArgs({
     mixed: { type: "string", default: "10" },
     "held-out": { type: "string", default: "3" },
     fresh: { type: "string", default: "3" },
+    unseen: { type: "string", default: "3" },
     verbose: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
@@ -39,6 +40,7 @@ try {
     mixed: office ? Number(values.mixed) : 0,
     heldOut: Number(values["held-out"]),
     fresh: Number(values.fresh),
+    unseen: Number(values.unseen),
   });
   if (values.json) {
     console.log(JSON.stringify(report, null, 2));
@@ -64,6 +66,14 @@ try {
       console.log(`Fresh wordings (a third set, never used to tune the extractor): ${freshCount} documents`);
       for (const [kind, counts] of Object.entries(report.freshByKind)) console.log(line(kind, counts));
       console.log(line("fresh", report.fresh));
+    }
+    const unseenCount = report.documents.filter((doc) => doc.wording === "unseen").length;
+    if (unseenCount > 0) {
+      console.log(
+        `Unseen wordings (a fourth set, never used to tune the extractor): ${unseenCount} documents`,
+      );
+      for (const [kind, counts] of Object.entries(report.unseenByKind)) console.log(line(kind, counts));
+      console.log(line("unseen", report.unseen));
     }
     const invalid = report.documents.filter((doc) => doc.schemaErrors.length > 0);
     console.log(`data failing its schema: ${invalid.length}`);

@@ -128,7 +128,7 @@ describe("webhook routes", () => {
     for (const url of ["ftp://hooks.example/", "file:///etc/passwd", "hooks.example"]) {
       const answer = await call("POST", "/documents/v2/webhooks", { url });
       assert.equal(answer.status, 400, url);
-      assert.equal(answer.body.code, "INVALID_REQUEST", url);
+      assert.equal(answer.body.details.code, "INVALID_REQUEST", url);
     }
     for (const [url, message] of [
       ["http://user:pw@hooks.example/", "webhook URL must not carry credentials"],
@@ -258,6 +258,7 @@ describe("webhook routes", () => {
       `/documents/v2/webhooks/${created.body.webhook_id}/deliveries?cursor=xyz`,
     );
     assert.equal(badCursor.status, 400);
-    assert.equal(badCursor.body.code, "INVALID_CURSOR");
+    assert.equal(badCursor.body.code, "INVALID_QUERY_PARAMS");
+    assert.equal(badCursor.body.details.code, "INVALID_CURSOR");
   });
 });
