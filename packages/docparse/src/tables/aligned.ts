@@ -165,7 +165,10 @@ export function majorityGaps(lines: readonly WordLine[]): Interval[] {
   return gaps;
 }
 
-/** Most lines (three at least) leave `width` or more free around the gap. */
+/**
+ * Most lines (three at least) have text on both sides of the gap and leave `width` or more free around it. A line
+ * empty on one side proves nothing: beside short cells, the space between two words of a long one is no river.
+ */
 function riverAround(lines: readonly WordLine[], gap: Interval, width: number): boolean {
   let open = 0;
   for (const line of lines) {
@@ -175,7 +178,7 @@ function riverAround(lines: readonly WordLine[], gap: Interval, width: number): 
       if (w.box.x2 <= gap.x1 + 0.01) left = Math.max(left, w.box.x2);
       else if (w.box.x1 >= gap.x2 - 0.01) right = Math.min(right, w.box.x1);
     }
-    if (right - left >= width) open++;
+    if (Number.isFinite(left) && Number.isFinite(right) && right - left >= width) open++;
   }
   return open >= Math.max(3, 0.6 * lines.length);
 }
