@@ -1,8 +1,9 @@
 import type { PageRaster } from "../images/decode.ts";
 import { deskew } from "./deskew.ts";
+import { readDetectingLanguage } from "./detect-language.ts";
 import type { OcrOptions, OcrPage } from "./engine.ts";
 import { OcrError } from "./ocr-error.ts";
-import { type OrientationGuess, readUpright } from "./orientation.ts";
+import { type OrientationGuess, type Rotation, readUpright } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
 import { type TsvPage, toRunsAndLines } from "./tsv.ts";
 
@@ -23,6 +24,8 @@ export interface WordReader {
   name(): Promise<string>;
   /** Words and lines of the image (Tesseract page segmentation 3: fully automatic), in its pixels. */
   readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage>;
+  /** The language codes it has data for; English only when left out. */
+  languages?(): Promise<string[]>;
   /** Tesseract's orientation and script detection; null when it cannot tell. */
   detectOrientation?(png: Buffer, dpi: number, context: ReadContext): Promise<OrientationGuess | null>;
 }
@@ -38,8 +41,8 @@ export async function recognizePage(
   reader: WordReader,
   options: OcrOptions = {},
 ): Promise<OcrPage> {
-  const language = options.language ?? "eng";
-  if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(language)) {
+  const language = options.language;
+  if (language !== undefined && !/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(language)) {
     throw new OcrError(`Not a Tesseract language: ${language}`, "OCR_FAILED");
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_OCR_TIMEOUT_MS;
@@ -47,15 +50,11 @@ export async function recognizePage(
     return await ocrSlots.run(async () => {
       const deadline = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-      const context: ReadContext = { language, signal };
       let png = raster.png;
       let skewAngle = 0;
       if (options.deskew) ({ png, angle: skewAngle } = await deskew(png));
       signal.throwIfAborted();
-      const upright =
-        options.detectOrientation === false
-          ? { page: await reader.readWords(png, raster.ocrDpi, context), rotation: 0 as const }
-          : await readUpright(png, raster.ocrDpi, reader, context);
+      const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
       const { runs, lines } = toRunsAndLines(upright.page, 72 / raster.ocrDpi);
       const sideways = upright.rotation === 90 || upright.rotation === 270;
       return {
@@ -66,12 +65,35 @@ export async function recognizePage(
         lines,
         rotation: upright.rotation,
         skewAngle,
+        language: upright.language,
         engine: await reader.name(),
       };
     }, options.signal);
   } catch (error) {
     throw asOcrError(error);
   }
+}
+
+/**
+ * One page image read upright: in the languages asked for, or else in those detected on the page (see
+ * detect-language.ts); turned upright unless orientation detection is off.
+ */
+async function readPage(
+  png: Buffer,
+  dpi: number,
+  reader: WordReader,
+  context: { language: string | undefined; signal: AbortSignal },
+  options: OcrOptions,
+): Promise<{ page: TsvPage; rotation: Rotation; language: string }> {
+  const { signal } = context;
+  if (context.language === undefined && options.detectOrientation !== false) {
+    return readDetectingLanguage(png, dpi, reader, { signal });
+  }
+  const language = context.language ?? "eng";
+  if (options.detectOrientation === false) {
+    return { page: await reader.readWords(png, dpi, { language, signal }), rotation: 0, language };
+  }
+  return { ...(await readUpright(png, dpi, reader, { language, signal })), language };
 }
 
 /** Errors of a page's OCR as OcrErrors: an abort by the time limit is OCR_TIMEOUT, by the caller OCR_ABORTED. */

@@ -1,4 +1,5 @@
 import type { OcrLine, OcrRun } from "./engine.ts";
+import { isRightToLeft, unspacedScript } from "./languages.ts";
 
 /**
  * Tesseract's TSV output (the `tsv` config of the program, `tsv: true` in tesseract.js): one row per page, block,
@@ -38,12 +39,21 @@ export interface TsvPage {
 const LEVEL_LINE = 4;
 const LEVEL_WORD = 5;
 
-/** Parses TSV text; rows that are not lines or words with text and a confidence of at least 0 are left out. */
+/**
+ * Parses TSV text; rows that are not lines or words with text and a confidence of at least 0 are left out. The
+ * program's plain text may follow the TSV rows (the `tsv txt` configs together): its spaces then tell which words
+ * of a line are one word of the text (Korean words OCR split into syllables, Chinese runs split into pieces).
+ */
 export function parseTesseractTsv(tsv: string): TsvPage {
   const words: TsvWord[] = [];
   const lines: TsvLine[] = [];
+  const textLines: string[] = [];
   for (const row of tsv.split("\n")) {
     const cells = row.replace(/\r$/, "").split("\t");
+    if (cells.length === 1) {
+      if (cells[0].trim() !== "") textLines.push(cells[0].trim());
+      continue;
+    }
     if (cells.length < 12) continue;
     const level = Number(cells[0]);
     const [block, paragraph, line, left, top, width, height, conf] = [2, 3, 4, 6, 7, 8, 9, 10].map((i) =>
@@ -56,7 +66,79 @@ export function parseTesseractTsv(tsv: string): TsvPage {
     if (text === "" || conf < 0) continue;
     words.push({ block, paragraph, line, left, top, width, height, conf, text });
   }
-  return { words, lines };
+  const spaced = textLines.length > 0 ? joinBySpaces(words, textLines) : words;
+  return joinUnspacedWords({ words: spaced, lines });
+}
+
+/**
+ * Joins a line's neighbouring words that the plain text writes without a space between them. The text's lines
+ * and the TSV's come from one iterator, in one order; when a text line does not spell its TSV line's words (a
+ * word left out for its confidence), that line is left as it is.
+ */
+function joinBySpaces(words: TsvWord[], textLines: string[]): TsvWord[] {
+  const out: TsvWord[] = [];
+  const squeeze = (text: string) => text.replace(/\s+/g, "");
+  let textIndex = 0;
+  let index = 0;
+  while (index < words.length) {
+    const id = lineId(words[index]);
+    let end = index;
+    while (end < words.length && lineId(words[end]) === id) end++;
+    const line = words.slice(index, end);
+    index = end;
+    const squeezedLine = squeeze(line.map((w) => w.text).join(""));
+    let found = -1;
+    for (let t = textIndex; t < Math.min(textLines.length, textIndex + 3); t++) {
+      if (squeeze(textLines[t]) === squeezedLine) {
+        found = t;
+        break;
+      }
+    }
+    if (found < 0) {
+      out.push(...line);
+      continue;
+    }
+    textIndex = found + 1;
+    const text = textLines[found];
+    let at = 0;
+    let previous: TsvWord | null = null;
+    for (const word of line) {
+      // Where the word starts in the text, and whether a space comes before it.
+      let spaceBefore = false;
+      while (at < text.length && /\s/.test(text[at])) {
+        spaceBefore = true;
+        at++;
+      }
+      at += word.text.length;
+      if (previous && !spaceBefore) {
+        previous = mergeWords(previous, word);
+        out[out.length - 1] = previous;
+      } else {
+        out.push(word);
+        previous = word;
+      }
+    }
+  }
+  return out;
+}
+
+/** Two neighbouring words of a line as one: boxes united, confidence weighted by characters. */
+function mergeWords(a: TsvWord, b: TsvWord): TsvWord {
+  const left = Math.min(a.left, b.left);
+  const top = Math.min(a.top, b.top);
+  const right = Math.max(a.left + a.width, b.left + b.width);
+  const bottom = Math.max(a.top + a.height, b.top + b.height);
+  const chars = [...a.text].length;
+  const more = [...b.text].length;
+  return {
+    ...a,
+    left,
+    top,
+    width: right - left,
+    height: bottom - top,
+    conf: (a.conf * chars + b.conf * more) / (chars + more),
+    text: a.text + b.text,
+  };
 }
 
 /**
@@ -111,7 +193,7 @@ export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: O
       fontSize: 0,
       bold: false,
       italic: false,
-      dir: "ltr",
+      dir: isRightToLeft(word.text) ? "rtl" : "ltr",
       confidence: Math.min(1, Math.max(0, word.conf / 100)),
       lineId: id,
     });
@@ -132,6 +214,27 @@ export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: O
     });
   }
   return { runs, lines: out };
+}
+
+/**
+ * Joins the words of one line that OCR split inside a script written without spaces (Chinese, Japanese, Thai):
+ * neighbours whose touching characters are both of such a script, less than a line height apart, become one word.
+ * (What the program's plain text gives, for engines without it.)
+ */
+export function joinUnspacedWords(page: TsvPage): TsvPage {
+  const words: TsvWord[] = [];
+  for (const word of page.words) {
+    const previous = words.at(-1);
+    const joined =
+      previous !== undefined &&
+      lineId(previous) === lineId(word) &&
+      unspacedScript([...previous.text].at(-1)) &&
+      unspacedScript([...word.text][0]) &&
+      word.left - (previous.left + previous.width) < Math.max(previous.height, word.height);
+    if (previous && joined) words[words.length - 1] = mergeWords(previous, word);
+    else words.push(word);
+  }
+  return { words, lines: page.lines };
 }
 
 function lineId(row: { block: number; paragraph: number; line: number }): string {

@@ -20,9 +20,10 @@ export async function ocrPageGeometry(
 ): Promise<PageGeometry> {
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
-    let page = await engine.recognize(raster, { deskew: parsing.skew_detection });
+    const language = parsing.ocr_languages.length > 0 ? parsing.ocr_languages.join("+") : undefined;
+    let page = await engine.recognize(raster, { deskew: parsing.skew_detection, language });
     if (!parsing.skew_detection && page.runs.length < 3) {
-      const straightened = await engine.recognize(raster, { deskew: true });
+      const straightened = await engine.recognize(raster, { deskew: true, language });
       if (straightened.runs.length > page.runs.length) page = straightened;
     }
     // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go.
