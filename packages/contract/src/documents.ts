@@ -59,6 +59,10 @@ export const MimeType = Type.Enum(
     // Beyond the public platform's list: image formats the OCR path reads.
     "image/webp",
     "image/gif",
+    "image/avif",
+    "image/heic",
+    "image/heif",
+    "image/bmp",
     "text/rtf",
     "application/rtf",
     "application/octet-stream",
