@@ -82,7 +82,7 @@ export const tesseractCli: WordReader = {
       "-l",
       context.language,
       "--psm",
-      "3",
+      context.sparse ? "6" : "3",
       "--dpi",
       dpiArg(dpi),
       "tsv",

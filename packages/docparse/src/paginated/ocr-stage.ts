@@ -26,14 +26,16 @@ export async function ocrPageGeometry(
       const straightened = await engine.recognize(raster, { deskew: true, language });
       if (straightened.runs.length > page.runs.length) page = straightened;
     }
-    // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go.
+    // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go. A page
+    // without drawn rules (a scan, an image) has the ruling lines found in its raster.
     const turned = page.rotation !== 0;
+    const rules = turned || base.rules.length === 0 ? page.rules : base.rules;
     return {
       pageNumber: base.pageNumber,
       width: page.width,
       height: page.height,
       runs: page.runs,
-      rules: turned ? [] : base.rules,
+      rules,
       rects: turned ? [] : base.rects,
       images: turned ? [] : base.images,
       textSource: "ocr",
