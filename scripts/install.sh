@@ -19,8 +19,8 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
   tesseract-ocr tesseract-ocr-osd "${ocr_languages[@]/#/tesseract-ocr-}" libheif-examples
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; fonts the
-# OCR tests draw their clean pages in (Noto for every script, CJK included).
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
+# OCR tests draw their clean pages in (Noto for every script, CJK included); pdftoppm for the OCR scripts bench.
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-noto-core fonts-noto-cjk poppler-utils)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 
