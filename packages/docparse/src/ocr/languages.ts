@@ -202,8 +202,12 @@ const LATIN_MARKS: [RegExp, string][] = [
   [/[ßäöü]/giu, "deu"],
 ];
 
-/** The share of a page's words a language's common words must make for it to be chosen over English. */
-const MIN_LANGUAGE_SHARE = 0.08;
+/**
+ * How far a language's common words (and marks) must outnumber English ones, as a share of the page's words and
+ * in count, for it to be chosen over English.
+ */
+const MIN_LANGUAGE_SHARE = 0.05;
+const MIN_LANGUAGE_MARGIN = 4;
 
 /**
  * The Latin-script language of text read by the English pass: English unless another language's common words
@@ -233,7 +237,7 @@ export function latinLanguage(text: string): string {
   for (const [language, count] of counts) if (count > (counts.get(best) ?? 0)) best = language;
   if (best === "eng") return "eng";
   const margin = (counts.get(best) ?? 0) - (counts.get("eng") ?? 0);
-  return margin / words.length >= MIN_LANGUAGE_SHARE ? best : "eng";
+  return margin >= MIN_LANGUAGE_MARGIN && margin / words.length >= MIN_LANGUAGE_SHARE ? best : "eng";
 }
 
 /**
@@ -242,7 +246,12 @@ export function latinLanguage(text: string): string {
  */
 export function refineWithinScript(language: string, text: string): string | null {
   const count = (pattern: RegExp) => text.match(pattern)?.length ?? 0;
-  if (language === "rus" && count(/[іїєґІЇЄҐ]/gu) >= 3) return "ukr";
+  if (language === "rus") {
+    // Russian data reads Ukrainian і and ї as Latin i beside Cyrillic letters; Russian text is never without ы/э.
+    const ukrainian = count(/[іїєґІЇЄҐ]|(?<=\p{Script=Cyrillic})[iï]|[iï](?=\p{Script=Cyrillic})/gu);
+    const cyrillic = count(/\p{Script=Cyrillic}/gu);
+    if (ukrainian >= 3 || (cyrillic >= 100 && count(/[ыэъЫЭЪ]/gu) === 0)) return "ukr";
+  }
   if (language === "ara") {
     if (count(/[ٹڈڑںےۓ]/gu) >= 3) return "urd";
     if (count(/[پچژگ]/gu) >= 3) return "fas";

@@ -14,6 +14,11 @@ const TILE = 8;
 const TILE_INK = 6;
 /** Fewer inked tiles than this is specks, not text. */
 const MIN_INKED_TILES = 6;
+/**
+ * More than this share of the page's tiles left inked is a picture (a photo, a logo, a chart), not missed words:
+ * reading it again would only find noise.
+ */
+const MAX_INKED_SHARE = 0.03;
 const INK = 128;
 
 /**
@@ -39,9 +44,11 @@ export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule
     if (rule.orientation === "h") clear(rule.x1 - 2, rule.y1 - half, rule.x2 + 2, rule.y1 + half);
     else clear(rule.x1 - half, rule.y1 - 2, rule.x1 + half, rule.y2 + 2);
   }
+  const tiles = Math.ceil(width / TILE) * Math.ceil(height / TILE);
+  const maxInked = Math.max(MIN_INKED_TILES, tiles * MAX_INKED_SHARE);
   let inked = 0;
-  for (let ty = 0; ty < height && inked < MIN_INKED_TILES; ty += TILE) {
-    for (let tx = 0; tx < width && inked < MIN_INKED_TILES; tx += TILE) {
+  for (let ty = 0; ty < height && inked <= maxInked; ty += TILE) {
+    for (let tx = 0; tx < width && inked <= maxInked; tx += TILE) {
       let count = 0;
       for (let y = ty; y < Math.min(height, ty + TILE); y++) {
         for (let x = tx; x < Math.min(width, tx + TILE); x++) if (gray[y * width + x] < INK) count++;
@@ -49,7 +56,7 @@ export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule
       if (count >= TILE_INK) inked++;
     }
   }
-  if (inked < MIN_INKED_TILES) return null;
+  if (inked < MIN_INKED_TILES || inked > maxInked) return null;
   const { density } = await sharp(png).metadata();
   let out = sharp(gray, { raw: { width, height, channels: 1 } });
   if (density) out = out.withDensity(density);

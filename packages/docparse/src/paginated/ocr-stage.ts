@@ -11,18 +11,21 @@ export const OCR_PAGES_IN_FLIGHT = 3;
  * The geometry of a page read by OCR, in the upright page's points. A page the engine cannot read (a timeout, a
  * crash of the OCR program) becomes a page without text and a warning: one bad page does not fail the document.
  * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
- * nothing at all on text skewed by a few degrees.
+ * nothing at all on text skewed by a few degrees; `alwaysDeskew` straightens every page first (image files:
+ * photos of pages are rarely straight).
  */
 export async function ocrPageGeometry(
   raster: PageRaster,
   parsing: Required<ParsingOptions>,
   base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images">,
+  options: { alwaysDeskew?: boolean } = {},
 ): Promise<PageGeometry> {
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
     const language = parsing.ocr_languages.length > 0 ? parsing.ocr_languages.join("+") : undefined;
-    let page = await engine.recognize(raster, { deskew: parsing.skew_detection, language });
-    if (!parsing.skew_detection && page.runs.length < 3) {
+    const deskew = parsing.skew_detection || options.alwaysDeskew === true;
+    let page = await engine.recognize(raster, { deskew, language });
+    if (!deskew && page.runs.length < 3) {
       const straightened = await engine.recognize(raster, { deskew: true, language });
       if (straightened.runs.length > page.runs.length) page = straightened;
     }
