@@ -74,7 +74,10 @@ export async function rasterRules(png: Buffer, pointsPerPixel: number, dpi: numb
   ];
 }
 
-/** Runs of ink at least `minLength` long along each row ("h") or column ("v"), with small breaks bridged. */
+/**
+ * Runs of ink at least `minLength` long along each row ("h") or column ("v"), with small breaks bridged. Both
+ * scan the pixels row by row (columns keep their state in arrays), which is what the memory layout is fast for.
+ */
 function runsAlong(
   gray: Uint8Array,
   width: number,
@@ -83,23 +86,39 @@ function runsAlong(
   orientation: "h" | "v",
 ): Run[] {
   const runs: Run[] = [];
-  const lines = orientation === "h" ? height : width;
-  const length = orientation === "h" ? width : height;
-  for (let line = 0; line < lines; line++) {
-    let start = -1;
-    let lastInk = -1;
-    for (let i = 0; i <= length; i++) {
-      const ink = i < length && gray[orientation === "h" ? line * width + i : i * width + line] < INK;
-      if (ink) {
-        if (start < 0) start = i;
-        lastInk = i;
-      } else if (start >= 0 && i - lastInk > BRIDGE_PX) {
-        if (lastInk - start + 1 >= minLength) runs.push({ pos: line, a: start, b: lastInk });
-        start = -1;
+  if (orientation === "h") {
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      let start = -1;
+      let lastInk = -1;
+      for (let x = 0; x <= width; x++) {
+        if (x < width && gray[row + x] < INK) {
+          if (start < 0) start = x;
+          lastInk = x;
+        } else if (start >= 0 && x - lastInk > BRIDGE_PX) {
+          if (lastInk - start + 1 >= minLength) runs.push({ pos: y, a: start, b: lastInk });
+          start = -1;
+        }
+      }
+    }
+    return runs;
+  }
+  const start = new Int32Array(width).fill(-1);
+  const lastInk = new Int32Array(width).fill(-1);
+  for (let y = 0; y <= height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      if (y < height && gray[row + x] < INK) {
+        if (start[x] < 0) start[x] = y;
+        lastInk[x] = y;
+      } else if (start[x] >= 0 && y - lastInk[x] > BRIDGE_PX) {
+        if (lastInk[x] - start[x] + 1 >= minLength) runs.push({ pos: x, a: start[x], b: lastInk[x] });
+        start[x] = -1;
       }
     }
   }
-  return runs;
+  // Bands are built line by line: vertical runs in column order.
+  return runs.sort((p, q) => p.pos - q.pos || p.a - q.a);
 }
 
 /** Runs on neighbouring lines that overlap become one band (a rule's thickness); bands too thick are dropped. */

@@ -44,18 +44,18 @@ export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule
     if (rule.orientation === "h") clear(rule.x1 - 2, rule.y1 - half, rule.x2 + 2, rule.y1 + half);
     else clear(rule.x1 - half, rule.y1 - 2, rule.x1 + half, rule.y2 + 2);
   }
-  const tiles = Math.ceil(width / TILE) * Math.ceil(height / TILE);
+  const across = Math.ceil(width / TILE);
+  const tiles = across * Math.ceil(height / TILE);
   const maxInked = Math.max(MIN_INKED_TILES, tiles * MAX_INKED_SHARE);
-  let inked = 0;
-  for (let ty = 0; ty < height && inked <= maxInked; ty += TILE) {
-    for (let tx = 0; tx < width && inked <= maxInked; tx += TILE) {
-      let count = 0;
-      for (let y = ty; y < Math.min(height, ty + TILE); y++) {
-        for (let x = tx; x < Math.min(width, tx + TILE); x++) if (gray[y * width + x] < INK) count++;
-      }
-      if (count >= TILE_INK) inked++;
-    }
+  // Ink pixels per tile, counted row by row.
+  const counts = new Uint16Array(tiles);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    const tileRow = Math.floor(y / TILE) * across;
+    for (let x = 0; x < width; x++) if (gray[row + x] < INK) counts[tileRow + ((x / TILE) | 0)]++;
   }
+  let inked = 0;
+  for (const count of counts) if (count >= TILE_INK) inked++;
   if (inked < MIN_INKED_TILES || inked > maxInked) return null;
   const { density } = await sharp(png).metadata();
   let out = sharp(gray, { raw: { width, height, channels: 1 } });
