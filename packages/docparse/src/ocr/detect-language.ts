@@ -60,7 +60,34 @@ export async function readDetectingLanguage(
     const language = script && script !== "Latin" ? languageOfScript(script) : null;
     if (guess && usable(language)) {
       const turned = guess.confidence >= TRUSTED_TURN ? guess.rotation : 0;
-      return readInScript(await turn(png, turned), turned, language, read, usable);
+      const image = await turn(png, turned);
+      const reading = await readInScript(image, turned, language, read, usable);
+      const rivals = CONFUSED[script ?? ""];
+      const weak = readingQuality(reading.page).meanConfidence < WEAK_CONFIDENCE;
+      if (!weak && !rivals) return reading;
+      // OSD named a script it does not know well (it calls Hebrew Thai): the scripts are tried on a few lines.
+      const candidates = weak ? PROBE_LANGUAGES : [reading.language, ...(rivals ?? [])];
+      const probed = await probeLanguage(
+        image,
+        reading.page,
+        candidates,
+        weak ? [reading.language] : [],
+        read,
+        usable,
+      );
+      if (!probed || probed === reading.language) return reading;
+      const page = await read(image, probed);
+      const better = readingQuality(page).meanConfidence > readingQuality(reading.page).meanConfidence;
+      return better ? { page, rotation: turned, language: probed } : reading;
+    }
+    if (!guess?.script) {
+      // No answer from OSD (too few characters for it): the scripts are tried on a few lines of the page.
+      const probed = await probeLanguage(png, first, PROBE_LANGUAGES, ["eng"], read, usable);
+      if (probed) {
+        const page = await read(png, probed);
+        if (readingQuality(page).meanConfidence > quality.meanConfidence)
+          return { page, rotation: 0, language: probed };
+      }
     }
     ({ page, rotation } = await readUpright(
       png,
@@ -131,6 +158,57 @@ async function readInScript(
 }
 
 const CJK = ["chi_sim", "jpn", "kor"];
+
+/** A reading below this mean confidence is not the page's language. */
+const WEAK_CONFIDENCE = 65;
+/** A probe reading this confident ends the search. */
+const SURE_CONFIDENCE = 85;
+/** One language per script, the likeliest first, tried when OSD cannot name a page's script. */
+const PROBE_LANGUAGES = ["heb", "ben", "ara", "hin", "tha", "rus", "ell", "chi_sim", "jpn", "kor", "tam"];
+/** Scripts OSD names for others' pages, and the languages of those others. */
+const CONFUSED: Record<string, string[]> = { Thai: ["heb"] };
+/** Lines of the page the probe reads. */
+const PROBE_LINES = 3;
+
+/**
+ * The language among `candidates` (less those already tried) that reads a few lines of the page most
+ * confidently, or null when none reads them well. The lines are the first pass's longest ones, cut out of the
+ * page: a probe costs a fraction of a page.
+ */
+async function probeLanguage(
+  png: Buffer,
+  page: TsvPage,
+  candidates: readonly string[],
+  tried: string[],
+  read: Read,
+  usable: Usable,
+): Promise<string | null> {
+  const lines = [...page.lines].sort((a, b) => b.width - a.width).slice(0, PROBE_LINES);
+  if (lines.length === 0) return null;
+  const { width = 0, height = 0 } = await sharp(png).metadata();
+  const pad = 8;
+  const left = Math.max(0, Math.min(...lines.map((l) => l.left)) - pad);
+  const top = Math.max(0, Math.min(...lines.map((l) => l.top)) - pad);
+  const right = Math.min(width, Math.max(...lines.map((l) => l.left + l.width)) + pad);
+  const bottom = Math.min(height, Math.max(...lines.map((l) => l.top + l.height)) + pad);
+  if (right <= left || bottom <= top) return null;
+  const crop = await sharp(png)
+    .extract({ left, top, width: right - left, height: bottom - top })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  let best: string | null = null;
+  let bestConfidence = WEAK_CONFIDENCE;
+  for (const language of candidates) {
+    if (tried.some((t) => t.split("+").includes(language)) || !usable(language)) continue;
+    const confidence = readingQuality(await read(crop, language)).meanConfidence;
+    if (confidence > bestConfidence) {
+      best = language;
+      bestConfidence = confidence;
+    }
+    if (confidence >= SURE_CONFIDENCE) break;
+  }
+  return best;
+}
 
 function fitsCjk(language: string, page: TsvPage): boolean {
   if (readingQuality(page).meanConfidence < 75) return false;

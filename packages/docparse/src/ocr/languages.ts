@@ -255,9 +255,50 @@ export function refineWithinScript(language: string, text: string): string | nul
   if (language === "ara") {
     if (count(/[ٹڈڑںےۓ]/gu) >= 3) return "urd";
     if (count(/[پچژگ]/gu) >= 3) return "fas";
+    // Arabic data spells Persian's own letters with Arabic ones: Persian is told by its common words then.
+    const words = text
+      .replace(/ك/g, "ک")
+      .replace(/[يى]/g, "ی")
+      .split(/[^\p{L}]+/u);
+    const persian = words.filter((w) => PERSIAN_WORDS.has(w)).length;
+    const arabic = words.filter((w) => ARABIC_WORDS.has(w)).length;
+    if (persian >= 3 && persian > arabic * 2) return "fas";
   }
   return null;
 }
+
+/** Common words of Persian and of Arabic, with Persian's keheh and yeh. */
+const PERSIAN_WORDS = new Set([
+  "که",
+  "را",
+  "است",
+  "این",
+  "برای",
+  "می",
+  "های",
+  "شد",
+  "بود",
+  "آن",
+  "یک",
+  "تا",
+  "هم",
+  "کرد",
+]);
+const ARABIC_WORDS = new Set([
+  "فی",
+  "من",
+  "علی",
+  "إلی",
+  "الی",
+  "التی",
+  "الذی",
+  "أن",
+  "عن",
+  "هذا",
+  "هذه",
+  "کان",
+  "لم",
+]);
 
 /** Scripts written without spaces between words: OCR's split of a line into words there is not a space. */
 const UNSPACED =
