@@ -149,6 +149,10 @@ async function readInScript(
     for (const other of CJK) await tryLanguage(other);
   }
   if (chosen === "chi_sim") await tryLanguage("chi_tra");
+  // Columns of vertical writing read as gibberish across: the language's vertical data reads them down.
+  if ((CJK.includes(chosen) || chosen === "chi_tra") && !fitsCjk(chosen, page)) {
+    for (const horizontal of [chosen, ...CJK]) await tryLanguage(`${horizontal}_vert`);
+  }
   const better = refineWithinScript(chosen, page.words.map((w) => w.text).join(" "));
   if (usable(better)) {
     page = await read(png, better);

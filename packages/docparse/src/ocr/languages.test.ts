@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { createCanvas } from "@napi-rs/canvas";
 import { OCR_LANGUAGES } from "@svc/contract";
+import sharp from "sharp";
 import { parseDocument } from "../index.ts";
 import { isRightToLeft, latinLanguage, refineWithinScript } from "./languages.ts";
 import { parseOsd, tesseractInstallation } from "./tesseract.ts";
@@ -8,7 +10,7 @@ import { renderTextPage } from "./test-support.ts";
 import { parseTesseractTsv, toRunsAndLines } from "./tsv.ts";
 
 /** The languages the script tests read in (scripts/install.sh installs them, and the Noto fonts they are drawn in). */
-const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara"];
+const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara", "jpn", "jpn_vert"];
 const installed = (await tesseractInstallation())?.languages ?? [];
 const missing = NEEDED.filter((code) => !installed.includes(code));
 // Without the language data the OCR tests skip, except in CI, where scripts/install.sh must have installed it.
@@ -152,6 +154,32 @@ describe("OCR in every script", { skip }, () => {
     const mixedMarkdown = await parsePng(mixed.png);
     assert.match(mixedMarkdown, /보고서를/, mixedMarkdown);
     assert.match(mixedMarkdown, /Please bring the report/, mixedMarkdown);
+  });
+
+  test("vertical Japanese reads down its columns, the columns from the right", {
+    timeout: 600_000,
+  }, async () => {
+    const text =
+      "委員会は火曜日の朝に集まり、地域図書館の年間予算を審議しました。会計担当者は、印刷された本への支出が減少したと説明しました。";
+    const dpi = 300;
+    const [width, height] = [Math.round(8.27 * dpi), Math.round(11.7 * dpi)];
+    const canvas = createCanvas(width, height);
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#ffffff";
+    context.fillRect(0, 0, width, height);
+    context.fillStyle = "#000000";
+    const px = (14 * dpi) / 72;
+    context.font = `${px}px "Noto Sans CJK JP"`;
+    const perColumn = Math.floor((height - 2 * dpi) / (px * 1.05));
+    [...text].forEach((char, i) => {
+      const column = Math.floor(i / perColumn);
+      const row = i % perColumn;
+      context.fillText(char, width - dpi - column * px * 1.6 - px, dpi + (row + 1) * px * 1.05);
+    });
+    const png = await sharp(canvas.toBuffer("image/png")).greyscale().withDensity(dpi).png().toBuffer();
+    const markdown = await parsePng(png);
+    const share = orderedShare(squeeze(text), squeeze(markdown));
+    assert.ok(share >= 0.85, `${share.toFixed(3)}: ${markdown}`);
   });
 
   test("ocr_languages overrides detection: a Chinese page read as English is not Chinese", {

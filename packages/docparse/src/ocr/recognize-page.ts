@@ -75,7 +75,9 @@ export async function recognizePage(
         const more = await reader.readWords(missed, raster.ocrDpi, context);
         upright.page = withMissedWords(upright.page, more);
       }
-      const read = toRunsAndLines(upright.page, 72 / raster.ocrDpi);
+      const read = toRunsAndLines(upright.page, 72 / raster.ocrDpi, {
+        verticalColumns: upright.language.split("+").every((code) => code.endsWith("_vert")),
+      });
       const { runs, lines } = withoutRuleMarks(read, rules);
       const sideways = upright.rotation === 90 || upright.rotation === 270;
       return {

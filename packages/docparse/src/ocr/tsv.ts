@@ -142,12 +142,18 @@ function mergeWords(a: TsvWord, b: TsvWord): TsvWord {
 }
 
 /**
- * Words as text runs and lines in points: a pixel is `pointsPerPixel` points. A run's font size is its line's
+ * Words as text runs and lines in points: a pixel is `pointsPerPixel` points. With `verticalColumns` (a page
+ * read with vertical CJK data) every word is a column's text, running down. A run's font size is its line's
  * height, the closest an OCR engine comes to the size of the type.
  */
-export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: OcrRun[]; lines: OcrLine[] } {
+export function toRunsAndLines(
+  page: TsvPage,
+  pointsPerPixel: number,
+  options: { verticalColumns?: boolean } = {},
+): { runs: OcrRun[]; lines: OcrLine[] } {
   const k = pointsPerPixel;
   const round = (v: number) => Math.round(v * 100) / 100;
+  if (options.verticalColumns) page = joinColumnWords(page);
   const lineRows = new Map(page.lines.map((l) => [lineId(l), l]));
   const lines = new Map<string, OcrLine & { words: string[]; heightPx: number }>();
   const runs: OcrRun[] = [];
@@ -193,14 +199,18 @@ export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: O
       fontSize: 0,
       bold: false,
       italic: false,
-      dir: isRightToLeft(word.text) ? "rtl" : "ltr",
+      // Vertical CJK columns follow each other from right to left, as a right-to-left page's columns do.
+      dir: options.verticalColumns || isRightToLeft(word.text) ? "rtl" : "ltr",
+      ...(options.verticalColumns ? { vertical: true } : {}),
       confidence: Math.min(1, Math.max(0, word.conf / 100)),
       lineId: id,
     });
   }
   const out: OcrLine[] = [];
   for (const { words, heightPx, ...line } of lines.values()) {
-    const fontSize = Math.max(1, Math.round(heightPx * k * 10) / 10);
+    // A column's type size is its width.
+    const sizePx = options.verticalColumns ? line.box.x2 - line.box.x1 : heightPx;
+    const fontSize = Math.max(1, Math.round(sizePx * k * 10) / 10);
     for (const index of line.runs) runs[index].fontSize = fontSize;
     out.push({
       ...line,
@@ -233,6 +243,32 @@ export function joinUnspacedWords(page: TsvPage): TsvPage {
       word.left - (previous.left + previous.width) < Math.max(previous.height, word.height);
     if (previous && joined) words[words.length - 1] = mergeWords(previous, word);
     else words.push(word);
+  }
+  return { words, lines: page.lines };
+}
+
+/**
+ * Words of one column of vertical writing as one word: each next word that stands below the previous one, across
+ * most of its width and within a character's height, joins it (OCR splits a column into several lines).
+ */
+function joinColumnWords(page: TsvPage): TsvPage {
+  const words: TsvWord[] = [];
+  for (const word of page.words) {
+    const previous = words.at(-1);
+    const overlap = previous
+      ? Math.min(previous.left + previous.width, word.left + word.width) - Math.max(previous.left, word.left)
+      : 0;
+    const below = previous ? word.top - (previous.top + previous.height) : 0;
+    if (
+      previous &&
+      overlap >= 0.5 * Math.min(previous.width, word.width) &&
+      below > -0.5 * word.width &&
+      below < 1.5 * Math.max(previous.width, word.width)
+    ) {
+      words[words.length - 1] = { ...mergeWords(previous, word), block: previous.block };
+    } else {
+      words.push(word);
+    }
   }
   return { words, lines: page.lines };
 }
