@@ -8,19 +8,27 @@ what="${1:-runtime}"
 export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
-# nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with English
-# and orientation data for OCR of scans and images; headless LibreOffice with Python-UNO for the office pool that
-# converts DOC, XLS, PPT, Keynote, RTF and OpenDocument files. OCI images: skopeo pulls, umoci unpacks.
+# nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with orientation
+# and script detection (osd) and the language data of the world's common scripts for OCR of scans and images (the
+# codes are parsing_options.ocr_languages' list in packages/contract); heif-convert (libheif-examples) for HEIC;
+# headless LibreOffice with Python-UNO for the office pool that converts DOC, XLS, PPT, Keynote, RTF and
+# OpenDocument files. OCI images: skopeo pulls, umoci unpacks.
+ocr_languages=(eng deu fra spa por ita nld pol tur ces ron hun swe dan nor fin ind msa vie rus ukr ell ara fas urd
+  heb hin ben tam tha chi-sim chi-sim-vert chi-tra chi-tra-vert jpn jpn-vert kor kor-vert)
 runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
-  tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
+  tesseract-ocr tesseract-ocr-osd "${ocr_languages[@]/#/tesseract-ocr-}" libheif-examples
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
+  skopeo umoci)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; the fonts
 # test documents are laid out in (DejaVu for the OCR pages and office conversions, Liberation as a second family
-# with other metrics, which extraction and chart reading must not depend on); the reference registry and htpasswd
-# for the OCI image tests; Chromium, which the web console's tests drive headless; pdftotext (poppler-utils), the
-# baseline of the PDF evaluations; curl for the raw-upload tests (what users type); httpx and rich for the public
-# platform's Python SDK, which the documents conformance suite runs (with a python3 that has pydantic 2: Debian
-# 12's python3-pydantic is 1.10).
-test_debs=(postgresql openssh-server sshpass fonts-dejavu-core docker-registry apache2-utils chromium poppler-utils curl fonts-liberation python3-httpx python3-rich)
+# with other metrics, which extraction and chart reading must not depend on, Noto for every script the OCR tests
+# draw, CJK included); the reference registry and htpasswd for the OCI image tests; Chromium, which the web
+# console's tests drive headless; poppler-utils (pdftotext, the baseline of the PDF evaluations; pdftoppm for the
+# OCR scripts bench); curl for the raw-upload tests (what users type); httpx and rich for the public platform's
+# Python SDK, which the documents conformance suite runs (with a python3 that has pydantic 2: Debian 12's
+# python3-pydantic is 1.10).
+test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-liberation fonts-noto-core fonts-noto-cjk
+  docker-registry apache2-utils chromium poppler-utils curl python3-httpx python3-rich)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

@@ -59,6 +59,7 @@ const fullParseRequest = {
     barcode_detection: true,
     table_merging: true,
     ocr_model: "gemini3",
+    ocr_languages: ["kor", "eng"],
   },
   structured_extraction_options: [
     {
@@ -99,6 +100,9 @@ test("parse requests with bad values are rejected", () => {
     { ...fullParseRequest, file_id: undefined, file_url: "file:///etc/passwd" },
     { ...fullParseRequest, parsing_options: { chunking_strategy: "paragraph" } },
     { ...fullParseRequest, parsing_options: { ocr_model: "model04" } },
+    { ...fullParseRequest, parsing_options: { ocr_languages: ["klingon"] } },
+    { ...fullParseRequest, parsing_options: { ocr_languages: ["eng", "eng"] } },
+    { ...fullParseRequest, parsing_options: { ocr_languages: "eng" } },
     { ...fullParseRequest, parsing_options: { table_output_mode: "json" } },
     { ...fullParseRequest, parsing_options: { ignore_sections: ["text", "text"] } },
     { ...fullParseRequest, parsing_options: { ignore_sections: ["paragraph"] } },
@@ -165,6 +169,7 @@ test("parsing and enrichment options default to the spec's values", () => {
     barcode_detection: false,
     table_merging: false,
     ocr_model: "model03",
+    ocr_languages: [],
   };
   assert.deepEqual(Value.Default(ParsingOptions, {}), parsing);
   assert.deepEqual(PARSING_OPTION_DEFAULTS, parsing);

@@ -59,6 +59,10 @@ export const MimeType = Type.Enum(
     // Beyond the public platform's list: image formats the OCR path reads.
     "image/webp",
     "image/gif",
+    "image/avif",
+    "image/heic",
+    "image/heif",
+    "image/bmp",
     "text/rtf",
     "application/rtf",
     "application/octet-stream",
@@ -121,6 +125,50 @@ export const TableParsingFormat = Type.Enum([...tableParsingFormats]);
 export type TableParsingFormat = Static<typeof TableParsingFormat>;
 export const OcrModel = Type.Enum([...ocrModels]);
 export type OcrModel = Static<typeof OcrModel>;
+
+/**
+ * Tesseract language codes a request may name in `parsing_options.ocr_languages` (our extension, not the public
+ * platform's): the language data the server installs (scripts/install.sh). `_vert` reads vertical CJK columns.
+ */
+export const OCR_LANGUAGES = [
+  ...[
+    "eng",
+    "deu",
+    "fra",
+    "spa",
+    "por",
+    "ita",
+    "nld",
+    "pol",
+    "tur",
+    "ces",
+    "ron",
+    "hun",
+    "swe",
+    "dan",
+    "nor",
+  ],
+  ...[
+    "fin",
+    "ind",
+    "msa",
+    "vie",
+    "rus",
+    "ukr",
+    "ell",
+    "ara",
+    "fas",
+    "urd",
+    "heb",
+    "hin",
+    "ben",
+    "tam",
+    "tha",
+  ],
+  ...["chi_sim", "chi_sim_vert", "chi_tra", "chi_tra_vert", "jpn", "jpn_vert", "kor", "kor_vert"],
+] as const;
+export const OcrLanguage = Type.Enum([...OCR_LANGUAGES]);
+export type OcrLanguage = Static<typeof OcrLanguage>;
 
 /** The model provider names the service emits; each maps, through server configuration, to a configured provider. */
 export const MODEL_PROVIDERS = ["tensorlake", "gemini3", "sonnet", "gpt_4o_mini"] as const;
@@ -197,6 +245,7 @@ export const PARSING_OPTION_DEFAULTS = {
   barcode_detection: false,
   table_merging: false,
   ocr_model: "model03",
+  ocr_languages: [] as OcrLanguage[],
 } as const satisfies Record<string, unknown>;
 
 const D = PARSING_OPTION_DEFAULTS;
@@ -221,6 +270,13 @@ export const ParsingOptions = Type.Object(
     barcode_detection: Type.Optional(Type.Boolean({ default: D.barcode_detection })),
     table_merging: Type.Optional(Type.Boolean({ default: D.table_merging })),
     ocr_model: Type.Optional(Type.Enum([...ocrModels], { default: D.ocr_model })),
+    /**
+     * Our extension: the languages OCR reads every page in, overriding the per-page detection; empty (the
+     * default) detects the script and languages of each page.
+     */
+    ocr_languages: Type.Optional(
+      Type.Array(OcrLanguage, { maxItems: 6, uniqueItems: true, default: D.ocr_languages }),
+    ),
   },
   { ...closed, $id: "ParsingOptions" },
 );

@@ -127,6 +127,7 @@ export function withParsingDefaults(options: Partial<ParsingOptions> = {}): Requ
   const filled = {
     ...PARSING_OPTION_DEFAULTS,
     ignore_sections: [...PARSING_OPTION_DEFAULTS.ignore_sections],
+    ocr_languages: [...PARSING_OPTION_DEFAULTS.ocr_languages],
   };
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) (filled as Record<string, unknown>)[key] = value;

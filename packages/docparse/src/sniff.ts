@@ -1,5 +1,7 @@
 import { inflateRawSync } from "node:zlib";
 import { detectDelimiter, splitRecords } from "./backends/csv.ts";
+import { isBmp } from "./images/bmp.ts";
+import { isHeic, isHeif } from "./images/heif.ts";
 import { decodeAs, textEncoding } from "./text-decoding.ts";
 
 /**
@@ -303,6 +305,8 @@ export function sniffMimeType(bytes: Uint8Array | undefined): string | null {
   if (ascii(bytes, 0, 4) === "II*\0" || ascii(bytes, 0, 4) === "MM\0*") return "image/tiff";
   if (ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 12) === "WEBP") return "image/webp";
   if (ascii(bytes, 0, 4) === "GIF8") return "image/gif";
+  if (isBmp(bytes)) return "image/bmp";
+  if (isHeif(bytes)) return isHeic(bytes) ? "image/heic" : "image/avif";
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return sniffZip(bytes);
   if (startsWith(bytes, OLE2)) return sniffOle2(bytes);
   // PKCS#7 / CMS in DER: a SEQUENCE whose first element is the signedData content type.

@@ -1,5 +1,7 @@
 import sharp, { type Sharp } from "sharp";
 import { DocumentLoadError } from "../model.ts";
+import { decodeBmp, isBmp } from "./bmp.ts";
+import { heicToPng, isHeic } from "./heif.ts";
 import { estimateTextHeight } from "./text-height.ts";
 
 /** One page of an image file, decoded and prepared for OCR. */
@@ -60,7 +62,8 @@ const RASTER_FORMATS = new Set(["png", "jpeg", "tiff", "webp", "gif", "heif"]);
 const PAGED_FORMATS = new Set(["tiff"]);
 
 /**
- * Decodes an image file (PNG, JPEG, TIFF with every page, WebP, GIF, AVIF) into page rasters ready for OCR.
+ * Decodes an image file (PNG, JPEG with its EXIF orientation, TIFF with every page, WebP, GIF, AVIF, HEIC/HEIF,
+ * BMP) into page rasters ready for OCR.
  * Unreadable, unsupported or oversized input is a DocumentLoadError with code INVALID_FILE.
  *
  * @example
@@ -119,8 +122,33 @@ export function ocrScale(widthPx: number, heightPx: number, textHeightPx: number
   return Math.round(scale * 100) / 100;
 }
 
-async function probe(bytes: Uint8Array, options: DecodeImageOptions): Promise<{ pageCount: number }> {
+/** Files sharp cannot read, converted once per input (a document's bytes are probed, then decoded). */
+const converted = new WeakMap<Uint8Array, Promise<Uint8Array>>();
+
+/**
+ * The bytes sharp reads for a file: BMP decoded here (bmp.ts) and HEIC converted by heif-convert (heif.ts) into a
+ * PNG; every other format as it is.
+ */
+function readable(bytes: Uint8Array, options: DecodeImageOptions): Promise<Uint8Array> {
+  if (!isBmp(bytes) && !isHeic(bytes)) return Promise.resolve(bytes);
+  let done = converted.get(bytes);
+  if (!done) {
+    done = isBmp(bytes) ? bmpToPng(bytes, options) : heicToPng(bytes);
+    converted.set(bytes, done);
+  }
+  return done;
+}
+
+async function bmpToPng(bytes: Uint8Array, options: DecodeImageOptions): Promise<Uint8Array> {
+  const bitmap = decodeBmp(bytes, options.maxPixels ?? MAX_IMAGE_PIXELS);
+  let image = sharp(bitmap.rgb, { raw: { width: bitmap.width, height: bitmap.height, channels: 3 } });
+  if (bitmap.dpi !== null) image = image.withDensity(bitmap.dpi);
+  return image.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+}
+
+async function probe(source: Uint8Array, options: DecodeImageOptions): Promise<{ pageCount: number }> {
   const maxPages = options.maxPages ?? MAX_IMAGE_PAGES;
+  const bytes = await readable(source, options);
   const metadata = await readOrThrow(() => open(bytes, options).metadata());
   if (!metadata.format || !RASTER_FORMATS.has(metadata.format)) {
     throw new DocumentLoadError(
@@ -139,10 +167,11 @@ async function probe(bytes: Uint8Array, options: DecodeImageOptions): Promise<{ 
 }
 
 async function decodePage(
-  bytes: Uint8Array,
+  source: Uint8Array,
   pageNumber: number,
   options: DecodeImageOptions,
 ): Promise<PageRaster> {
+  const bytes = await readable(source, options);
   return readOrThrow(async () => {
     const page = open(bytes, options, pageNumber - 1);
     const dpi = plausibleDpi((await page.metadata()).density);

@@ -19,14 +19,20 @@ export async function loadImage(input: BackendInput): Promise<DocumentModel> {
   const wanted = requestedPages(input.pageRange, total);
   const geometry: PageGeometry[] = [];
   for await (const raster of decodeImagePages(input.bytes, { pageNumbers: wanted })) {
-    const page = await ocrPageGeometry(raster, input.parsing, {
-      pageNumber: raster.pageNumber,
-      width: raster.widthPt,
-      height: raster.heightPt,
-      rules: [],
-      rects: [],
-      images: [],
-    });
+    const page = await ocrPageGeometry(
+      raster,
+      input.parsing,
+      {
+        pageNumber: raster.pageNumber,
+        width: raster.widthPt,
+        height: raster.heightPt,
+        rules: [],
+        rects: [],
+        images: [],
+      },
+      // A photo of a page is rarely straight: every image is deskewed before OCR.
+      { alwaysDeskew: true },
+    );
     // Codes are looked for in the image as stored, so only on a page OCR did not turn.
     if (input.parsing.barcode_detection && page.width === raster.widthPt) {
       page.barcodes = await barcodesOf(raster.png, 72 / raster.ocrDpi);

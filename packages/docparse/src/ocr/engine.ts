@@ -1,7 +1,7 @@
 import type { OcrModel } from "@svc/contract";
 import type { PageRaster } from "../images/decode.ts";
 import type { Box } from "../model.ts";
-import type { TextRun } from "../paginated/geometry.ts";
+import type { Rule, TextRun } from "../paginated/geometry.ts";
 import { recognizePage } from "./recognize-page.ts";
 import { tesseractAvailable, tesseractCli } from "./tesseract.ts";
 import { tesseractJs } from "./tesseract-js.ts";
@@ -36,8 +36,12 @@ export interface OcrPage {
   /** Words in the engine's reading order. */
   runs: OcrRun[];
   lines: OcrLine[];
+  /** Ruling lines found in the raster (images/rules.ts), in the same points. */
+  rules: Rule[];
   /** Degrees the page image was turned clockwise to read it upright: 0, 90, 180 or 270. */
   rotation: 0 | 90 | 180 | 270;
+  /** The Tesseract languages the page was read in, joined by `+` (detected, or as asked). */
+  language: string;
   /** Degrees of skew removed before reading (clockwise skew is positive); 0 when deskewing was off. */
   skewAngle: number;
   /** The engine that read the page, e.g. `tesseract 5.3.0` or `tesseract.js`. */
@@ -45,7 +49,10 @@ export interface OcrPage {
 }
 
 export interface OcrOptions {
-  /** Tesseract language codes joined by `+`. Default `eng`. */
+  /**
+   * Tesseract language codes joined by `+` (parsing_options.ocr_languages). Left out, each page's script and
+   * languages are detected (detect-language.ts).
+   */
   language?: string;
   /** Turn pages read sideways or upside down. Default true. */
   detectOrientation?: boolean;

@@ -9,6 +9,9 @@ export interface OrientationGuess {
   rotation: Rotation;
   /** Tesseract OSD's orientation confidence: above about 2 it is rarely wrong. */
   confidence: number;
+  /** The script OSD saw (`Latin`, `Han`, `Arabic`...), when it named one. */
+  script?: string;
+  scriptConfidence?: number;
 }
 
 /** How well a pass read a page: upside-down or sideways text reads as low-confidence gibberish. */
@@ -41,11 +44,17 @@ export async function readUpright(
   dpi: number,
   reader: WordReader,
   context: ReadContext,
+  known: { first?: TsvPage; guess?: OrientationGuess | null } = {},
 ): Promise<{ page: TsvPage; rotation: Rotation }> {
-  const first = await reader.readWords(png, dpi, context);
+  const first = known.first ?? (await reader.readWords(png, dpi, context));
   const firstQuality = readingQuality(first);
   if (firstQuality.words === 0 || readsUpright(firstQuality)) return { page: first, rotation: 0 };
-  const guess = reader.detectOrientation ? await reader.detectOrientation(png, dpi, context) : null;
+  const guess =
+    known.guess !== undefined
+      ? known.guess
+      : reader.detectOrientation
+        ? await reader.detectOrientation(png, dpi, context)
+        : null;
   if (
     guess?.rotation === 0 &&
     guess.confidence >= CONFIDENT_OSD &&
@@ -56,10 +65,7 @@ export async function readUpright(
   }
   let best = { page: first, rotation: 0 as Rotation, quality: firstQuality };
   for (const rotation of turnsToTry(guess, firstQuality)) {
-    const turned = await sharp(png)
-      .rotate(rotation)
-      .png({ compressionLevel: 1, adaptiveFiltering: false })
-      .toBuffer();
+    const turned = await turn(png, rotation);
     const page = await reader.readWords(turned, dpi, context);
     const quality = readingQuality(page);
     if (readsUpright(quality) && quality.goodChars >= best.quality.goodChars) return { page, rotation };
@@ -101,7 +107,13 @@ export function readingQuality(page: TsvPage): ReadingQuality {
   };
 }
 
-function readsUpright(quality: ReadingQuality): boolean {
+/** The page image turned clockwise by a quarter turn or more. */
+export function turn(png: Buffer, rotation: Rotation): Promise<Buffer> {
+  if (rotation === 0) return Promise.resolve(png);
+  return sharp(png).rotate(rotation).png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+}
+
+export function readsUpright(quality: ReadingQuality): boolean {
   return (
     quality.words > 0 &&
     quality.meanConfidence >= UPRIGHT_MIN_CONFIDENCE &&

@@ -1,8 +1,12 @@
 import type { PageRaster } from "../images/decode.ts";
+import { rasterRules } from "../images/rules.ts";
+import type { Rule } from "../paginated/geometry.ts";
 import { deskew } from "./deskew.ts";
+import { readDetectingLanguage } from "./detect-language.ts";
 import type { OcrOptions, OcrPage } from "./engine.ts";
+import { missedInk } from "./missed-ink.ts";
 import { OcrError } from "./ocr-error.ts";
-import { type OrientationGuess, readUpright } from "./orientation.ts";
+import { type OrientationGuess, type Rotation, readUpright, turn } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
 import { type TsvPage, toRunsAndLines } from "./tsv.ts";
 
@@ -12,6 +16,11 @@ export interface ReadContext {
   language: string;
   /** Aborted when the page runs out of time or the caller gives up; the reader stops its work then. */
   signal: AbortSignal;
+  /**
+   * Read what is left on a page whose words were painted out (missed-ink.ts) as one block of text (Tesseract page
+   * segmentation 6), whose layout analysis does not drop small isolated words as the automatic one does.
+   */
+  sparse?: boolean;
 }
 
 /**
@@ -23,6 +32,8 @@ export interface WordReader {
   name(): Promise<string>;
   /** Words and lines of the image (Tesseract page segmentation 3: fully automatic), in its pixels. */
   readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage>;
+  /** The language codes it has data for; English only when left out. */
+  languages?(): Promise<string[]>;
   /** Tesseract's orientation and script detection; null when it cannot tell. */
   detectOrientation?(png: Buffer, dpi: number, context: ReadContext): Promise<OrientationGuess | null>;
 }
@@ -38,8 +49,8 @@ export async function recognizePage(
   reader: WordReader,
   options: OcrOptions = {},
 ): Promise<OcrPage> {
-  const language = options.language ?? "eng";
-  if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(language)) {
+  const language = options.language;
+  if (language !== undefined && !/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(language)) {
     throw new OcrError(`Not a Tesseract language: ${language}`, "OCR_FAILED");
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_OCR_TIMEOUT_MS;
@@ -47,16 +58,27 @@ export async function recognizePage(
     return await ocrSlots.run(async () => {
       const deadline = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-      const context: ReadContext = { language, signal };
       let png = raster.png;
       let skewAngle = 0;
       if (options.deskew) ({ png, angle: skewAngle } = await deskew(png));
       signal.throwIfAborted();
-      const upright =
-        options.detectOrientation === false
-          ? { page: await reader.readWords(png, raster.ocrDpi, context), rotation: 0 as const }
-          : await readUpright(png, raster.ocrDpi, reader, context);
-      const { runs, lines } = toRunsAndLines(upright.page, 72 / raster.ocrDpi);
+      const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
+      const uprightPng = await turn(png, upright.rotation);
+      const rules = await rasterRules(uprightPng, 72 / raster.ocrDpi, raster.ocrDpi);
+      const missed = await missedInk(
+        uprightPng,
+        upright.page,
+        await rasterRules(uprightPng, 1, raster.ocrDpi),
+      );
+      if (missed) {
+        const context = { language: upright.language, signal, sparse: true };
+        const more = await reader.readWords(missed, raster.ocrDpi, context);
+        upright.page = withMissedWords(upright.page, more);
+      }
+      const read = toRunsAndLines(upright.page, 72 / raster.ocrDpi, {
+        verticalColumns: upright.language.split("+").every((code) => code.endsWith("_vert")),
+      });
+      const { runs, lines } = withoutRuleMarks(read, rules);
       const sideways = upright.rotation === 90 || upright.rotation === 270;
       return {
         pageNumber: raster.pageNumber,
@@ -64,14 +86,86 @@ export async function recognizePage(
         height: sideways ? raster.widthPt : raster.heightPt,
         runs,
         lines,
+        rules,
         rotation: upright.rotation,
         skewAngle,
+        language: upright.language,
         engine: await reader.name(),
       };
     }, options.signal);
   } catch (error) {
     throw asOcrError(error);
   }
+}
+
+/**
+ * One page image read upright: in the languages asked for, or else in those detected on the page (see
+ * detect-language.ts); turned upright unless orientation detection is off.
+ */
+async function readPage(
+  png: Buffer,
+  dpi: number,
+  reader: WordReader,
+  context: { language: string | undefined; signal: AbortSignal },
+  options: OcrOptions,
+): Promise<{ page: TsvPage; rotation: Rotation; language: string }> {
+  const { signal } = context;
+  if (context.language === undefined && options.detectOrientation !== false) {
+    return readDetectingLanguage(png, dpi, reader, { signal });
+  }
+  const language = context.language ?? "eng";
+  if (options.detectOrientation === false) {
+    return { page: await reader.readWords(png, dpi, { language, signal }), rotation: 0, language };
+  }
+  return { ...(await readUpright(png, dpi, reader, { language, signal })), language };
+}
+
+/** Blocks of the sparse pass are numbered after the first pass's, so their lines stay apart. */
+const MISSED_BLOCK_OFFSET = 10_000;
+/** Words of the sparse pass below this confidence are specks read as letters. */
+const MISSED_MIN_CONFIDENCE = 60;
+
+function withMissedWords(page: TsvPage, more: TsvPage): TsvPage {
+  const words = more.words
+    .filter((word) => word.conf >= MISSED_MIN_CONFIDENCE && /[\p{L}\p{N}]/u.test(word.text))
+    .map((word) => ({ ...word, block: word.block + MISSED_BLOCK_OFFSET }));
+  if (words.length === 0) return page;
+  const lines = more.lines.map((line) => ({ ...line, block: line.block + MISSED_BLOCK_OFFSET }));
+  return { words: [...page.words, ...words], lines: [...page.lines, ...lines] };
+}
+
+/**
+ * OCR reads a vertical ruling line as a word of bars (`|`, `I`, `l`, `[`): such a word lying on a vertical rule is
+ * the rule, not text, and is left out (with its place in its line).
+ */
+function withoutRuleMarks(
+  read: { runs: OcrPage["runs"]; lines: OcrPage["lines"] },
+  rules: readonly Rule[],
+): { runs: OcrPage["runs"]; lines: OcrPage["lines"] } {
+  const vertical = rules.filter((rule) => rule.orientation === "v");
+  if (vertical.length === 0) return read;
+  const isMark = (run: OcrPage["runs"][number]) =>
+    /^[|[\]!lI1]+$/.test(run.text) &&
+    vertical.some(
+      (rule) =>
+        rule.x1 >= run.box.x1 - 2 &&
+        rule.x1 <= run.box.x2 + 2 &&
+        rule.y1 <= run.box.y2 &&
+        rule.y2 >= run.box.y1,
+    );
+  const keep = read.runs.map((run) => !isMark(run));
+  if (keep.every(Boolean)) return read;
+  const newIndex: number[] = [];
+  let kept = 0;
+  for (const flag of keep) newIndex.push(flag ? kept++ : -1);
+  const runs = read.runs.filter((_, i) => keep[i]);
+  const lines = read.lines
+    .map((line) => {
+      const indexes = line.runs.filter((i) => keep[i]).map((i) => newIndex[i]);
+      return { ...line, runs: indexes, text: indexes.map((i) => runs[i].text).join(" ") };
+    })
+    .filter((line) => line.runs.length > 0);
+  return { runs, lines };
 }
 
 /** Errors of a page's OCR as OcrErrors: an abort by the time limit is OCR_TIMEOUT, by the caller OCR_ABORTED. */

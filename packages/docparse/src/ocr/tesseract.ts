@@ -75,12 +75,28 @@ export const tesseractCli: WordReader = {
     // the inverted pass (tessedit_do_invert) only runs on lines read with low confidence, e.g. white on black.
     // Most of the time goes to the LSTM, which reads each line scaled to 36 px: the raster's resolution is the
     // lever (ocrScale in images/decode.ts, OCR_DPI in pdf/load.ts).
-    const args = ["stdin", "stdout", "-l", context.language, "--psm", "3", "--dpi", dpiArg(dpi), "tsv"];
+    // The plain text follows the TSV on stdout: its spaces say which of a line's words are one (tsv.ts).
+    const args = [
+      "stdin",
+      "stdout",
+      "-l",
+      context.language,
+      "--psm",
+      context.sparse ? "6" : "3",
+      "--dpi",
+      dpiArg(dpi),
+      "tsv",
+      "txt",
+    ];
     const result = await runTesseract(args, png, context.signal);
     if (result.code !== 0) {
       throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
     }
     return parseTesseractTsv(result.stdout.toString("utf8"));
+  },
+
+  async languages() {
+    return (await tesseractInstallation())?.languages ?? [];
   },
 
   async detectOrientation(png: Buffer, dpi: number, context: ReadContext): Promise<OrientationGuess | null> {
@@ -114,7 +130,13 @@ export function parseOsd(report: string): OrientationGuess | null {
   if (!rotate || !confidence) return null;
   const rotation = Number(rotate[1]);
   if (rotation !== 0 && rotation !== 90 && rotation !== 180 && rotation !== 270) return null;
-  return { rotation: rotation as Rotation, confidence: Number(confidence[1]) };
+  const script = /^Script:\s*(\S+)/m.exec(report)?.[1];
+  const scriptConfidence = /^Script confidence:\s*([\d.]+)/m.exec(report)?.[1];
+  return {
+    rotation: rotation as Rotation,
+    confidence: Number(confidence[1]),
+    ...(script ? { script, scriptConfidence: Number(scriptConfidence ?? 0) } : {}),
+  };
 }
 
 async function requireLanguages(language: string): Promise<void> {

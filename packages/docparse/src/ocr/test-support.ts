@@ -126,3 +126,60 @@ export function wordRecall(reference: string, ocrText: string): number {
   }
   return hits / expected.length;
 }
+
+/**
+ * A table drawn as an image: `rows` of cells in columns of equal width, with ruling lines around every cell when
+ * `ruled`, else only aligned; black on white, 12 pt DejaVu Sans, as a gray PNG with its resolution.
+ */
+export async function tableImage(
+  rows: readonly (readonly string[])[],
+  options: { ruled?: boolean; dpi?: number; columnWidthIn?: number; font?: string; fontPt?: number } = {},
+): Promise<Buffer> {
+  const { ruled = true, dpi = 300, columnWidthIn = 2, font = "DejaVu Sans", fontPt = 12 } = options;
+  const columns = Math.max(...rows.map((row) => row.length));
+  const fontPx = (fontPt * dpi) / 72;
+  const cellWidth = columnWidthIn * dpi;
+  // Ruled rows leave room around the text for the lines; aligned rows are spaced as text lines are.
+  const rowHeight = fontPx * (ruled ? 2.2 : 1.6);
+  const left = dpi;
+  const top = dpi * 0.75;
+  const width = Math.round(left * 2 + columns * cellWidth);
+  const height = Math.round(top * 2 + rows.length * rowHeight);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = "#000000";
+  context.font = `${fontPx}px "${font}"`;
+  rows.forEach((row, r) => {
+    row.forEach((cell, c) => {
+      context.fillText(
+        cell,
+        left + c * cellWidth + fontPx * 0.6,
+        top + r * rowHeight + rowHeight * 0.5 + fontPx * 0.35,
+      );
+    });
+  });
+  if (ruled) {
+    context.strokeStyle = "#000000";
+    context.lineWidth = Math.max(2, Math.round(dpi / 100));
+    for (let r = 0; r <= rows.length; r++) {
+      context.beginPath();
+      context.moveTo(left, top + r * rowHeight);
+      context.lineTo(left + columns * cellWidth, top + r * rowHeight);
+      context.stroke();
+    }
+    for (let c = 0; c <= columns; c++) {
+      context.beginPath();
+      context.moveTo(left + c * cellWidth, top);
+      context.lineTo(left + c * cellWidth, top + rows.length * rowHeight);
+      context.stroke();
+    }
+  }
+  return sharp(canvas.toBuffer("image/png"))
+    .flatten({ background: "#ffffff" })
+    .toColourspace("b-w")
+    .withDensity(dpi)
+    .png()
+    .toBuffer();
+}

@@ -1,4 +1,5 @@
 import type { OcrLine, OcrRun } from "./engine.ts";
+import { isRightToLeft, unspacedScript } from "./languages.ts";
 
 /**
  * Tesseract's TSV output (the `tsv` config of the program, `tsv: true` in tesseract.js): one row per page, block,
@@ -38,12 +39,21 @@ export interface TsvPage {
 const LEVEL_LINE = 4;
 const LEVEL_WORD = 5;
 
-/** Parses TSV text; rows that are not lines or words with text and a confidence of at least 0 are left out. */
+/**
+ * Parses TSV text; rows that are not lines or words with text and a confidence of at least 0 are left out. The
+ * program's plain text may follow the TSV rows (the `tsv txt` configs together): its spaces then tell which words
+ * of a line are one word of the text (Korean words OCR split into syllables, Chinese runs split into pieces).
+ */
 export function parseTesseractTsv(tsv: string): TsvPage {
   const words: TsvWord[] = [];
   const lines: TsvLine[] = [];
+  const textLines: string[] = [];
   for (const row of tsv.split("\n")) {
     const cells = row.replace(/\r$/, "").split("\t");
+    if (cells.length === 1) {
+      if (cells[0].trim() !== "") textLines.push(cells[0].trim());
+      continue;
+    }
     if (cells.length < 12) continue;
     const level = Number(cells[0]);
     const [block, paragraph, line, left, top, width, height, conf] = [2, 3, 4, 6, 7, 8, 9, 10].map((i) =>
@@ -56,16 +66,94 @@ export function parseTesseractTsv(tsv: string): TsvPage {
     if (text === "" || conf < 0) continue;
     words.push({ block, paragraph, line, left, top, width, height, conf, text });
   }
-  return { words, lines };
+  const spaced = textLines.length > 0 ? joinBySpaces(words, textLines) : words;
+  return joinUnspacedWords({ words: spaced, lines });
 }
 
 /**
- * Words as text runs and lines in points: a pixel is `pointsPerPixel` points. A run's font size is its line's
+ * Joins a line's neighbouring words that the plain text writes without a space between them. The text's lines
+ * and the TSV's come from one iterator, in one order; when a text line does not spell its TSV line's words (a
+ * word left out for its confidence), that line is left as it is.
+ */
+function joinBySpaces(words: TsvWord[], textLines: string[]): TsvWord[] {
+  const out: TsvWord[] = [];
+  const squeeze = (text: string) => text.replace(/\s+/g, "");
+  let textIndex = 0;
+  let index = 0;
+  while (index < words.length) {
+    const id = lineId(words[index]);
+    let end = index;
+    while (end < words.length && lineId(words[end]) === id) end++;
+    const line = words.slice(index, end);
+    index = end;
+    const squeezedLine = squeeze(line.map((w) => w.text).join(""));
+    let found = -1;
+    for (let t = textIndex; t < Math.min(textLines.length, textIndex + 3); t++) {
+      if (squeeze(textLines[t]) === squeezedLine) {
+        found = t;
+        break;
+      }
+    }
+    if (found < 0) {
+      out.push(...line);
+      continue;
+    }
+    textIndex = found + 1;
+    const text = textLines[found];
+    let at = 0;
+    let previous: TsvWord | null = null;
+    for (const word of line) {
+      // Where the word starts in the text, and whether a space comes before it.
+      let spaceBefore = false;
+      while (at < text.length && /\s/.test(text[at])) {
+        spaceBefore = true;
+        at++;
+      }
+      at += word.text.length;
+      if (previous && !spaceBefore) {
+        previous = mergeWords(previous, word);
+        out[out.length - 1] = previous;
+      } else {
+        out.push(word);
+        previous = word;
+      }
+    }
+  }
+  return out;
+}
+
+/** Two neighbouring words of a line as one: boxes united, confidence weighted by characters. */
+function mergeWords(a: TsvWord, b: TsvWord): TsvWord {
+  const left = Math.min(a.left, b.left);
+  const top = Math.min(a.top, b.top);
+  const right = Math.max(a.left + a.width, b.left + b.width);
+  const bottom = Math.max(a.top + a.height, b.top + b.height);
+  const chars = [...a.text].length;
+  const more = [...b.text].length;
+  return {
+    ...a,
+    left,
+    top,
+    width: right - left,
+    height: bottom - top,
+    conf: (a.conf * chars + b.conf * more) / (chars + more),
+    text: a.text + b.text,
+  };
+}
+
+/**
+ * Words as text runs and lines in points: a pixel is `pointsPerPixel` points. With `verticalColumns` (a page
+ * read with vertical CJK data) every word is a column's text, running down. A run's font size is its line's
  * height, the closest an OCR engine comes to the size of the type.
  */
-export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: OcrRun[]; lines: OcrLine[] } {
+export function toRunsAndLines(
+  page: TsvPage,
+  pointsPerPixel: number,
+  options: { verticalColumns?: boolean } = {},
+): { runs: OcrRun[]; lines: OcrLine[] } {
   const k = pointsPerPixel;
   const round = (v: number) => Math.round(v * 100) / 100;
+  if (options.verticalColumns) page = joinColumnWords(page);
   const lineRows = new Map(page.lines.map((l) => [lineId(l), l]));
   const lines = new Map<string, OcrLine & { words: string[]; heightPx: number }>();
   const runs: OcrRun[] = [];
@@ -111,14 +199,18 @@ export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: O
       fontSize: 0,
       bold: false,
       italic: false,
-      dir: "ltr",
+      // Vertical CJK columns follow each other from right to left, as a right-to-left page's columns do.
+      dir: options.verticalColumns || isRightToLeft(word.text) ? "rtl" : "ltr",
+      ...(options.verticalColumns ? { vertical: true } : {}),
       confidence: Math.min(1, Math.max(0, word.conf / 100)),
       lineId: id,
     });
   }
   const out: OcrLine[] = [];
   for (const { words, heightPx, ...line } of lines.values()) {
-    const fontSize = Math.max(1, Math.round(heightPx * k * 10) / 10);
+    // A column's type size is its width.
+    const sizePx = options.verticalColumns ? line.box.x2 - line.box.x1 : heightPx;
+    const fontSize = Math.max(1, Math.round(sizePx * k * 10) / 10);
     for (const index of line.runs) runs[index].fontSize = fontSize;
     out.push({
       ...line,
@@ -132,6 +224,53 @@ export function toRunsAndLines(page: TsvPage, pointsPerPixel: number): { runs: O
     });
   }
   return { runs, lines: out };
+}
+
+/**
+ * Joins the words of one line that OCR split inside a script written without spaces (Chinese, Japanese, Thai):
+ * neighbours whose touching characters are both of such a script, less than a line height apart, become one word.
+ * (What the program's plain text gives, for engines without it.)
+ */
+export function joinUnspacedWords(page: TsvPage): TsvPage {
+  const words: TsvWord[] = [];
+  for (const word of page.words) {
+    const previous = words.at(-1);
+    const joined =
+      previous !== undefined &&
+      lineId(previous) === lineId(word) &&
+      unspacedScript([...previous.text].at(-1)) &&
+      unspacedScript([...word.text][0]) &&
+      word.left - (previous.left + previous.width) < Math.max(previous.height, word.height);
+    if (previous && joined) words[words.length - 1] = mergeWords(previous, word);
+    else words.push(word);
+  }
+  return { words, lines: page.lines };
+}
+
+/**
+ * Words of one column of vertical writing as one word: each next word that stands below the previous one, across
+ * most of its width and within a character's height, joins it (OCR splits a column into several lines).
+ */
+function joinColumnWords(page: TsvPage): TsvPage {
+  const words: TsvWord[] = [];
+  for (const word of page.words) {
+    const previous = words.at(-1);
+    const overlap = previous
+      ? Math.min(previous.left + previous.width, word.left + word.width) - Math.max(previous.left, word.left)
+      : 0;
+    const below = previous ? word.top - (previous.top + previous.height) : 0;
+    if (
+      previous &&
+      overlap >= 0.5 * Math.min(previous.width, word.width) &&
+      below > -0.5 * word.width &&
+      below < 1.5 * Math.max(previous.width, word.width)
+    ) {
+      words[words.length - 1] = { ...mergeWords(previous, word), block: previous.block };
+    } else {
+      words.push(word);
+    }
+  }
+  return { words, lines: page.lines };
 }
 
 function lineId(row: { block: number; paragraph: number; line: number }): string {

@@ -11,28 +11,34 @@ export const OCR_PAGES_IN_FLIGHT = 3;
  * The geometry of a page read by OCR, in the upright page's points. A page the engine cannot read (a timeout, a
  * crash of the OCR program) becomes a page without text and a warning: one bad page does not fail the document.
  * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
- * nothing at all on text skewed by a few degrees.
+ * nothing at all on text skewed by a few degrees; `alwaysDeskew` straightens every page first (image files:
+ * photos of pages are rarely straight).
  */
 export async function ocrPageGeometry(
   raster: PageRaster,
   parsing: Required<ParsingOptions>,
   base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images">,
+  options: { alwaysDeskew?: boolean } = {},
 ): Promise<PageGeometry> {
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
-    let page = await engine.recognize(raster, { deskew: parsing.skew_detection });
-    if (!parsing.skew_detection && page.runs.length < 3) {
-      const straightened = await engine.recognize(raster, { deskew: true });
+    const language = parsing.ocr_languages.length > 0 ? parsing.ocr_languages.join("+") : undefined;
+    const deskew = parsing.skew_detection || options.alwaysDeskew === true;
+    let page = await engine.recognize(raster, { deskew, language });
+    if (!deskew && page.runs.length < 3) {
+      const straightened = await engine.recognize(raster, { deskew: true, language });
       if (straightened.runs.length > page.runs.length) page = straightened;
     }
-    // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go.
+    // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go. A page
+    // without drawn rules (a scan, an image) has the ruling lines found in its raster.
     const turned = page.rotation !== 0;
+    const rules = turned || base.rules.length === 0 ? page.rules : base.rules;
     return {
       pageNumber: base.pageNumber,
       width: page.width,
       height: page.height,
       runs: page.runs,
-      rules: turned ? [] : base.rules,
+      rules,
       rects: turned ? [] : base.rects,
       images: turned ? [] : base.images,
       textSource: "ocr",

@@ -201,6 +201,7 @@ describe("documents parse API", () => {
       barcode_detection: false,
       table_merging: false,
       ocr_model: "model03",
+      ocr_languages: [],
     });
     assert.deepEqual(snapshot.enrichmentOptions, {
       table_summarization: false,
