@@ -39,6 +39,8 @@ export async function startTestServer(
       relayPort: 0,
       logLevel: "silent",
       executor: "none",
+      // The machine's image cache of tests: the default image is built once, not per test server.
+      imageCacheDir: path.dirname(TEST_IMAGES_DIR),
       ...overrides,
       dataDir,
     },
