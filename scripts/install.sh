@@ -8,10 +8,10 @@ what="${1:-runtime}"
 export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
-# nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with English
+# nft (nftables), debootstrap and its keyring for the default image, lxcfs for the sandboxes' own /proc figures. Document parsing: tesseract with English
 # and orientation data for OCR of scans and images; headless LibreOffice with Python-UNO for the office pool that
 # converts DOC, XLS, PPT, Keynote, RTF and OpenDocument files.
-runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
+runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client lxcfs
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; a font the
