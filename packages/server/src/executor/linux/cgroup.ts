@@ -325,10 +325,21 @@ export function unifiedCgroupDir(id: string, scope: CgroupScope = {}): string {
   return dirs(id, scope).unified;
 }
 
-/** How many processes of the sandbox the kernel's OOM killer has killed (memory.oom_control's `oom_kill`). */
+/**
+ * How many processes of the sandbox the kernel's OOM killer has killed (memory.oom_control's `oom_kill`). A v1
+ * group counts only its own tasks' kills, so the sandbox's groups (daemon, workload, each process's) are summed.
+ */
 export async function oomKillCount(id: string, scope: CgroupScope = {}): Promise<number> {
-  const text = await readFile(join(dirs(id, scope).memory, "memory.oom_control"), "utf8");
-  return Number(parseKeyValues(text).get("oom_kill") ?? 0);
+  const top = dirs(id, scope).memory;
+  // The sandbox's own group first: a sandbox that is gone rejects (ENOENT).
+  let total = Number(
+    parseKeyValues(await readFile(join(top, "memory.oom_control"), "utf8")).get("oom_kill") ?? 0,
+  );
+  for (const dir of (await treeDirs(top)).filter((d) => d !== top)) {
+    const text = await readFile(join(dir, "memory.oom_control"), "utf8").catch(() => "");
+    total += Number(parseKeyValues(text).get("oom_kill") ?? 0);
+  }
+  return total;
 }
 
 /**
