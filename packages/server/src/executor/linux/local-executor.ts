@@ -305,6 +305,8 @@ export class LocalExecutor implements Executor {
   #reserved = new Set<number>();
   /** Callers waiting on the default image's build, told each progress line. */
   readonly #imageWatchers = new Set<(line: string) => void>();
+  /** The last progress line of a build under way; undefined when none is. */
+  #imageLastLine: string | undefined;
   #lastIndex: number | undefined;
   #daemonCode: Promise<DaemonCode> | undefined;
   #resolver: SandboxResolver | undefined;
@@ -367,14 +369,21 @@ export class LocalExecutor implements Executor {
    * progress line goes to the log and to every caller's `onProgress` (a start waiting on it).
    */
   async #image(onProgress?: (line: string) => void): Promise<string> {
-    if (onProgress) this.#imageWatchers.add(onProgress);
+    if (onProgress) {
+      this.#imageWatchers.add(onProgress);
+      // A build (or a wait for another server's) already under way: say so at once, not at its next line.
+      if (this.#imageLastLine !== undefined) onProgress(this.#imageLastLine);
+    }
     try {
-      return await ensureDefaultImage(this.#o.imageCacheDir ?? DEFAULT_IMAGE_CACHE_DIR, {
+      const rootfs = await ensureDefaultImage(this.#o.imageCacheDir ?? DEFAULT_IMAGE_CACHE_DIR, {
         onProgress: (line) => {
+          this.#imageLastLine = line;
           this.#o.log("building the default image", { step: line });
           for (const watcher of this.#imageWatchers) watcher(line);
         },
       });
+      this.#imageLastLine = undefined;
+      return rootfs;
     } finally {
       if (onProgress) this.#imageWatchers.delete(onProgress);
     }
