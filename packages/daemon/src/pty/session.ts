@@ -186,9 +186,10 @@ export class PtySession {
       this.exited.then(() => true),
       new Promise<false>((done) => setTimeout(() => done(false), graceMs).unref()),
     ]);
+    // Whatever the hang-up left (a daemonized descendant) goes with the session.
+    this.#killTree?.();
     if (!ended) {
       this.#signalGroup("SIGKILL");
-      this.#killTree?.();
       await Promise.race([this.exited, new Promise((done) => setTimeout(done, 2000).unref())]);
     }
   }

@@ -58,11 +58,17 @@ describe("a sandbox sees its own limits in /proc and nproc", { skip }, () => {
     const result = await sandbox.run("sh", {
       args: [
         "-c",
-        "nproc; awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo; free -b | awk '/^Mem:/ {print $2}'; cut -d' ' -f1 /proc/uptime",
+        "nproc; awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo; free -b | awk '/^Mem:/ {print $2}'; cut -d' ' -f1 /proc/uptime; grep -c ^processor /proc/cpuinfo; grep -c '^cpu[0-9]' /proc/stat",
       ],
     });
     assert.equal(result.exitCode, 0, result.stderr);
-    const [nproc, memTotal, freeTotal, uptime] = result.stdout.trim().split("\n").map(Number);
+    const [nproc, memTotal, freeTotal, uptime, cpuinfo, statCpus] = result.stdout
+      .trim()
+      .split("\n")
+      .map(Number);
+    console.log(
+      `# in the sandbox: nproc ${nproc}, MemTotal ${memTotal} B, uptime ${uptime} s, cpuinfo ${cpuinfo} CPUs, /proc/stat ${statCpus} CPUs (host: ${os.availableParallelism()} CPUs)`,
+    );
     const mib = 1024 * 1024;
     // The user's processes get the sandbox's memory less the daemon's reserve: that is what they can use.
     const reserve = daemonReserve({ cpus: 1, memoryMb: 1024 }).memoryMb;
