@@ -2,10 +2,11 @@
  * # lxcfs
  *
  * Inside a 1-CPU, 1 GiB sandbox, `free`, `top` and every runtime that sizes itself (Python, JVMs, build tools)
- * would see the host's memory, CPUs and uptime. Debian's `lxcfs` serves /proc files that answer with the
- * reader's own cgroup limits (`meminfo` from its memory limit, `cpuinfo` and `stat` from its CPUs, `uptime` from
- * its start): the executor binds them over the sandbox's /proc (`lxcfsBinds`). `nproc` reads the CPU affinity, so
- * the launcher also pins each sandbox to as many CPUs as it has (`sandboxCpuList`).
+ * would see the host's memory, CPUs and uptime. Debian's `lxcfs` serves /proc files that answer with the cgroup
+ * limits of the reader's pid namespace's init (`meminfo` from its memory limit, `uptime` from its start;
+ * `cpuinfo` and `stat` from its cpuset, which sandboxes do not restrict): the executor binds them over the
+ * sandbox's /proc (`lxcfsBinds`). `nproc` reads the CPU affinity, so the launcher also pins each sandbox to as
+ * many CPUs as it has (`sandboxCpuList`).
  *
  * One lxcfs serves the whole machine at `LXCFS_DIR`. It is started here when needed, detached (it outlives this
  * server, like the sandboxes that read it), and found again by the next server. A lxcfs that was killed leaves
