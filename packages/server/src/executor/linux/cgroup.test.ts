@@ -184,7 +184,8 @@ describe("cgroups on this host", { skip }, () => {
     const elapsedNs = Number(process.hrtime.bigint() - startedAt);
     const share = (afterUsage.cpuNs - before.cpuNs) / elapsedNs;
     t.diagnostic(`CPU share with cpus=0.5 and two spinners: ${share.toFixed(2)}`);
-    assert.ok(share > 0.3 && share < 0.7, `share ${share}`);
+    // The quota is the upper bound; a loaded host may leave the group far less (0.21 seen at load average 100).
+    assert.ok(share > 0.02 && share < 0.7, `share ${share}`);
 
     await freeze(id, scope);
     const frozenAt = (await usage(id, scope)).cpuNs;
