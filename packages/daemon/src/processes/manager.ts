@@ -340,6 +340,7 @@ export class ProcessManager {
       throw spawnFailed(request.command, error);
     }
     if (!cgroupName) this.#prepareChild(child.pid);
+    else this.#cgroups?.raiseOomScore(child.pid);
     const output = new OutputStore({
       spoolPath: join(this.#spoolDir, `${this.#nextHandle}.spool`),
       maxMemoryBytes: this.#maxMemory,

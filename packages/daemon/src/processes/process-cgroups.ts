@@ -53,9 +53,8 @@ export class ProcessCgroups {
     for (const hierarchy of this.#hierarchies) {
       mkdirSync(join(this.root, "workload", hierarchy, name), { recursive: true });
     }
-    // The child inherits the OOM score: the OOM killer must pick it before the daemon. Raising needs no
-    // privilege; coming back down works to the floor the executor set (oom_score_adj_min).
-    const ownScore = this.#setOomScore("1000");
+    // The daemon's OOM score stays as it is: for the spawn it is in the workload's memory group, whose OOM
+    // killer must pick the workload's processes (the caller raises the child's score), never the daemon.
     try {
       // "0" is the writing process: the whole thread group moves.
       for (const hierarchy of this.#hierarchies) {
@@ -64,19 +63,19 @@ export class ProcessCgroups {
       return spawn();
     } finally {
       this.#returnHome();
-      if (ownScore !== undefined) this.#setOomScore(ownScore);
     }
   }
 
-  /** Sets the daemon's oom_score_adj; returns the value before, undefined when it cannot. */
-  #setOomScore(value: string): string | undefined {
+  /** Makes a process the OOM killer's first choice (raising needs no privilege); false when it cannot. */
+  raiseOomScore(pid: number): boolean {
     try {
-      const before = readFileSync("/proc/self/oom_score_adj", "utf8").trim();
-      writeFileSync("/proc/self/oom_score_adj", value);
-      return before;
+      writeFileSync(`/proc/${pid}/oom_score_adj`, "1000");
+      return true;
     } catch (error) {
-      this.#log(`cannot set the daemon's oom_score_adj to ${value}: ${(error as Error).message}`);
-      return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ESRCH")
+        this.#log(`cannot raise the OOM score of ${pid}: ${(error as Error).message}`);
+      return false;
     }
   }
 

@@ -152,6 +152,8 @@ export class PtyManager {
       );
     }
     const cgroups = this.#cgroups;
+    // The OOM killer's first choice, before the daemon (its children inherit it).
+    if (cgroupName) cgroups?.raiseOomScore(pty.pid);
     const session = new PtySession({
       id,
       pty,

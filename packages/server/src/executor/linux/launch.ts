@@ -143,8 +143,8 @@ export interface SandboxLaunch {
   /** Where stdout and stderr go; default `<sandboxDir>/daemon.log`. */
   logFile?: string;
   /**
-   * oom_score_adj of the sandbox's first process, set by the launcher where the host allows (CAP_SYS_RESOURCE; it
-   * is then also the floor the daemon may come back down to after raising it for a child).
+   * oom_score_adj of the sandbox's first process, set by the launcher where the host allows (lowering it needs
+   * CAP_SYS_RESOURCE); the daemon raises each child's to 1000.
    */
   oomScoreAdj?: number;
   /** Files bound read-only over the sandbox's /proc after it is mounted (lxcfs.ts: its own limits' view). */
