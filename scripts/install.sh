@@ -8,14 +8,15 @@ what="${1:-runtime}"
 export npm_config_loglevel=error npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # The local executor: bubblewrap, setpriv/nsenter/losetup (util-linux), mkfs.ext4 (e2fsprogs), ip (iproute2),
-# nft (nftables), debootstrap and its keyring for the default image. Document parsing: tesseract with orientation
+# nft (nftables), debootstrap and its keyring for the default image, lxcfs for the sandboxes' own /proc figures.
+# Document parsing: tesseract with orientation
 # and script detection (osd) and the language data of the world's common scripts for OCR of scans and images (the
 # codes are parsing_options.ocr_languages' list in packages/contract); heif-convert (libheif-examples) for HEIC;
 # headless LibreOffice with Python-UNO for the office pool that converts DOC, XLS, PPT, Keynote, RTF and
 # OpenDocument files. OCI images: skopeo pulls, umoci unpacks.
 ocr_languages=(eng deu fra spa por ita nld pol tur ces ron hun swe dan nor fin ind msa vie rus ukr ell ara fas urd
   heb hin ben tam tha chi-sim chi-sim-vert chi-tra chi-tra-vert jpn jpn-vert kor kor-vert)
-runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client
+runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables debootstrap debian-archive-keyring openssh-client lxcfs
   tesseract-ocr tesseract-ocr-osd "${ocr_languages[@]/#/tesseract-ocr-}" libheif-examples
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   skopeo umoci)

@@ -4,13 +4,15 @@ import { flushCompileCache } from "node:module";
 import { parseArgs } from "node:util";
 import { RUNTIME_PORT } from "@svc/contract/runtime";
 import { buildDaemon, startDaemon } from "./daemon.ts";
+import { ProcessCgroups } from "./processes/process-cgroups.ts";
 
 /** When this process's modules were loaded, in ms since it started (see the start-up line below). */
 const codeLoadedAt = performance.now();
 
 const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
                   [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
-                  [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--spool-dir DIR]
+                  [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--process-cgroups DIR]
+                  [--spool-dir DIR]
                   [--max-output-memory-bytes N] [--log-level silent|error|warn|info|debug]
        svc-daemon --warm-up
 
@@ -47,6 +49,7 @@ function parse() {
       "sandbox-id": { type: "string" },
       "default-user": { type: "string" },
       "memory-cgroup": { type: "string" },
+      "process-cgroups": { type: "string" },
       "spool-dir": { type: "string" },
       "max-output-memory-bytes": { type: "string" },
       "log-level": { type: "string" },
@@ -109,6 +112,17 @@ process.on("unhandledRejection", (reason) => {
   );
 });
 
+// Each process tree in its own cgroup (given by the executor); without them, process groups.
+let processCgroups: ProcessCgroups | undefined;
+if (flags["process-cgroups"]) {
+  const log = (message: string) => process.stderr.write(`svc-daemon: ${message}\n`);
+  try {
+    processCgroups = new ProcessCgroups(flags["process-cgroups"], log);
+  } catch (error) {
+    log(`process cgroups unavailable, using process groups: ${(error as Error).message}`);
+  }
+}
+
 let daemon: Awaited<ReturnType<typeof startDaemon>>;
 try {
   daemon = await startDaemon({
@@ -119,6 +133,7 @@ try {
     logLevel,
     defaultUser: flags["default-user"],
     memoryCgroup: flags["memory-cgroup"],
+    processCgroups,
     spoolDir: flags["spool-dir"],
     maxOutputMemoryBytes: integer("max-output-memory-bytes", flags["max-output-memory-bytes"], 4096, 2 ** 40),
   });

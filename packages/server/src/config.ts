@@ -267,6 +267,22 @@ export const options = {
     description:
       "With databaseUrl: an executor whose heartbeat is this old is lost; its sandboxes end executor_lost",
   },
+  daemonUnresponsiveSecs: {
+    env: "SVC_DAEMON_UNRESPONSIVE_SECS",
+    flag: "--daemon-unresponsive-secs",
+    schema: Type.Integer({ minimum: 10, maximum: 86400 }),
+    default: 300,
+    description:
+      "A sandbox whose daemon process still runs but has not answered its health checks for this long ends daemon_unreachable (a daemon that is gone ends after two failed checks)",
+  },
+  imageCacheDir: {
+    env: "SVC_IMAGE_CACHE_DIR",
+    flag: "--image-cache-dir",
+    schema: Type.String({ minLength: 1 }),
+    default: "/var/cache/svc",
+    description:
+      "Where the built-in sandbox image is built once per machine, keyed by its recipe, shared by every server on it",
+  },
   modelProviders: {
     env: "SVC_MODEL_PROVIDERS",
     flag: "--model-providers",

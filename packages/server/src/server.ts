@@ -83,6 +83,7 @@ async function startSandboxes(
   if (config.executor === "local" && roles.has("executor")) {
     executor = new LocalExecutor({
       dataDir: config.dataDir,
+      imageCacheDir: config.imageCacheDir,
       hostId: hostIdOf(config),
       cpuOvercommit: config.cpuOvercommit,
       memoryOvercommit: config.memoryOvercommit,
@@ -153,6 +154,7 @@ async function startSandboxes(
     snapshots,
     secretOf,
     maxTimeoutSecs: config.sandboxMaxTimeoutSecs,
+    daemonUnresponsiveSecs: config.daemonUnresponsiveSecs,
     log,
     resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
     keepPools: (now) => keeper.pass(now),

@@ -39,11 +39,14 @@ export async function startTestServer(
       relayPort: 0,
       logLevel: "silent",
       executor: "none",
+      // The machine's image cache of tests: the default image is built once, not per test server.
+      imageCacheDir: path.dirname(TEST_IMAGES_DIR),
       ...overrides,
       dataDir,
     },
   });
-  if (config.executor === "local") {
+  // A test that gives its own image cache sees only that one.
+  if (config.executor === "local" && overrides.imageCacheDir === undefined) {
     // Every test server shares one image cache: the default image is built once per machine, not per test.
     await mkdir(TEST_IMAGES_DIR, { recursive: true });
     await symlink(TEST_IMAGES_DIR, path.join(dataDir, "images")).catch((error) => {

@@ -1,6 +1,7 @@
 import type { Sandbox as SandboxRecord } from "@svc/contract";
 import { Client } from "@svc/sdk";
 import { parse, printTable, UsageError } from "../usage.ts";
+import { waitForSandbox } from "./sandbox-wait.ts";
 
 function printRecord(record: SandboxRecord, json: boolean | undefined): void {
   if (json) {
@@ -72,7 +73,9 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
         timeout_secs: numberOption(values.timeout, "timeout"),
         exposed_ports: portsOption(values.ports),
       });
-      const record = values["no-wait"] ? await sandbox.refresh() : await sandbox.waitUntilRunning();
+      const record = values["no-wait"]
+        ? await sandbox.refresh()
+        : await waitForSandbox(sandbox, process.stderr);
       printRecord(record, values.json);
       return 0;
     }

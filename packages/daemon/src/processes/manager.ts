@@ -14,6 +14,7 @@ import {
 } from "@svc/contract/runtime";
 import { MemoryCgroup } from "./memory-cgroup.ts";
 import { OutputStore } from "./output.ts";
+import type { ProcessCgroups } from "./process-cgroups.ts";
 import { signalNumberOfName } from "./signals.ts";
 import { type ResolvedUser, resolveUser, UserDatabase } from "./users.ts";
 
@@ -29,6 +30,11 @@ export interface ProcessManagerOptions {
    * right after they start, and its `oom_kill` counter tells OOM kills from other SIGKILLs.
    */
   memoryCgroup?: string;
+  /**
+   * One cgroup per process (process-cgroups.ts): a kill or a timeout ends the whole tree with cgroup.kill, and
+   * each process's OOM kills are counted in its own memory group. Without it, process groups and `memoryCgroup`.
+   */
+  processCgroups?: ProcessCgroups;
   /** Where output beyond the memory limit is spooled. Default: a fresh directory under the OS temp dir. */
   spoolDir?: string;
   /** Bytes of output each running process keeps in memory before spooling older lines. Default 8 MiB. */
@@ -73,6 +79,8 @@ export class ManagedProcess {
   oomKilled = false;
   /** The daemon itself sent the SIGKILL (DELETE, timeout, shutdown): not an OOM kill. */
   killedByDaemon = false;
+  /** Its own cgroup (ProcessCgroups), when the daemon has them. */
+  cgroup: string | undefined;
   /** Resolves when the process has exited (its stdio may still be open). */
   readonly exited: Promise<void>;
   /** Resolves when the process has exited and its output streams have closed. */
@@ -208,6 +216,9 @@ export class ProcessManager {
   readonly #processes = new Map<number, ManagedProcess>();
   readonly #users: UserDatabase;
   readonly #cgroup: MemoryCgroup | undefined;
+  readonly #cgroups: ProcessCgroups | undefined;
+  /** Makes the names of process cgroups unique across restarts of the daemon. */
+  readonly #cgroupPrefix = `p${Date.now().toString(36)}`;
   readonly #spoolDir: string;
   readonly #ownsSpoolDir: boolean;
   readonly #log: (message: string) => void;
@@ -226,6 +237,7 @@ export class ProcessManager {
     this.#log = options.log ?? ((message) => process.stderr.write(`svc-daemon: ${message}\n`));
     this.#users = new UserDatabase(options.passwdFile);
     this.#cgroup = options.memoryCgroup ? new MemoryCgroup(options.memoryCgroup) : undefined;
+    this.#cgroups = options.processCgroups;
     this.#maxMemory = positive(options.maxOutputMemoryBytes, 8 * 1024 * 1024, "maxOutputMemoryBytes");
     this.#maxEndedMemory = positive(
       options.maxEndedOutputMemoryBytes,
@@ -300,25 +312,35 @@ export class ProcessManager {
       capture(request.stdout_mode),
       capture(request.stderr_mode),
     ];
-    const oomBaseline = this.#cgroup?.oomKillCount();
     const args = request.args ?? [];
-    let child: ChildProcess;
-    try {
-      child = spawn(request.command, args, {
+    const cgroupName = this.#cgroups ? `${this.#cgroupPrefix}-${this.#nextHandle}` : undefined;
+    const memory =
+      this.#cgroups && cgroupName && this.#cgroups.hierarchies.includes("memory")
+        ? new MemoryCgroup(join(this.#cgroups.root, "workload", "memory", cgroupName))
+        : this.#cgroup;
+    const oomBaseline = cgroupName && memory ? 0 : memory?.oomKillCount();
+    const run = () =>
+      spawn(request.command, args, {
         cwd,
         env,
         stdio,
         detached: true,
         ...(switchUser ? { uid: user.uid, gid: user.gid } : {}),
       });
+    let child: ChildProcess;
+    try {
+      child = this.#cgroups && cgroupName ? this.#cgroups.spawnInto(cgroupName, run) : run();
     } catch (error) {
+      if (cgroupName) this.#cgroups?.remove(cgroupName);
       throw spawnFailed(request.command, error);
     }
     if (child.pid === undefined) {
       const [error] = (await once(child, "error")) as [Error];
+      if (cgroupName) this.#cgroups?.remove(cgroupName);
       throw spawnFailed(request.command, error);
     }
-    this.#prepareChild(child.pid);
+    if (!cgroupName) this.#prepareChild(child.pid);
+    else this.#cgroups?.raiseOomScore(child.pid);
     const output = new OutputStore({
       spoolPath: join(this.#spoolDir, `${this.#nextHandle}.spool`),
       maxMemoryBytes: this.#maxMemory,
@@ -334,6 +356,7 @@ export class ProcessManager {
       output,
       stdinPiped,
     });
+    managed.cgroup = cgroupName;
     capturePipe(child.stdout, "stdout", output);
     capturePipe(child.stderr, "stderr", output);
     child.on("error", (error) => this.#log(`process ${managed.pid}: ${error.message}`));
@@ -355,11 +378,14 @@ export class ProcessManager {
           signal === 9 &&
           !managed.killedByDaemon &&
           oomBaseline !== undefined &&
-          (this.#cgroup?.oomKillCount() ?? 0) > oomBaseline;
+          (memory?.oomKillCount() ?? 0) > oomBaseline;
         managed.oomKilled = oom;
         managed.status = oom ? "oom_killed" : "signaled";
       }
       this.#forgetOldEnded();
+      // Its group goes once empty: at once, or at a later start when detached descendants have ended.
+      if (cgroupName) this.#cgroups?.remove(cgroupName);
+      this.#sweepCgroups();
     });
     void managed.closed.then(() => output.setMemoryLimit(this.#maxEndedMemory));
 
@@ -399,7 +425,17 @@ export class ProcessManager {
 
   #kill(managed: ManagedProcess): void {
     if (managed.running) managed.killedByDaemon = true;
+    // The whole tree at once, descendants that left the process group included; the group as a fallback.
+    if (managed.cgroup) this.#cgroups?.kill(managed.cgroup);
     managed.signalGroup(9);
+  }
+
+  /** Removes the empty groups of ended processes (their detached descendants kept them until now). */
+  #sweepCgroups(): void {
+    if (!this.#cgroups) return;
+    const keep = new Set<string>();
+    for (const p of this.#processes.values()) if (p.running && p.cgroup) keep.add(p.cgroup);
+    this.#cgroups.sweep(keep);
   }
 
   #prepareChild(pid: number): void {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join, resolve } from "node:path";
@@ -6,6 +6,7 @@ import { ServiceError } from "@svc/contract/errors";
 import { PTY_PRE_READY_BUFFER_BYTES } from "@svc/contract/pty-frames";
 import { type CreatePtySessionRequest, clampPtySize, MAX_PTY_SESSIONS } from "@svc/contract/runtime";
 import type * as NodePty from "node-pty";
+import type { ProcessCgroups } from "../processes/process-cgroups.ts";
 import { type ResolvedUser, UserDatabase } from "../processes/users.ts";
 import { PtySession } from "./session.ts";
 
@@ -31,6 +32,8 @@ export interface PtyManagerOptions {
   ptyReplayBytes?: number;
   /** The passwd file the shell of the default user is read from. Default `/etc/passwd`. */
   passwdFile?: string;
+  /** Each session in its own cgroup (process-cgroups.ts): deleting it ends its whole tree. */
+  processCgroups?: ProcessCgroups;
 }
 
 /** PATH of every PTY process: the request's `env` may replace it. */
@@ -53,10 +56,12 @@ export class PtyManager {
   readonly #replayBytes: number;
   readonly #sweeper: NodeJS.Timeout | undefined;
   readonly #switchUser: boolean;
+  readonly #cgroups: ProcessCgroups | undefined;
   #closing = false;
 
   constructor(defaultUser: ResolvedUser, options: PtyManagerOptions = {}) {
     this.#user = defaultUser;
+    this.#cgroups = options.processCgroups;
     this.#users = new UserDatabase(options.passwdFile);
     this.#idleMs = options.ptyIdleTimeoutMs ?? DEFAULT_IDLE_MS;
     this.#replayBytes = options.ptyReplayBytes ?? PTY_PRE_READY_BUFFER_BYTES;
@@ -122,9 +127,13 @@ export class PtyManager {
           [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
         ]
       : [executable, args];
-    let pty: NodePty.IPty;
-    try {
-      pty = spawnPty(file, argv, {
+    const id = `pty_${randomBytes(12).toString("base64url")}`;
+    // Cgroup names are lower case: the id's hex digest names the session's group.
+    const cgroupName = this.#cgroups
+      ? `t${createHash("sha256").update(id).digest("hex").slice(0, 20)}`
+      : undefined;
+    const run = () =>
+      spawnPty(file, argv, {
         name: env.TERM,
         cols: size.cols,
         rows: size.rows,
@@ -132,21 +141,39 @@ export class PtyManager {
         env,
         encoding: null,
       });
+    let pty: NodePty.IPty;
+    try {
+      pty = this.#cgroups && cgroupName ? this.#cgroups.spawnInto(cgroupName, run) : run();
     } catch (error) {
+      if (cgroupName) this.#cgroups?.remove(cgroupName);
       throw new ServiceError(
         "SPAWN_FAILED",
         `cannot start "${request.command}": ${(error as Error).message}`,
       );
     }
+    const cgroups = this.#cgroups;
+    // The OOM killer's first choice, before the daemon (its children inherit it).
+    if (cgroupName) cgroups?.raiseOomScore(pty.pid);
     const session = new PtySession({
-      id: `pty_${randomBytes(12).toString("base64url")}`,
+      id,
       pty,
       command: request.command,
       args,
       rows: size.rows,
       cols: size.cols,
       replayBytes: this.#replayBytes,
-      onExit: () => this.#forgetOldEnded(),
+      onExit: () => {
+        if (cgroupName) cgroups?.remove(cgroupName);
+        this.#forgetOldEnded();
+      },
+      ...(cgroups && cgroupName
+        ? {
+            killTree: () => {
+              cgroups.kill(cgroupName);
+              cgroups.remove(cgroupName);
+            },
+          }
+        : {}),
     });
     this.#sessions.set(session.id, session);
     return session;

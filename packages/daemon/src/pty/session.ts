@@ -42,6 +42,8 @@ export interface PtySessionInit {
   cols: number;
   replayBytes: number;
   onExit: (session: PtySession) => void;
+  /** Kills the session's whole process tree at once (its cgroup); without it, its process group is killed. */
+  killTree?: () => void;
 }
 
 /**
@@ -70,10 +72,12 @@ export class PtySession {
   readonly #clients = new Set<Client>();
   #outputPaused = false;
   #deleted = false;
+  readonly #killTree: (() => void) | undefined;
 
   constructor(init: PtySessionInit) {
     this.id = init.id;
     this.#pty = init.pty;
+    this.#killTree = init.killTree;
     this.pid = init.pty.pid;
     this.command = init.command;
     this.args = init.args;
@@ -172,12 +176,18 @@ export class PtySession {
     this.#deleted = true;
     for (const client of this.#clients)
       client.ws.close(PTY_CLOSE_SESSION_DELETED, PTY_CLOSE_SESSION_DELETED_REASON);
-    if (this.status !== "running") return;
+    if (this.status !== "running") {
+      // What the shell left running in the background goes with the session.
+      this.#killTree?.();
+      return;
+    }
     this.#signalGroup("SIGHUP");
     const ended = await Promise.race([
       this.exited.then(() => true),
       new Promise<false>((done) => setTimeout(() => done(false), graceMs).unref()),
     ]);
+    // Whatever the hang-up left (a daemonized descendant) goes with the session.
+    this.#killTree?.();
     if (!ended) {
       this.#signalGroup("SIGKILL");
       await Promise.race([this.exited, new Promise((done) => setTimeout(done, 2000).unref())]);

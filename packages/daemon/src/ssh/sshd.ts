@@ -4,6 +4,7 @@ import { chown, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:f
 import { join } from "node:path";
 import { ServiceError } from "@svc/contract/errors";
 import { SANDBOX_SSHD_PORT, type SshStatus } from "@svc/contract/runtime";
+import type { ProcessCgroups } from "../processes/process-cgroups.ts";
 import { type ResolvedUser, resolveUser, UserDatabase } from "../processes/users.ts";
 import { ensureHostKey } from "./host-key.ts";
 
@@ -20,6 +21,8 @@ export interface SshdOptions {
   sshdPath?: string;
   /** The passwd file users are resolved from. Default `/etc/passwd`. */
   passwdFile?: string;
+  /** sshd and its sessions run in their own cgroup `sshd` (process-cgroups.ts), on the user's side. */
+  processCgroups?: ProcessCgroups;
 }
 
 interface Running {
@@ -110,6 +113,8 @@ export class SshdManager {
   /** Enable, disable and close run one at a time. */
   #queue: Promise<unknown> = Promise.resolve();
 
+  readonly #cgroups: ProcessCgroups | undefined;
+
   constructor(options: SshdOptions, defaultUser: () => ResolvedUser, log: (message: string) => void) {
     this.#hostKeyPath = options.sshHostKeyPath ?? "/etc/ssh/ssh_host_ed25519_key";
     this.#runDir = options.sshRunDir ?? "/run/svc-sshd";
@@ -119,6 +124,7 @@ export class SshdManager {
     this.#users = new UserDatabase(options.passwdFile);
     this.#defaultUser = defaultUser;
     this.#log = log;
+    this.#cgroups = options.processCgroups;
   }
 
   get port(): number {
@@ -204,13 +210,15 @@ export class SshdManager {
       }),
       { mode: 0o644 },
     );
-    const child = spawn(this.#sshdPath, ["-D", "-e", "-f", configPath], {
-      cwd: existsSync(user.home) ? user.home : "/",
-      env: { PATH: BASE_PATH, HOME: user.home, USER: user.name, LOGNAME: user.name, LANG: "C.UTF-8" },
-      stdio: ["ignore", "ignore", "pipe"],
-      detached: true,
-      ...(user.uid !== own ? { uid: user.uid, gid: user.gid } : {}),
-    });
+    const run = () =>
+      spawn(this.#sshdPath, ["-D", "-e", "-f", configPath], {
+        cwd: existsSync(user.home) ? user.home : "/",
+        env: { PATH: BASE_PATH, HOME: user.home, USER: user.name, LOGNAME: user.name, LANG: "C.UTF-8" },
+        stdio: ["ignore", "ignore", "pipe"],
+        detached: true,
+        ...(user.uid !== own ? { uid: user.uid, gid: user.gid } : {}),
+      });
+    const child = this.#cgroups ? this.#cgroups.spawnInto("sshd", run) : run();
     let log = "";
     let ready = false;
     const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));

@@ -14,6 +14,8 @@ export interface SandboxSpec {
   authSecret: string;
   /** Start from this root disk (a snapshot's, taken by `snapshot`, or a template's) instead of an empty one. */
   snapshotId?: string | null;
+  /** What a long start is waiting for: `building_image` (the built-in image, once per machine) with a line. */
+  onProgress?: (stage: "building_image", line: string) => void;
 }
 
 export interface StartedSandbox {
@@ -48,6 +50,11 @@ export interface Executor {
   start(spec: SandboxSpec): Promise<StartedSandbox>;
   /** Whether a sandbox started earlier (by this or a previous server process) still runs and answers. */
   isAlive(id: string, started: StartedSandbox): Promise<boolean>;
+  /**
+   * Whether the sandbox's daemon process still exists, answering or not: a daemon that does not answer but runs
+   * is busy, not gone. Absent: a daemon that does not answer is taken as gone.
+   */
+  daemonRunning?(id: string): Promise<boolean>;
   /**
    * Replaces a running sandbox's egress policy in one atomic swap (connections already open are kept). Throws
    * ServiceError INVALID_REQUEST when the policy is bad or one of its hostnames does not resolve; the policy in

@@ -41,8 +41,13 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** Sandboxes started at once. */
   startConcurrency?: number;
-  /** How often the daemons of running sandboxes are checked; one that fails twice ends `daemon_unreachable`. */
+  /**
+   * How often the daemons of running sandboxes are checked; one that fails twice ends `daemon_unreachable` when its
+   * process is gone, or when it has not answered for `daemonUnresponsiveSecs` while its process still runs.
+   */
   livenessIntervalMs?: number;
+  /** How long a daemon whose process still runs may go unanswered (busy under a storm) before it is ended. */
+  daemonUnresponsiveSecs?: number;
   /** Finds the tree of a file-system mount in the sandbox's project; without it, mounts cannot converge. */
   resolveMount?: (projectId: string, mount: FileSystemMount) => Promise<MountResolution>;
   /** Sandbox snapshots: the ones a restart interrupted end failed. */
@@ -72,7 +77,8 @@ export class Scheduler {
   #stopped = false;
   #lastLiveness = 0;
   /** Consecutive failed health checks of running sandboxes. */
-  #unanswered = new Map<string, number>();
+  /** Running sandboxes whose daemon did not answer: failed checks in a row, and when the first failed. */
+  #unanswered = new Map<string, { failures: number; since: number }>();
   /** The last apply of each sandbox's egress policy, queued one after another (see #applyStoredNetwork). */
   #networkApplies = new Map<string, Promise<void>>();
   /** Snapshots being taken, by sandbox. */
@@ -89,6 +95,7 @@ export class Scheduler {
       tickMs: 250,
       startConcurrency: 4,
       livenessIntervalMs: 5000,
+      daemonUnresponsiveSecs: 300,
       ...options,
     };
   }
@@ -356,6 +363,7 @@ export class Scheduler {
 
   async #startOne(executor: Executor, row: SandboxRow): Promise<void> {
     const { repo, now } = this.#o;
+    let reported: string | undefined;
     try {
       const started = await executor.start({
         id: row.id,
@@ -368,6 +376,12 @@ export class Scheduler {
         network: row.network,
         authSecret: this.#o.secretOf(row.id),
         snapshotId: row.snapshotId ?? row.templateId,
+        // The record says why a first start takes a minute or two (the CLI shows it).
+        onProgress: (stage) => {
+          if (reported === stage) return;
+          reported = stage;
+          void repo.update(row.id, { pendingReason: stage }).catch(() => undefined);
+        },
       });
       // Mounts given at create: in place before the sandbox is reported running; one that cannot converge
       // ends the sandbox with its typed reason.
@@ -722,14 +736,28 @@ export class Scheduler {
         this.#unanswered.delete(row.id);
         continue;
       }
-      const failures = (this.#unanswered.get(row.id) ?? 0) + 1;
-      this.#unanswered.set(row.id, failures);
-      if (failures < 2) continue;
+      const now = this.#o.now();
+      const entry = this.#unanswered.get(row.id) ?? { failures: 0, since: now };
+      entry.failures++;
+      this.#unanswered.set(row.id, entry);
+      if (entry.failures < 2) continue;
+      // A daemon whose process still runs is busy (a storm in the sandbox takes its CPU), not gone: it gets
+      // daemonUnresponsiveSecs before the sandbox is given up.
+      const stillRuns = (await executor.daemonRunning?.(row.id).catch(() => false)) ?? false;
+      const silentSecs = Math.round((now - entry.since) / 1000);
+      if (stillRuns && now - entry.since < this.#o.daemonUnresponsiveSecs * 1000) {
+        if (entry.failures === 2) {
+          this.#o.log("a sandbox's daemon is busy: it runs but does not answer", { sandbox: row.id });
+        }
+        continue;
+      }
       this.#unanswered.delete(row.id);
       const ended = await this.#o.repo.transition(row.id, ["running"], {
         status: "terminated",
         terminationReason: "daemon_unreachable",
-        errorDetails: "the sandbox's daemon stopped answering its health checks",
+        errorDetails: stillRuns
+          ? `the sandbox's daemon runs but has not answered its health checks for ${silentSecs} s`
+          : "the sandbox's daemon stopped answering its health checks: its process is gone",
         outcome: "failed",
         endedAt: this.#o.now(),
       });

@@ -184,7 +184,8 @@ describe("cgroups on this host", { skip }, () => {
     const elapsedNs = Number(process.hrtime.bigint() - startedAt);
     const share = (afterUsage.cpuNs - before.cpuNs) / elapsedNs;
     t.diagnostic(`CPU share with cpus=0.5 and two spinners: ${share.toFixed(2)}`);
-    assert.ok(share > 0.3 && share < 0.7, `share ${share}`);
+    // The quota is the upper bound; a loaded host may leave the group far less (0.21 seen at load average 100).
+    assert.ok(share > 0.02 && share < 0.7, `share ${share}`);
 
     await freeze(id, scope);
     const frozenAt = (await usage(id, scope)).cpuNs;
@@ -208,7 +209,9 @@ describe("cgroups on this host", { skip }, () => {
     const layout = cgroupLayout();
     const pidsDir = join(layout.v1.pids, scope.parent as string, id);
     assert.ok((await usage(id, scope)).tasks <= 128);
-    assert.ok(Number(parseKeyValues(readFileSync(join(pidsDir, "pids.events"), "utf8")).get("max")) > 0);
+    // A v1 group counts the forks refused to its own tasks: the bomb runs in the daemon's group (launchers join it).
+    const events = readFileSync(join(pidsDir, "daemon", "pids.events"), "utf8");
+    assert.ok(Number(parseKeyValues(events).get("max")) > 0);
     const started = performance.now();
     await killAll(id, { ...scope, timeoutMs: 5000 });
     t.diagnostic(`fork bomb killed in ${(performance.now() - started).toFixed(1)} ms`);

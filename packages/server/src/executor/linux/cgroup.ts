@@ -6,13 +6,19 @@
  * that holds several of them, like `cpu,cpuacct`, is joined once) and one in the controller-less cgroup2 tree
  * (`unified`), whose `cgroup.kill`, `cgroup.freeze` and `cgroup.events` give a reliable kill and freeze.
  *
- * A launcher writes its own pid into every path `createCgroups` returns, then execs the sandbox: every process
- * of the sandbox is then in all of them. cpuset is left alone (a new child starts with an empty cpu list).
+ * Inside each, two siblings: `daemon` (the runtime daemon: the launcher writes its own pid into every path
+ * `createCgroups` returns, then execs the sandbox) and `workload` (the user's processes: the daemon starts each
+ * process tree in a child group there, process-cgroups.ts of the daemon). The sandbox's limits are on `<id>`;
+ * `workload` has less memory and fewer tasks than that, so a fork bomb or a memory storm leaves the daemon a
+ * reserve (`daemonReserve`), and `daemon` has a larger CPU weight, so a CPU storm does not starve it. `workload`
+ * and its control files belong to nobody (65534), so a uid-0 process of the sandbox, which has no capability,
+ * cannot raise its limits through the bound directories; the daemon (CAP_DAC_OVERRIDE) creates groups there.
+ * cpuset is left alone (a new child starts with an empty cpu list).
  *
  * Everything here is a plain file operation in this process: no tool is spawned.
  */
 import { type Dirent, existsSync, readFileSync, watch } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { chown, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -28,6 +34,26 @@ export const DEFAULT_PIDS_MAX = 4096;
 export const MIN_PIDS_MAX = 128;
 const CFS_PERIOD_US = 100_000;
 const MIN_CFS_QUOTA_US = 1_000;
+
+/** CPU weight (v1 cpu.shares) of the daemon's group next to the workload's default 1024. */
+export const DAEMON_CPU_SHARES = 8192;
+/** The uid and gid that own `workload` (nobody): no process of the sandbox runs as it. */
+const WORKLOAD_OWNER = 65534;
+
+/** The two groups inside a sandbox's cgroup. */
+export type SandboxGroup = "daemon" | "workload";
+
+/**
+ * What the daemon keeps for itself out of the sandbox's limits: a quarter of the memory (32 to 192 MiB) and an
+ * eighth of the tasks (32 to 256); the workload gets the rest.
+ */
+export function daemonReserve(limits: CgroupLimits): { memoryMb: number; pids: number } {
+  const pids = Math.max(MIN_PIDS_MAX, Math.floor(limits.pids ?? DEFAULT_PIDS_MAX));
+  return {
+    memoryMb: Math.min(192, Math.max(32, Math.floor(limits.memoryMb / 4))),
+    pids: Math.min(256, Math.max(32, Math.floor(pids / 8))),
+  };
+}
 
 export interface CgroupLimits {
   /** CPU time as a number of CPUs (0.5 is half of one CPU); enforced by CFS quota. */
@@ -107,6 +133,47 @@ export function cgroupLayout(scope: CgroupScope = {}): CgroupLayout {
   return detectedLayout;
 }
 
+/** Names of the distinct hierarchies a sandbox joins (`memory`, `cpu`, ..., `unified`) and their mounts. */
+function hierarchyMounts(scope: CgroupScope): Array<[string, string]> {
+  const layout = cgroupLayout(scope);
+  const seen = new Map<string, string>();
+  for (const controller of V1_CONTROLLERS) {
+    const mount = layout.v1[controller];
+    if (![...seen.values()].includes(mount)) seen.set(controller, mount);
+  }
+  seen.set("unified", layout.unified);
+  return [...seen];
+}
+
+/**
+ * The directories of one of the sandbox's two groups, by hierarchy name (`memory`, `cpu`, `pids`, `freezer`,
+ * `unified`...): the executor binds them into the sandbox for the daemon.
+ */
+export function sandboxGroupDirs(
+  id: string,
+  group: SandboxGroup,
+  scope: CgroupScope = {},
+): Record<string, string> {
+  checkId(id);
+  const parent = scope.parent ?? DEFAULT_CGROUP_PARENT;
+  return Object.fromEntries(
+    hierarchyMounts(scope).map(([name, mount]) => [name, join(mount, parent, id, group)]),
+  );
+}
+
+/** Whether the sandbox's daemon group still has a process (false when it is gone or has no such group). */
+export async function daemonGroupPopulated(id: string, scope: CgroupScope = {}): Promise<boolean> {
+  try {
+    const events = await readFile(
+      join(sandboxGroupDirs(id, "daemon", scope).unified, "cgroup.events"),
+      "utf8",
+    );
+    return parseKeyValues(events).get("populated") === "1";
+  } catch {
+    return false;
+  }
+}
+
 interface Dirs {
   memory: string;
   cpu: string;
@@ -177,28 +244,71 @@ export async function createCgroups(
     throw new CgroupError(`invalid memoryMb: ${limits.memoryMb}`);
   }
   const d = dirs(id, scope);
+  const daemon = sandboxGroupDirs(id, "daemon", scope);
+  const workload = sandboxGroupDirs(id, "workload", scope);
   try {
-    for (const dir of d.all) await mkdir(dir, { recursive: true });
-
-    const memoryBytes = String(limits.memoryMb * 1024 * 1024);
-    const memsw = join(d.memory, "memory.memsw.limit_in_bytes");
-    const hasMemsw = existsSync(memsw);
-    // memsw must stay >= limit: when raising, memsw has to go first, when lowering, last.
-    if (hasMemsw) await writeFile(memsw, memoryBytes).catch(() => {});
-    await writeFile(join(d.memory, "memory.limit_in_bytes"), memoryBytes);
-    if (hasMemsw) await writeFile(memsw, memoryBytes);
+    for (const dir of [...d.all, ...Object.values(daemon), ...Object.values(workload)]) {
+      await mkdir(dir, { recursive: true });
+    }
+    const pids = Math.max(MIN_PIDS_MAX, Math.floor(limits.pids ?? DEFAULT_PIDS_MAX));
+    const reserve = daemonReserve(limits);
+    await setMemoryLimit(d.memory, limits.memoryMb);
+    await setMemoryLimit(workload.memory, Math.max(1, limits.memoryMb - reserve.memoryMb));
 
     const quota = Math.max(MIN_CFS_QUOTA_US, Math.round(limits.cpus * CFS_PERIOD_US));
     await writeFile(join(d.cpu, "cpu.cfs_period_us"), String(CFS_PERIOD_US));
     await writeFile(join(d.cpu, "cpu.cfs_quota_us"), String(quota));
+    await writeFile(join(daemon.cpu, "cpu.shares"), String(DAEMON_CPU_SHARES));
 
-    const pids = Math.max(MIN_PIDS_MAX, Math.floor(limits.pids ?? DEFAULT_PIDS_MAX));
     await writeFile(join(d.pids, "pids.max"), String(pids));
+    await writeFile(join(workload.pids, "pids.max"), String(Math.max(1, pids - reserve.pids)));
+    await disown([...Object.values(workload), ...Object.values(daemon)]);
   } catch (error) {
-    await removeEmptyDirs(d.all);
+    await removeEmptyDirs([...Object.values(daemon), ...Object.values(workload), ...d.all]);
     throw error;
   }
-  return d.all.map((dir) => join(dir, "cgroup.procs"));
+  return Object.values(daemon).map((dir) => join(dir, "cgroup.procs"));
+}
+
+/** memory.limit_in_bytes and, where the kernel has it, memsw at the same value (no swap beyond the limit). */
+async function setMemoryLimit(dir: string, memoryMb: number): Promise<void> {
+  const memoryBytes = String(memoryMb * 1024 * 1024);
+  const memsw = join(dir, "memory.memsw.limit_in_bytes");
+  const hasMemsw = existsSync(memsw);
+  // memsw must stay >= limit: when raising, memsw has to go first, when lowering, last.
+  if (hasMemsw) await writeFile(memsw, memoryBytes).catch(() => {});
+  await writeFile(join(dir, "memory.limit_in_bytes"), memoryBytes);
+  if (hasMemsw) await writeFile(memsw, memoryBytes);
+}
+
+/** Gives the workload's directories and their control files to nobody (see the module comment). */
+async function disown(list: string[]): Promise<void> {
+  for (const dir of list) {
+    await chown(dir, WORKLOAD_OWNER, WORKLOAD_OWNER);
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.isFile()) await chown(join(dir, entry.name), WORKLOAD_OWNER, WORKLOAD_OWNER);
+    }
+  }
+}
+
+/** Every directory of a cgroup tree, the deepest first (for removal). */
+async function treeDirs(dir: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const below: string[] = [];
+  for (const entry of entries)
+    if (entry.isDirectory()) below.push(...(await treeDirs(join(dir, entry.name))));
+  return [...below, dir];
+}
+
+/** Pids in a cgroup and every group below it. */
+async function readTreePids(dir: string): Promise<number[]> {
+  return (await Promise.all((await treeDirs(dir)).map(readPids))).flat();
 }
 
 async function removeEmptyDirs(list: string[]): Promise<void> {
@@ -215,10 +325,21 @@ export function unifiedCgroupDir(id: string, scope: CgroupScope = {}): string {
   return dirs(id, scope).unified;
 }
 
-/** How many processes of the sandbox the kernel's OOM killer has killed (memory.oom_control's `oom_kill`). */
+/**
+ * How many processes of the sandbox the kernel's OOM killer has killed (memory.oom_control's `oom_kill`). A v1
+ * group counts only its own tasks' kills, so the sandbox's groups (daemon, workload, each process's) are summed.
+ */
 export async function oomKillCount(id: string, scope: CgroupScope = {}): Promise<number> {
-  const text = await readFile(join(dirs(id, scope).memory, "memory.oom_control"), "utf8");
-  return Number(parseKeyValues(text).get("oom_kill") ?? 0);
+  const top = dirs(id, scope).memory;
+  // The sandbox's own group first: a sandbox that is gone rejects (ENOENT).
+  let total = Number(
+    parseKeyValues(await readFile(join(top, "memory.oom_control"), "utf8")).get("oom_kill") ?? 0,
+  );
+  for (const dir of (await treeDirs(top)).filter((d) => d !== top)) {
+    const text = await readFile(join(dir, "memory.oom_control"), "utf8").catch(() => "");
+    total += Number(parseKeyValues(text).get("oom_kill") ?? 0);
+  }
+  return total;
 }
 
 /**
@@ -349,14 +470,14 @@ export async function killAll(id: string, options: KillOptions = {}): Promise<vo
   } else if (existsSync(d.freezer)) {
     await freezeV1(d.freezer, timeoutMs);
     try {
-      killPids(await readPids(d.freezer));
+      killPids(await readTreePids(d.freezer));
     } finally {
       await writeFile(join(d.freezer, "freezer.state"), "THAWED");
     }
   }
   // Stragglers in single v1 groups; SIGKILLed tasks leave their cgroups in do_exit, before being reaped.
   for (;;) {
-    const left = (await Promise.all(d.all.map(readPids))).flat();
+    const left = (await Promise.all(d.all.map(readTreePids))).flat();
     if (left.length === 0) return;
     if (Date.now() > deadline) {
       throw new CgroupError(`sandbox ${id} still has processes after ${timeoutMs} ms: ${left.join(" ")}`);
@@ -374,9 +495,12 @@ export async function removeCgroups(id: string, scope: KillOptions = {}): Promis
   const d = dirs(id, scope);
   const present = d.all.filter((dir) => existsSync(dir));
   if (present.length === 0) return;
-  const populated = (await Promise.all(present.map(readPids))).some((pids) => pids.length > 0);
+  const populated = (await Promise.all(present.map(readTreePids))).some((pids) => pids.length > 0);
   if (populated) await killAll(id, scope);
-  for (const dir of present) {
+  // The daemon, workload and per-process groups first: a group with children cannot go.
+  const all: string[] = [];
+  for (const dir of present) all.push(...(await treeDirs(dir)));
+  for (const dir of all) {
     for (let attempt = 0; ; attempt++) {
       try {
         await rmdir(dir);

@@ -68,6 +68,8 @@ export const SANDBOX_PATHS = {
   runDir: "/run/svc",
   authSecret: "/run/svc/auth-secret",
   memoryCgroup: "/run/svc/memory-cgroup",
+  /** The daemon's and the workload's cgroup directories, `<group>/<hierarchy>` (cgroup.ts, process-cgroups.ts). */
+  processCgroups: "/run/svc/cgroup",
   daemonMain: "/opt/svc/app/packages/daemon/src/main.ts",
   /** The daemon bundled into one file (daemon-bundle.ts), when launched that way. */
   daemonBundle: "/opt/svc/app/daemon.mjs",
@@ -140,6 +142,15 @@ export interface SandboxLaunch {
   capabilities?: readonly string[];
   /** Where stdout and stderr go; default `<sandboxDir>/daemon.log`. */
   logFile?: string;
+  /**
+   * oom_score_adj of the sandbox's first process, set by the launcher where the host allows (lowering it needs
+   * CAP_SYS_RESOURCE); the daemon raises each child's to 1000.
+   */
+  oomScoreAdj?: number;
+  /** Files bound read-only over the sandbox's /proc after it is mounted (lxcfs.ts: its own limits' view). */
+  procBinds?: readonly BindMount[];
+  /** CPUs the sandbox is pinned to (a `taskset -c` list, lxcfs.ts), so `nproc` shows its own; unset: all. */
+  cpuList?: string;
 }
 
 export interface LaunchedSandbox {
@@ -301,6 +312,7 @@ export function bwrapArgs(spec: SandboxLaunch): string[] {
     if (existsSync(`/proc/${dir}`))
       args.push("--perms", "0555", "--tmpfs", `/proc/${dir}`, "--remount-ro", `/proc/${dir}`);
   }
+  for (const bind of spec.procBinds ?? []) args.push("--ro-bind", resolve(bind.source), bind.dest);
   // /tmp is the root's own /tmp, on the sandbox's sized disk: a tmpfs would be charged to the sandbox's memory
   // (and sized from the host's), so filling it would OOM-kill everything inside. /dev/shm stays a small tmpfs.
   args.push("--dev", "/dev", "--perms", "1777", "--size", String(SHM_BYTES), "--tmpfs", "/dev/shm");
@@ -328,6 +340,11 @@ export function bwrapArgs(spec: SandboxLaunch): string[] {
   return args;
 }
 
+function checkCpuList(list: string): string {
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list)) throw new Error(`bad cpu list: ${list}`);
+  return list;
+}
+
 /**
  * The whole command line: `bash -c <script> svc-launch <cgroup.procs…> nsenter … bwrap …`. The script joins the
  * cgroups, closes every fd above 4 that the server may have inherited without close-on-exec (bash, unlike dash,
@@ -337,6 +354,13 @@ export function launchCommand(spec: SandboxLaunch): { file: string; args: string
   const script = [
     ...spec.cgroupProcs.map((_, i) => `echo $$ >"$${i + 1}" || exit 125`),
     ...(spec.cgroupProcs.length ? [`shift ${spec.cgroupProcs.length}`] : []),
+    ...(spec.cpuList !== undefined
+      ? [`taskset -pc ${checkCpuList(spec.cpuList)} $$ >/dev/null || exit 125`]
+      : []),
+    ...(spec.oomScoreAdj !== undefined
+      ? // Best effort: lowering needs CAP_SYS_RESOURCE, which some hosts' root lacks (children still get 1000).
+        [`echo ${Math.trunc(spec.oomScoreAdj)} 2>/dev/null >/proc/self/oom_score_adj || true`]
+      : []),
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 4 ]; then eval "exec $fd>&-"; fi; done',
     'exec "$@"',

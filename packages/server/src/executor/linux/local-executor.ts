@@ -10,11 +10,13 @@ import {
   cgroupLayout,
   createCgroups,
   DEFAULT_CGROUP_PARENT,
+  daemonGroupPopulated,
   freeze as freezeCgroup,
   killAll,
   listCgroups,
   memoryCgroupDir,
   removeCgroups,
+  sandboxGroupDirs,
   thaw as thawCgroup,
 } from "./cgroup.ts";
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
@@ -30,7 +32,14 @@ import {
 import { runHostCommand } from "./host-command.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
-import { daemonCommand, launchSandboxProcess, warmCompileCache } from "./launch.ts";
+import {
+  type BindMount,
+  daemonCommand,
+  launchSandboxProcess,
+  SANDBOX_PATHS,
+  warmCompileCache,
+} from "./launch.ts";
+import { checkLxcfs, lxcfsBinds, sandboxCpuList } from "./lxcfs.ts";
 import { loopDevicesUnder, mountsUnder } from "./mounts.ts";
 import {
   addressesOf,
@@ -45,8 +54,16 @@ import {
 import { SandboxResolver } from "./sandbox-resolver.ts";
 import { StartTimeline } from "./start-timeline.ts";
 
+/** Where the built-in image is kept for every server of the machine unless told otherwise. */
+export const DEFAULT_IMAGE_CACHE_DIR = "/var/cache/svc";
+
 export interface LocalExecutorOptions {
   dataDir: string;
+  /**
+   * The machine's image cache: the default image is built once into `<imageCacheDir>/images/default-<recipe
+   * hash>` and shared by every server (a lock between them, an atomic rename); default DEFAULT_IMAGE_CACHE_DIR.
+   */
+  imageCacheDir?: string;
   /** This host's name among several (the executor's id is `local-<hostId>`); default the machine's hostname. */
   hostId?: string;
   cpuOvercommit: number;
@@ -84,6 +101,26 @@ interface SandboxState {
  * so a flood of output is bounded by disk_mb. /tmp would be a tmpfs charged to the sandbox's memory.
  */
 export const DAEMON_SPOOL_DIR = "/var/lib/svc-daemon/spool";
+/**
+ * The daemon's OOM score: below its children's (it raises theirs to 1000), so a memory storm that reaches the
+ * sandbox's limit loses its own processes first.
+ */
+export const DAEMON_OOM_SCORE_ADJ = -500;
+
+/** The daemon's and the workload's cgroup directories, bound read-write for the daemon (process-cgroups.ts). */
+function processCgroupBinds(id: string): BindMount[] {
+  const binds: BindMount[] = [];
+  for (const group of ["daemon", "workload"] as const) {
+    for (const [hierarchy, dir] of Object.entries(sandboxGroupDirs(id, group))) {
+      binds.push({
+        source: dir,
+        dest: `${SANDBOX_PATHS.processCgroups}/${group}/${hierarchy}`,
+        readOnly: false,
+      });
+    }
+  }
+  return binds;
+}
 
 /**
  * The daemon's environment (only the daemon's: it starts user processes with a clean environment of their own).
@@ -266,6 +303,10 @@ export class LocalExecutor implements Executor {
   readonly #o: LocalExecutorOptions;
   #unavailable: string | null = null;
   #reserved = new Set<number>();
+  /** Callers waiting on the default image's build, told each progress line. */
+  readonly #imageWatchers = new Set<(line: string) => void>();
+  /** The last progress line of a build under way; undefined when none is. */
+  #imageLastLine: string | undefined;
   #lastIndex: number | undefined;
   #daemonCode: Promise<DaemonCode> | undefined;
   #resolver: SandboxResolver | undefined;
@@ -323,10 +364,29 @@ export class LocalExecutor implements Executor {
     return join(this.#o.dataDir, "sandboxes");
   }
 
-  #image(): Promise<string> {
-    return ensureDefaultImage(this.#o.dataDir, {
-      onProgress: (line) => this.#o.log("building the default image", { step: line }),
-    });
+  /**
+   * The default image's rootfs from the machine's cache, built there first when missing. While it builds, each
+   * progress line goes to the log and to every caller's `onProgress` (a start waiting on it).
+   */
+  async #image(onProgress?: (line: string) => void): Promise<string> {
+    if (onProgress) {
+      this.#imageWatchers.add(onProgress);
+      // A build (or a wait for another server's) already under way: say so at once, not at its next line.
+      if (this.#imageLastLine !== undefined) onProgress(this.#imageLastLine);
+    }
+    try {
+      const rootfs = await ensureDefaultImage(this.#o.imageCacheDir ?? DEFAULT_IMAGE_CACHE_DIR, {
+        onProgress: (line) => {
+          this.#imageLastLine = line;
+          this.#o.log("building the default image", { step: line });
+          for (const watcher of this.#imageWatchers) watcher(line);
+        },
+      });
+      this.#imageLastLine = undefined;
+      return rootfs;
+    } finally {
+      if (onProgress) this.#imageWatchers.delete(onProgress);
+    }
   }
 
   /**
@@ -374,7 +434,9 @@ export class LocalExecutor implements Executor {
     let imageRootfs: string;
     try {
       imageRootfs = await timeline.time("image", () =>
-        spec.image && spec.image !== "default" ? resolveImage(this.#o.dataDir, spec.image) : this.#image(),
+        spec.image && spec.image !== "default"
+          ? resolveImage(this.#o.dataDir, spec.image)
+          : this.#image(spec.onProgress && ((line) => spec.onProgress?.("building_image", line))),
       );
     } catch (error) {
       if (error instanceof ImageNotFoundError)
@@ -419,12 +481,22 @@ export class LocalExecutor implements Executor {
         }),
         timeline.time("staging", () => prepareStaging(sandboxDir)),
       ]);
+      // The sandbox's own view of memory, CPUs and uptime in /proc; without lxcfs, the host's (logged).
+      const lxcfsDir = await timeline.time("lxcfs", () =>
+        checkLxcfs().catch((error) => {
+          this.#o.log("lxcfs unavailable: sandboxes see the host's /proc figures", { error: String(error) });
+          return undefined;
+        }),
+      );
       // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
       await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
       const launched = await timeline.time("launch", () =>
         launchSandboxProcess({
           sandboxDir,
-          extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }],
+          extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }, ...processCgroupBinds(spec.id)],
+          oomScoreAdj: DAEMON_OOM_SCORE_ADJ,
+          ...(lxcfsDir ? { procBinds: lxcfsBinds(lxcfsDir) } : {}),
+          cpuList: sandboxCpuList(spec.cpus, os.availableParallelism(), network.index),
           rootDir: root.rootDir,
           hostname,
           netns: network.netns,
@@ -433,7 +505,7 @@ export class LocalExecutor implements Executor {
             sandboxId: spec.id,
             memoryCgroup: true,
             bundle: daemonBundle !== undefined,
-            extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR],
+            extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR, "--process-cgroups", SANDBOX_PATHS.processCgroups],
           }),
           env: DAEMON_ENV,
           authSecret: spec.authSecret,
@@ -627,6 +699,11 @@ export class LocalExecutor implements Executor {
 
   async removeSnapshot(snapshotId: string): Promise<void> {
     await rm(dirname(this.#snapshotDisk(snapshotId)), { recursive: true, force: true });
+  }
+
+  /** The daemon's cgroup (cgroup.ts) still has a process: the daemon, or something it left behind in it. */
+  async daemonRunning(id: string): Promise<boolean> {
+    return daemonGroupPopulated(id);
   }
 
   async isAlive(_id: string, started: StartedSandbox): Promise<boolean> {

@@ -109,10 +109,10 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     assert.ok(Number.isInteger(pid) && pid > 1, `container_id ${record.container_id} is a pid`);
     assert.match(readFileSync(`/proc/${pid}/cmdline`, "utf8"), /^bwrap\0/);
     const procs = readFileSync(
-      `${cgroupLayout().v1.pids}/${DEFAULT_CGROUP_PARENT}/${sandbox.id}/cgroup.procs`,
+      `${cgroupLayout().v1.pids}/${DEFAULT_CGROUP_PARENT}/${sandbox.id}/daemon/cgroup.procs`,
       "utf8",
     );
-    assert.ok(procs.split("\n").includes(String(pid)), "the container pid is in the sandbox's cgroup");
+    assert.ok(procs.split("\n").includes(String(pid)), "the container pid is in the sandbox's daemon cgroup");
 
     const uname = await sandbox.run("sh", { args: ["-c", "uname -a && id"] });
     assert.equal(uname.exitCode, 0, uname.stderr);

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, TEST_IMAGES_DIR, type TestServer } from "../../testing.ts";
@@ -31,7 +31,21 @@ function startServerProcess(dataDir: string): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [CLI_MAIN, "server", "--port", "0", "--proxy-port", "0", "--data-dir", dataDir, "--log-level", "error"],
+      [
+        ...[
+          CLI_MAIN,
+          "server",
+          "--port",
+          "0",
+          "--proxy-port",
+          "0",
+          "--data-dir",
+          dataDir,
+          "--log-level",
+          "error",
+        ],
+        ...["--image-cache-dir", dirname(TEST_IMAGES_DIR)],
+      ],
       { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
@@ -84,8 +98,21 @@ function netIndexFromState(dataDir: string, id: string): number | undefined {
 
 /** Host pids of a sandbox's processes, all of them or those whose argv[0] ends with `program`. */
 function sandboxPids(id: string, program?: string): number[] {
-  const procs = join(cgroupLayout().v1.pids, DEFAULT_CGROUP_PARENT, id, "cgroup.procs");
-  const pids = readFileSync(procs, "utf8").split("\n").filter(Boolean).map(Number);
+  // The daemon's group and the workload's (each process tree in its own group below it).
+  const groups = join(cgroupLayout().v1.pids, DEFAULT_CGROUP_PARENT, id);
+  const dirs = [join(groups, "daemon")];
+  const workload = join(groups, "workload");
+  if (existsSync(workload)) {
+    dirs.push(
+      workload,
+      ...readdirSync(workload, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => join(workload, e.name)),
+    );
+  }
+  const pids = dirs.flatMap((dir) =>
+    readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number),
+  );
   return pids.filter((pid) => {
     try {
       const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
