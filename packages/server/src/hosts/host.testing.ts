@@ -11,7 +11,11 @@ import { TEST_IMAGES_DIR } from "../testing.ts";
 
 const [overrides, documents = "{}"] = process.argv.slice(2);
 if (!overrides) throw new Error("usage: host.testing.ts <config overrides JSON> [documents settings JSON]");
-const config = loadConfig({ env: {}, overrides: { logLevel: "silent", ...JSON.parse(overrides) } });
+// The tests' machine-wide image cache, as every test server uses: a host in a network namespace cannot build one.
+const config = loadConfig({
+  env: {},
+  overrides: { logLevel: "silent", imageCacheDir: path.dirname(TEST_IMAGES_DIR), ...JSON.parse(overrides) },
+});
 if (config.executor === "local") {
   await mkdir(config.dataDir, { recursive: true });
   await symlink(TEST_IMAGES_DIR, path.join(config.dataDir, "images")).catch((error) => {
