@@ -177,23 +177,46 @@ export function tableFrameXml(table: SlideTable): string {
   );
 }
 
+const TYPES = "application/vnd.openxmlformats-officedocument.presentationml";
 const CONTENT_TYPES = (slides: number) =>
   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
   '<Default Extension="xml" ContentType="application/xml"/>' +
-  '<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>' +
+  `<Override PartName="/ppt/presentation.xml" ContentType="${TYPES}.presentation.main+xml"/>` +
+  `<Override PartName="/ppt/tableStyles.xml" ContentType="${TYPES}.tableStyles+xml"/>` +
   Array.from(
     { length: slides },
-    (_, i) =>
-      `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`,
+    (_, i) => `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="${TYPES}.slide+xml"/>`,
   ).join("") +
   "</Types>";
 
-/** A deck with one slide per table, in order. */
+const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+
+/**
+ * The table style the frames name, as PowerPoint keeps it in `ppt/tableStyles.xml` (its colours written out):
+ * a reader of the file alone (LibreOffice) applies it from here.
+ */
+const TABLE_STYLES =
+  '<?xml version="1.0"?><a:tblStyleLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" def="{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}">' +
+  '<a:tblStyle styleId="{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}" styleName="Medium Style 2 - Accent 1">' +
+  '<a:wholeTbl><a:tcTxStyle><a:srgbClr val="000000"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="CFD5EA"/></a:solidFill></a:fill></a:tcStyle></a:wholeTbl>' +
+  '<a:band1H><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="E9EBF5"/></a:solidFill></a:fill></a:tcStyle></a:band1H>' +
+  '<a:firstCol><a:tcTxStyle b="on"><a:srgbClr val="FFFFFF"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="4472C4"/></a:solidFill></a:fill></a:tcStyle></a:firstCol>' +
+  '<a:firstRow><a:tcTxStyle b="on"><a:srgbClr val="FFFFFF"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="4472C4"/></a:solidFill></a:fill></a:tcStyle></a:firstRow>' +
+  "</a:tblStyle></a:tblStyleLst>";
+
+/** A deck with one slide per table, in order, and the table style they use. */
 export function slideTablesDeck(tables: readonly SlideTable[]): Uint8Array {
+  const slideRels = tables.map(
+    (_, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/slide" Target="slides/slide${i + 1}.xml"/>`,
+  );
   return pptx(
     tables.map((table) => ({ tree: tableFrameXml(table) })),
-    { "[Content_Types].xml": CONTENT_TYPES(tables.length) },
+    {
+      "[Content_Types].xml": CONTENT_TYPES(tables.length),
+      "ppt/tableStyles.xml": TABLE_STYLES,
+      "ppt/_rels/presentation.xml.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${slideRels.join("")}<Relationship Id="rTS" Type="${REL}/tableStyles" Target="tableStyles.xml"/></Relationships>`,
+    },
   );
 }
 

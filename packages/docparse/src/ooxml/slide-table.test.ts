@@ -76,16 +76,57 @@ test("merged cells keep their spans, empty cells stay in place, headers follow f
   ]);
 });
 
-test("a bare tblPr (as LibreOffice writes it) reads the first row as the header", async () => {
-  const tc = (text: string) =>
-    `<a:tc><a:txBody><a:bodyPr/><a:p><a:r><a:t>${text}</a:t></a:r></a:p></a:txBody></a:tc>`;
+/** A one-slide deck of a table with a bare `a:tblPr`, as LibreOffice writes it; `*text` is a bold run, `#` a fill. */
+function bareTable(rows: string[][]): Uint8Array {
+  const tc = (cell: string) => {
+    const bold = cell.startsWith("*") ? ' b="1"' : ' b="0"';
+    const fill = cell.endsWith("#") ? '<a:solidFill><a:srgbClr val="4472C4"/></a:solidFill>' : "<a:noFill/>";
+    const text = cell.replace(/^\*/, "").replace(/#$/, "");
+    const run = text ? `<a:r><a:rPr${bold} lang="en-US"/><a:t>${text}</a:t></a:r>` : "";
+    return `<a:tc><a:txBody><a:bodyPr/><a:p>${run}</a:p></a:txBody><a:tcPr>${fill}</a:tcPr></a:tc>`;
+  };
   const frame =
     '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="2" name="T"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>' +
     '<p:xfrm><a:off x="0" y="0"/><a:ext cx="100" cy="100"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table">' +
-    `<a:tbl><a:tblPr></a:tblPr><a:tblGrid><a:gridCol w="1"/><a:gridCol w="1"/></a:tblGrid><a:tr h="1">${tc("k")}${tc("v")}</a:tr><a:tr h="1">${tc("a")}${tc("")}</a:tr></a:tbl>` +
-    "</a:graphicData></a:graphic></p:graphicFrame>";
-  const [table] = await tablesOf(pptx([{ tree: frame }]));
-  assert.deepEqual(describe(table), ["k@0,0 1x1 H", "v@0,1 1x1 H", "a@1,0 1x1", "@1,1 1x1"]);
+    `<a:tbl><a:tblPr></a:tblPr><a:tblGrid>${'<a:gridCol w="1"/>'.repeat(rows[0].length)}</a:tblGrid>` +
+    `${rows.map((cells) => `<a:tr h="1">${cells.map(tc).join("")}</a:tr>`).join("")}</a:tbl></a:graphicData></a:graphic></p:graphicFrame>`;
+  return pptx([{ tree: frame }]);
+}
+
+test("a bare tblPr (LibreOffice's): headers are the first row and column that stand out by bold text or fill", async () => {
+  const [bold] = await tablesOf(
+    bareTable([
+      ["*k", "*v", ""],
+      ["a", "", "b"],
+      ["c", "d", "e"],
+    ]),
+  );
+  assert.deepEqual(describe(bold).slice(0, 4), ["k@0,0 1x1 H", "v@0,1 1x1 H", "@0,2 1x1 H", "a@1,0 1x1"]);
+  const [filled] = await tablesOf(
+    bareTable([
+      ["#", "x#", "y#"],
+      ["*p#", "1", "2"],
+      ["*q#", "3", ""],
+    ]),
+  );
+  assert.deepEqual(describe(filled), [
+    "@0,0 1x1 H R",
+    "x@0,1 1x1 H",
+    "y@0,2 1x1 H",
+    "p@1,0 1x1 R",
+    "1@1,1 1x1",
+    "2@1,2 1x1",
+    "q@2,0 1x1 R",
+    "3@2,1 1x1",
+    "@2,2 1x1",
+  ]);
+  const [flat] = await tablesOf(
+    bareTable([
+      ["k", "v"],
+      ["a", "b"],
+    ]),
+  );
+  assert.deepEqual(describe(flat), ["k@0,0 1x1", "v@0,1 1x1", "a@1,0 1x1", "b@1,1 1x1"]);
 });
 
 test("every slide table of the set scores TEDS 1 against its truth", async () => {
