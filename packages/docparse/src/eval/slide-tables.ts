@@ -12,8 +12,10 @@ import { pptx } from "../ooxml/test-package.ts";
 import { teds } from "./teds.ts";
 
 /**
- * One slide table. `rows` holds one string per grid cell: its text (`\n` between paragraphs), or `<` for a cell
- * covered by the merged cell on its left, `^` for one covered by the merged cell above.
+ * One slide table. `rows` holds one string per grid cell: its text (`\n` between paragraphs, `\r` for a line
+ * break, `*bold*` for a bold run), or `<` for a cell covered by the merged cell on its left, `^` for one covered
+ * by the merged cell above; text after the `<` or `^` stays in the covered cell, hidden (PowerPoint keeps the
+ * text of cells merged away).
  */
 export interface SlideTable {
   name: string;
@@ -86,6 +88,18 @@ export const SLIDE_TABLES: readonly SlideTable[] = [
     ["", "e", ""],
     ["g", "<", "i"],
   ]),
+  t("breaks, bold, hidden text", "HB", [
+    ["Item", "Notes", "Owner"],
+    ["Launch", "*Go*\rlive on Monday", "Ana"],
+    ["Budget", "2 400 EUR", "<kept from before the merge"],
+    ["Risks", "*none* known\rso far", ""],
+  ]),
+  t("last row total, first column", "CB", [
+    ["Jan", "10", "12"],
+    ["Feb", "", "9"],
+    ["Mar", "7", "^hidden"],
+    ["Sum", "17", "21"],
+  ]),
   t("merged across and down", "HCB", [
     ["Site", "Metric", "Jan", "Feb", "Mar"],
     ["Berlin", "Visits", "120", "", "140"],
@@ -108,8 +122,8 @@ function origins(table: SlideTable): Origin[][] {
   const grid: Origin[][] = table.rows.map(() => []);
   table.rows.forEach((cells, row) => {
     cells.forEach((text, col) => {
-      if (text === "<") grid[row][col] = grid[row][col - 1];
-      else if (text === "^") grid[row][col] = grid[row - 1][col];
+      if (text.startsWith("<")) grid[row][col] = grid[row][col - 1];
+      else if (text.startsWith("^")) grid[row][col] = grid[row - 1][col];
       else grid[row][col] = { row, col, rowSpan: 1, colSpan: 1 };
       const origin = grid[row][col];
       origin.colSpan = Math.max(origin.colSpan, col - origin.col + 1);
@@ -134,11 +148,25 @@ export function truthHtml(table: SlideTable): string {
       const spans =
         (origin.rowSpan > 1 ? ` rowspan="${origin.rowSpan}"` : "") +
         (origin.colSpan > 1 ? ` colspan="${origin.colSpan}"` : "");
-      html += `<${tag}${spans}>${escapeXml(text.replace(/\n/g, " "))}</${tag}>`;
+      html += `<${tag}${spans}>${escapeXml(text.replace(/[\n\r]/g, " ").replace(/\*/g, ""))}</${tag}>`;
     });
     html += "</tr>";
   });
   return `${html}</table>`;
+}
+
+/** One paragraph's runs: `*` toggles bold, `\r` is a line break. */
+function paragraphXml(line: string): string {
+  if (!line) return "<a:p/>";
+  const runs = line.split("*").flatMap((part, i) =>
+    part.split("\r").map((piece, j) => {
+      const run = piece
+        ? `<a:r><a:rPr lang="en-US"${i % 2 ? ' b="1"' : ""}/><a:t>${escapeXml(piece)}</a:t></a:r>`
+        : "";
+      return (j > 0 ? "<a:br/>" : "") + run;
+    }),
+  );
+  return `<a:p>${runs.join("")}</a:p>`;
 }
 
 /** The table as a slide's graphic frame (PowerPoint's "Medium Style 2 - Accent 1" table style). */
@@ -155,13 +183,8 @@ export function tableFrameXml(table: SlideTable): string {
             ? (origin.colSpan > 1 ? ` gridSpan="${origin.colSpan}"` : "") +
               (origin.rowSpan > 1 ? ` rowSpan="${origin.rowSpan}"` : "")
             : (col > origin.col ? ' hMerge="1"' : "") + (row > origin.row ? ' vMerge="1"' : "");
-        const own = origin.row === row && origin.col === col ? text : "";
-        const paragraphs = own
-          .split("\n")
-          .map((line) =>
-            line ? `<a:p><a:r><a:rPr lang="en-US"/><a:t>${escapeXml(line)}</a:t></a:r></a:p>` : "<a:p/>",
-          )
-          .join("");
+        const own = origin.row === row && origin.col === col ? text : text.slice(1);
+        const paragraphs = own.split("\n").map(paragraphXml).join("");
         return `<a:tc${attrs}><a:txBody><a:bodyPr/><a:lstStyle/>${paragraphs}</a:txBody><a:tcPr/></a:tc>`;
       });
       return `<a:tr h="370840">${tcs.join("")}</a:tr>`;
