@@ -9,7 +9,6 @@ import {
   type ListItem,
   type ModelPage,
   type PageSize,
-  type TableCell,
   type TableItem,
   type TextItem,
 } from "../model.ts";
@@ -17,6 +16,7 @@ import { addComment } from "../ooxml/comments.ts";
 import { addChart } from "../ooxml/drawing.ts";
 import { type InlineRun, renderRuns } from "../ooxml/inline.ts";
 import { OoxmlPackage } from "../ooxml/package.ts";
+import { readSlideTable } from "../ooxml/slide-table.ts";
 import { child, childrenNamed, descendants, elements, path, textOf, type XmlElement } from "../ooxml/xml.ts";
 
 /**
@@ -439,48 +439,14 @@ class PptxReader {
   }
 
   table(table: XmlElement, prov: TextItem["prov"][number]): void {
-    const cells: TableCell[] = [];
-    const rows = childrenNamed(table, "tr");
-    const numCols = Math.max(childrenNamed(child(table, "tblGrid"), "gridCol").length, 0);
-    let widest = numCols;
-    rows.forEach((tr, row) => {
-      childrenNamed(tr, "tc").forEach((tc, col) => {
-        if (
-          tc.attrs.hMerge === "1" ||
-          tc.attrs.vMerge === "1" ||
-          tc.attrs.hMerge === "true" ||
-          tc.attrs.vMerge === "true"
-        ) {
-          return;
-        }
-        const text = childrenNamed(child(tc, "txBody"), "p")
-          .map((p) => renderRuns(this.runs(p, "")).text)
-          .filter(Boolean)
-          .join(" ");
-        const colSpan = Math.max(1, Number(tc.attrs.gridSpan ?? 1));
-        widest = Math.max(widest, col + colSpan);
-        cells.push({
-          row,
-          col,
-          rowSpan: Math.max(1, Number(tc.attrs.rowSpan ?? 1)),
-          colSpan,
-          text,
-          columnHeader: row === 0,
-          rowHeader: false,
-          bbox: null,
-        });
-      });
-    });
-    if (rows.length === 0) return;
-    this.sink.add<TableItem>({
-      label: "table",
-      numRows: rows.length,
-      numCols: widest,
-      cells,
-      caption: null,
-      furniture: false,
-      prov: [prov],
-    });
+    const read = readSlideTable(table, (tc) =>
+      childrenNamed(child(tc, "txBody"), "p")
+        .map((p) => renderRuns(this.runs(p, "")).text)
+        .filter(Boolean)
+        .join(" "),
+    );
+    if (!read) return;
+    this.sink.add<TableItem>({ label: "table", ...read, caption: null, furniture: false, prov: [prov] });
   }
 
   /** The slide's speaker notes (the notes page's body placeholder), as furniture flagged speakerNotes. */
