@@ -30,8 +30,11 @@ export interface DocumentStyle {
 const MONOSPACE = /mono|courier|consol|menlo|cmtt|sftt|lmtt|inconsolata|sourcecode|source code|typewriter/i;
 const MATH_FONT =
   /^(cm(mi|sy|ex|bsy)|msbm|msam|eufm|euex|rsfs|stix.*math|cambriamath|cambria math|symbol|mtextra|mt extra|txsy|txex|pxsy|.*math)/i;
-/** `Figure 2.`, `Table 3:`, `Fig. 4b`, `TABLE IV`, `Figure 7-26.`: the caption word (any case), then a number. */
-const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|algorithm|scheme|plate)\s*/i;
+/**
+ * `Figure 2.`, `Table 3:`, `Fig. 4b`, `TABLE IV`, `Figure 7-26.`, `Example 2-1`: the caption word (any case),
+ * then a number.
+ */
+const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|example|algorithm|scheme|plate)\s*/i;
 const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
 const PAGE_NUMBER =
   /^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
@@ -41,6 +44,9 @@ const PAGE_NUMBER =
  */
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
+
+/** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
+const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
 
 /** `Invoice number: 4711`, `Date: 2 May`: a short label, a colon, a value on the same line. */
 const KEY_VALUE = /^[^:.!?]{1,40}:(?!\/\/)\s*\S/;
@@ -70,10 +76,27 @@ function blockSize(block: Block): number {
   return block.lines[0].fontSize;
 }
 
+/**
+ * True when some line sets a share of its letters in bold and a share not: a keyword with its arguments
+ * (`ON <table name>`), a bold lead-in of a sentence. A heading is set in one weight.
+ */
+function mixedWeight(block: Block): boolean {
+  return block.lines.some((line) => {
+    let bold = 0;
+    let regular = 0;
+    for (const run of line.runs) {
+      const letters = run.text.match(/\p{L}/gu)?.length ?? 0;
+      if (run.bold) bold += letters;
+      else regular += letters;
+    }
+    return Math.min(bold, regular) >= Math.max(2, (bold + regular) * 0.1);
+  });
+}
+
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
 function headingLike(block: Block, text: string, bodySize: number): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
-  if (!/\p{L}/u.test(text)) return false;
+  if (!/\p{L}/u.test(text) || WEB_ADDRESS.test(text.trim()) || mixedWeight(block)) return false;
   const size = blockSize(block);
   const bold = block.lines.every((line) => line.bold);
   if (size >= bodySize * 1.15) return !/[,;]$/.test(text);
