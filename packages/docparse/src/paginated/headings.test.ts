@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { StandardFonts } from "pdf-lib";
 import { drawLine, drawParagraph, newPdf, pdfBytes } from "../backends/pdf-fixtures.ts";
 import { parseDocument } from "../index.ts";
 
@@ -8,6 +9,23 @@ import { parseDocument } from "../index.ts";
  * section headers; lines that look like headings but are not (a web address, a keyword set in bold with its
  * arguments in regular type, an `Example 2-1` caption) stay what they are.
  */
+
+type Fragment = { fragment_type: string; content: object };
+
+/** The fragment type of the first fragment whose text starts with `start`. */
+function typeOf(fragments: readonly Fragment[], start: string): string {
+  const found = fragments.find(
+    (f) =>
+      "content" in f.content && typeof f.content.content === "string" && f.content.content.startsWith(start),
+  );
+  assert.ok(found, `no fragment starting "${start}" in ${JSON.stringify(fragments)}`);
+  return found.fragment_type;
+}
+
+async function fragmentsOf(bytes: Uint8Array) {
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: {} });
+  return { markdown: result.markdown, fragments: result.pages.flatMap((p) => p.page_fragments ?? []) };
+}
 
 const PROSE =
   "Body text is set in ten point type and makes up most of the characters of the page, so that its size is the " +
@@ -56,30 +74,48 @@ async function headingsPage(): Promise<Uint8Array> {
 }
 
 test("true headings are section headers; a web address, bold syntax and an example caption are not", async () => {
-  const { result } = await parseDocument({
-    bytes: await headingsPage(),
-    mimeType: "application/pdf",
-    options: {},
-  });
-  const fragments = result.pages.flatMap((p) => p.page_fragments ?? []);
-  const typeOf = (start: string) => {
-    const found = fragments.find((f) => "content" in f.content && f.content.content.startsWith(start));
-    assert.ok(found, `no fragment starting "${start}" in ${JSON.stringify(fragments)}`);
-    return found.fragment_type;
-  };
-  assert.equal(typeOf("1 Introduction"), "section_header");
-  assert.equal(typeOf("1.1 Scope of the study"), "section_header");
-  assert.equal(typeOf("Results"), "section_header");
-  assert.notEqual(typeOf("www.example.org/reports"), "section_header");
-  assert.notEqual(typeOf("CREATE TABLE"), "section_header");
-  assert.equal(typeOf("Example 2-1 Listing"), "figure_caption");
-  const headers = result.markdown
+  const { markdown, fragments } = await fragmentsOf(await headingsPage());
+  const type = (start: string) => typeOf(fragments, start);
+  assert.equal(type("1 Introduction"), "section_header");
+  assert.equal(type("1.1 Scope of the study"), "section_header");
+  assert.equal(type("Results"), "section_header");
+  assert.notEqual(type("www.example.org/reports"), "section_header");
+  assert.notEqual(type("CREATE TABLE"), "section_header");
+  assert.equal(type("Example 2-1 Listing"), "figure_caption");
+  const headers = markdown
     .split("\n")
     .filter((line) => line.startsWith("#"))
     .map((line) => line.replace(/^#+ /, ""));
   assert.deepEqual(
     headers,
     ["A Report on Headings", "1 Introduction", "1.1 Scope of the study", "Results"],
-    result.markdown,
+    markdown,
   );
+});
+
+/**
+ * Serif body text whose subheadings are set a point larger in a sans font, each directly above its paragraph
+ * at the paragraph's own line pitch and numbered `(1)`: the heading line is its own block and a section header,
+ * not the first line of the paragraph nor a list item. A `(3)` item in the body's font and size stays a list item.
+ */
+test("a line a little larger in another font, above its paragraph, is a section header even when numbered (1)", async () => {
+  const { pdf } = await newPdf();
+  const serif = await pdf.embedFont(StandardFonts.TimesRoman);
+  const sans = await pdf.embedFont(StandardFonts.Helvetica);
+  const page = pdf.addPage([612, 792]);
+  const body = { x: 72, width: 468, font: serif, size: 10 };
+  let top = 72;
+  for (const title of ["(1) Scope of the amendment", "(2) Terms defined by the standard"]) {
+    drawLine(page, title, 72, top, sans, 11);
+    top = drawParagraph(page, PROSE, { ...body, top: top + 12.5 }).next;
+    top = drawParagraph(page, PROSE, { ...body, top }).next;
+  }
+  drawLine(page, "(3) an item of a list set in the body's own font and size", 72, top, serif, 10);
+  top += 12.5;
+  drawParagraph(page, PROSE, { ...body, top: top + 6 });
+  const { markdown, fragments } = await fragmentsOf(await pdfBytes(pdf));
+  assert.equal(typeOf(fragments, "(1) Scope of the amendment"), "section_header", markdown);
+  assert.equal(typeOf(fragments, "(2) Terms defined by the standard"), "section_header", markdown);
+  assert.equal(typeOf(fragments, "Body text is set"), "text", markdown);
+  assert.equal(typeOf(fragments, "an item of a list"), "list_item", markdown);
 });

@@ -21,6 +21,8 @@ export type BlockLabel =
 export interface DocumentStyle {
   /** The size most body text is set in. */
   bodySize: number;
+  /** The font most body-size text is set in, when known. */
+  bodyFont?: string;
   /** Heading styles (`size|bold`) by level, 1 for the largest. */
   headingLevels: Map<string, number>;
   /** Largest size on the first page: the title's candidate. */
@@ -94,13 +96,21 @@ function mixedWeight(block: Block): boolean {
 }
 
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
-function headingLike(block: Block, text: string, bodySize: number): boolean {
+function headingLike(block: Block, text: string, bodySize: number, bodyFont?: string): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
   if (!/\p{L}/u.test(text) || WEB_ADDRESS.test(text.trim()) || mixedWeight(block)) return false;
   const size = blockSize(block);
   const bold = block.lines.every((line) => line.bold);
   if (size >= bodySize * 1.15) return !/[,;]$/.test(text);
   if (bold && size >= bodySize * 0.9) return !/[.,;:]$/.test(text) || HEADING_NUMBER.test(text);
+  // A line or two a little larger than the body and in another font (a sans heading over serif text).
+  if (
+    block.lines.length <= 2 &&
+    size >= bodySize * 1.05 &&
+    bodyFont !== undefined &&
+    block.lines.every((line) => line.fontName !== bodyFont)
+  )
+    return !/[.,;:]$/.test(text);
   // A lone italic line in body size, capitalized and without a sentence end: a run-in heading of handbooks.
   const italic = block.lines.every((line) => line.italic);
   return (
@@ -125,10 +135,18 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
       best = w;
     }
   }
+  const fonts = new Map<string, number>();
+  for (const block of blocks) {
+    for (const line of block.lines) {
+      if (Math.abs(line.fontSize - bodySize) <= 0.25)
+        fonts.set(line.fontName, (fonts.get(line.fontName) ?? 0) + line.text.length);
+    }
+  }
+  const bodyFont = [...fonts].sort((a, b) => b[1] - a[1])[0]?.[0];
   const styles = new Map<string, number>();
   for (const block of blocks) {
     const text = blockText(block);
-    if (headingLike(block, text, bodySize)) {
+    if (headingLike(block, text, bodySize, bodyFont)) {
       const size = blockSize(block);
       const key = styleKey(
         size,
@@ -140,7 +158,7 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
   const ranked = [...styles.entries()].sort((a, b) => b[1] - a[1]);
   const headingLevels = new Map(ranked.map(([key], index) => [key, Math.min(index + 1, 6)]));
   const titleSize = Math.max(0, ...firstPageBlocks.map(blockSize));
-  return { bodySize, headingLevels, titleSize };
+  return { bodySize, bodyFont, headingLevels, titleSize };
 }
 
 /**
@@ -180,7 +198,7 @@ export function labelBlock(
     return { label: "title" };
   }
   const marker = LIST_MARKER.exec(text);
-  if (headingLike(block, text, style.bodySize)) {
+  if (headingLike(block, text, style.bodySize, style.bodyFont)) {
     const numbered = HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
     const byStyle =
@@ -190,8 +208,9 @@ export function labelBlock(
           block.lines.every((line) => line.bold),
         ),
       ) ?? 2;
-    // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading.
-    if (!marker || numbered)
+    // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading, and
+    // so is a `(1)` set larger than the body, as list items are not.
+    if (!marker || numbered || size >= style.bodySize * 1.05)
       return { label: "section_header", level: depth > 0 ? Math.min(depth, 6) : byStyle };
   }
   if (marker) {
