@@ -119,3 +119,30 @@ test("a line a little larger in another font, above its paragraph, is a section 
   assert.equal(typeOf(fragments, "Body text is set"), "text", markdown);
   assert.equal(typeOf(fragments, "an item of a list"), "list_item", markdown);
 });
+
+/**
+ * Bold larger lines that are labels, not headings: three side by side on one row (the boxes of a diagram) and
+ * three unnumbered taglines stacked with no text between them. A true heading on the same page stays one, and
+ * so do two numbered headings stacked without text (`2 Methods` over `2.1 Data`).
+ */
+test("labels side by side on a row and unnumbered taglines stacked together are not section headers", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  const body = { x: 72, width: 468, font: fonts.regular, size: 10 };
+  const taglines = ["Plan the work ahead", "Share what you learn", "Keep every record safe"];
+  taglines.forEach((text, i) => drawLine(page, text, 72, 60 + i * 40, fonts.bold, 14));
+  let top = drawParagraph(page, PROSE, { ...body, top: 190 }).next;
+  drawLine(page, "Overview", 72, top, fonts.bold, 14);
+  top = drawParagraph(page, PROSE, { ...body, top: top + 28 }).next;
+  const labels = ["Intake desk", "Review board", "Archive room"];
+  labels.forEach((text, i) => drawLine(page, text, 72 + i * 160, top, fonts.bold, 12));
+  top = drawParagraph(page, PROSE, { ...body, top: top + 30 }).next;
+  drawLine(page, "2 Methods", 72, top, fonts.bold, 14);
+  drawLine(page, "2.1 Data", 72, top + 28, fonts.bold, 14);
+  drawParagraph(page, PROSE, { ...body, top: top + 56 });
+  const { markdown, fragments } = await fragmentsOf(await pdfBytes(pdf));
+  for (const text of [...taglines, ...labels])
+    assert.notEqual(typeOf(fragments, text), "section_header", text);
+  for (const text of ["Overview", "2 Methods", "2.1 Data"])
+    assert.equal(typeOf(fragments, text), "section_header", `${text}\n${markdown}`);
+});

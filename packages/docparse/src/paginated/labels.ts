@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { box } from "./geometry.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
 export type BlockLabel =
@@ -162,14 +163,48 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
 }
 
 /**
+ * True when the heading-like `block` is one of a group of labels, not a heading: it shares its row with two or
+ * more heading-like blocks side by side (the labels of a diagram, the titles of a row of cards), or, unnumbered,
+ * it is stacked against another block of its style with no text between them (the taglines of a cover).
+ * `pageBlocks` are the page's blocks in reading order.
+ */
+function inLabelGroup(block: Block, pageBlocks: readonly Block[], style: DocumentStyle): boolean {
+  const alike = (other: Block) => headingLike(other, blockText(other), style.bodySize, style.bodyFont);
+  const beside = pageBlocks.filter(
+    (other) =>
+      other !== block &&
+      (other.box.x1 >= block.box.x2 || other.box.x2 <= block.box.x1) &&
+      box.verticalOverlap(block.box, other.box) >= 0.5 &&
+      alike(other),
+  );
+  if (beside.length >= 2) return true;
+  if (HEADING_NUMBER.test(blockText(block))) return false;
+  const key = (b: Block) =>
+    styleKey(
+      blockSize(b),
+      b.lines.every((line) => line.bold),
+    );
+  const at = pageBlocks.indexOf(block);
+  return [pageBlocks[at - 1], pageBlocks[at + 1]].some(
+    (other) =>
+      other !== undefined &&
+      at >= 0 &&
+      key(other) === key(block) &&
+      Math.abs(other.box.x1 - block.box.x1) <= blockSize(block) * 0.5 &&
+      alike(other),
+  );
+}
+
+/**
  * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
- * page, where the title is looked for; `titleTaken` whether a title was already found.
+ * page, where the title is looked for; `titleTaken` whether a title was already found; `pageBlocks`, when
+ * given, the page's blocks in reading order, against which a heading must stand alone.
  */
 export function labelBlock(
   block: Block,
   page: PageSize,
   style: DocumentStyle,
-  where: { firstPage: boolean; titleTaken: boolean },
+  where: { firstPage: boolean; titleTaken: boolean; pageBlocks?: readonly Block[] },
 ): BlockLabel {
   const text = blockText(block);
   const chars = Math.max(1, totalChars(block));
@@ -198,7 +233,10 @@ export function labelBlock(
     return { label: "title" };
   }
   const marker = LIST_MARKER.exec(text);
-  if (headingLike(block, text, style.bodySize, style.bodyFont)) {
+  if (
+    headingLike(block, text, style.bodySize, style.bodyFont) &&
+    !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
+  ) {
     const numbered = HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
     const byStyle =
