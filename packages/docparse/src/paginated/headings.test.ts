@@ -130,12 +130,12 @@ test("labels side by side on a row and unnumbered taglines stacked together are 
   const page = pdf.addPage([612, 792]);
   const body = { x: 72, width: 468, font: fonts.regular, size: 10 };
   const taglines = ["Plan the work ahead", "Share what you learn", "Keep every record safe"];
-  taglines.forEach((text, i) => drawLine(page, text, 72, 60 + i * 40, fonts.bold, 14));
+  for (const [i, text] of taglines.entries()) drawLine(page, text, 72, 60 + i * 40, fonts.bold, 14);
   let top = drawParagraph(page, PROSE, { ...body, top: 190 }).next;
   drawLine(page, "Overview", 72, top, fonts.bold, 14);
   top = drawParagraph(page, PROSE, { ...body, top: top + 28 }).next;
   const labels = ["Intake desk", "Review board", "Archive room"];
-  labels.forEach((text, i) => drawLine(page, text, 72 + i * 160, top, fonts.bold, 12));
+  for (const [i, text] of labels.entries()) drawLine(page, text, 72 + i * 160, top, fonts.bold, 12);
   top = drawParagraph(page, PROSE, { ...body, top: top + 30 }).next;
   drawLine(page, "2 Methods", 72, top, fonts.bold, 14);
   drawLine(page, "2.1 Data", 72, top + 28, fonts.bold, 14);
