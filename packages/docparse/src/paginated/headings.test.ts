@@ -7,7 +7,7 @@ import { parseDocument } from "../index.ts";
 /**
  * Section headers of a real PDF page (pdf-lib, standard fonts): true headings (numbered, bold, larger) become
  * section headers; lines that look like headings but are not (a web address, a keyword set in bold with its
- * arguments in regular type, an `Example 2-1` caption) stay what they are.
+ * arguments in regular type, a lead-in ending in a colon, an `Example 2-1` caption) stay what they are.
  */
 
 type Fragment = { fragment_type: string; content: object };
@@ -70,10 +70,13 @@ async function headingsPage(): Promise<Uint8Array> {
   paragraph();
   heading("Results", 13);
   paragraph();
+  // A larger bold line ending in a colon introduces what follows.
+  heading("For more details see:", 13);
+  paragraph();
   return pdfBytes(pdf);
 }
 
-test("true headings are section headers; a web address, bold syntax and an example caption are not", async () => {
+test("true headings are section headers; a web address, bold syntax, a lead-in and an example caption are not", async () => {
   const { markdown, fragments } = await fragmentsOf(await headingsPage());
   const type = (start: string) => typeOf(fragments, start);
   assert.equal(type("1 Introduction"), "section_header");
@@ -81,6 +84,7 @@ test("true headings are section headers; a web address, bold syntax and an examp
   assert.equal(type("Results"), "section_header");
   assert.notEqual(type("www.example.org/reports"), "section_header");
   assert.notEqual(type("CREATE TABLE"), "section_header");
+  assert.notEqual(type("For more details see:"), "section_header");
   assert.equal(type("Example 2-1 Listing"), "figure_caption");
   const headers = markdown
     .split("\n")

@@ -102,7 +102,8 @@ function headingLike(block: Block, text: string, bodySize: number, bodyFont?: st
   if (!/\p{L}/u.test(text) || WEB_ADDRESS.test(text.trim()) || mixedWeight(block)) return false;
   const size = blockSize(block);
   const bold = block.lines.every((line) => line.bold);
-  if (size >= bodySize * 1.15) return !/[,;]$/.test(text);
+  // A larger line ending in a colon introduces what follows (`For more information:`) unless it is numbered.
+  if (size >= bodySize * 1.15) return !/[,;]$/.test(text) && (!/:$/.test(text) || HEADING_NUMBER.test(text));
   if (bold && size >= bodySize * 0.9) return !/[.,;:]$/.test(text) || HEADING_NUMBER.test(text);
   // A line or two a little larger than the body and in another font (a sans heading over serif text).
   if (
