@@ -62,7 +62,11 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
       if (entry.kind !== "block") continue;
       const label: BlockLabel = options.plain
         ? { label: "text" }
-        : labelBlock(entry.block, size, style, { firstPage: layout.page.pageNumber === 1, titleTaken });
+        : labelBlock(entry.block, size, style, {
+            firstPage: layout.page.pageNumber === 1,
+            titleTaken,
+            pageBlocks: blocks,
+          });
       if (label.label === "title") titleTaken = true;
       labeled.set(entry.block, { block: entry.block, label, furniture: null });
       if (!options.plain) {

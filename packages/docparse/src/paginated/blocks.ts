@@ -49,6 +49,9 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const gap = next.box.y1 - last.box.y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   if (Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
+  // A lone line in another font, set larger than the line below, is a heading above its text.
+  if (block.lines.length === 1 && last.fontSize >= next.fontSize * 1.05 && last.fontName !== next.fontName)
+    return false;
   // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
   if (allBold(last) !== allBold(next)) return false;
   if (last.italic && !next.italic && block.lines.length === 1 && last.text.length <= 80) return false;

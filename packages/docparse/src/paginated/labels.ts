@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { box } from "./geometry.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
 export type BlockLabel =
@@ -21,6 +22,8 @@ export type BlockLabel =
 export interface DocumentStyle {
   /** The size most body text is set in. */
   bodySize: number;
+  /** The font most body-size text is set in, when known. */
+  bodyFont?: string;
   /** Heading styles (`size|bold`) by level, 1 for the largest. */
   headingLevels: Map<string, number>;
   /** Largest size on the first page: the title's candidate. */
@@ -30,8 +33,11 @@ export interface DocumentStyle {
 const MONOSPACE = /mono|courier|consol|menlo|cmtt|sftt|lmtt|inconsolata|sourcecode|source code|typewriter/i;
 const MATH_FONT =
   /^(cm(mi|sy|ex|bsy)|msbm|msam|eufm|euex|rsfs|stix.*math|cambriamath|cambria math|symbol|mtextra|mt extra|txsy|txex|pxsy|.*math)/i;
-/** `Figure 2.`, `Table 3:`, `Fig. 4b`, `TABLE IV`, `Figure 7-26.`: the caption word (any case), then a number. */
-const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|algorithm|scheme|plate)\s*/i;
+/**
+ * `Figure 2.`, `Table 3:`, `Fig. 4b`, `TABLE IV`, `Figure 7-26.`, `Example 2-1`: the caption word (any case),
+ * then a number.
+ */
+const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|example|algorithm|scheme|plate)\s*/i;
 const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
 const PAGE_NUMBER =
   /^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
@@ -41,6 +47,9 @@ const PAGE_NUMBER =
  */
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
+
+/** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
+const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
 
 /** `Invoice number: 4711`, `Date: 2 May`: a short label, a colon, a value on the same line. */
 const KEY_VALUE = /^[^:.!?]{1,40}:(?!\/\/)\s*\S/;
@@ -70,14 +79,40 @@ function blockSize(block: Block): number {
   return block.lines[0].fontSize;
 }
 
+/**
+ * True when some line sets a share of its letters in bold and a share not: a keyword with its arguments
+ * (`ON <table name>`), a bold lead-in of a sentence. A heading is set in one weight.
+ */
+function mixedWeight(block: Block): boolean {
+  return block.lines.some((line) => {
+    let bold = 0;
+    let regular = 0;
+    for (const run of line.runs) {
+      const letters = run.text.match(/\p{L}/gu)?.length ?? 0;
+      if (run.bold) bold += letters;
+      else regular += letters;
+    }
+    return Math.min(bold, regular) >= Math.max(2, (bold + regular) * 0.1);
+  });
+}
+
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
-function headingLike(block: Block, text: string, bodySize: number): boolean {
+function headingLike(block: Block, text: string, bodySize: number, bodyFont?: string): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
-  if (!/\p{L}/u.test(text)) return false;
+  if (!/\p{L}/u.test(text) || WEB_ADDRESS.test(text.trim()) || mixedWeight(block)) return false;
   const size = blockSize(block);
   const bold = block.lines.every((line) => line.bold);
-  if (size >= bodySize * 1.15) return !/[,;]$/.test(text);
+  // A larger line ending in a colon introduces what follows (`For more information:`) unless it is numbered.
+  if (size >= bodySize * 1.15) return !/[,;]$/.test(text) && (!/:$/.test(text) || HEADING_NUMBER.test(text));
   if (bold && size >= bodySize * 0.9) return !/[.,;:]$/.test(text) || HEADING_NUMBER.test(text);
+  // A line or two a little larger than the body and in another font (a sans heading over serif text).
+  if (
+    block.lines.length <= 2 &&
+    size >= bodySize * 1.05 &&
+    bodyFont !== undefined &&
+    block.lines.every((line) => line.fontName !== bodyFont)
+  )
+    return !/[.,;:]$/.test(text);
   // A lone italic line in body size, capitalized and without a sentence end: a run-in heading of handbooks.
   const italic = block.lines.every((line) => line.italic);
   return (
@@ -102,10 +137,18 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
       best = w;
     }
   }
+  const fonts = new Map<string, number>();
+  for (const block of blocks) {
+    for (const line of block.lines) {
+      if (Math.abs(line.fontSize - bodySize) <= 0.25)
+        fonts.set(line.fontName, (fonts.get(line.fontName) ?? 0) + line.text.length);
+    }
+  }
+  const bodyFont = [...fonts].sort((a, b) => b[1] - a[1])[0]?.[0];
   const styles = new Map<string, number>();
   for (const block of blocks) {
     const text = blockText(block);
-    if (headingLike(block, text, bodySize)) {
+    if (headingLike(block, text, bodySize, bodyFont)) {
       const size = blockSize(block);
       const key = styleKey(
         size,
@@ -117,18 +160,52 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
   const ranked = [...styles.entries()].sort((a, b) => b[1] - a[1]);
   const headingLevels = new Map(ranked.map(([key], index) => [key, Math.min(index + 1, 6)]));
   const titleSize = Math.max(0, ...firstPageBlocks.map(blockSize));
-  return { bodySize, headingLevels, titleSize };
+  return { bodySize, bodyFont, headingLevels, titleSize };
+}
+
+/**
+ * True when the heading-like `block` is one of a group of labels, not a heading: it shares its row with two or
+ * more heading-like blocks side by side (the labels of a diagram, the titles of a row of cards), or, unnumbered,
+ * it is stacked against another block of its style with no text between them (the taglines of a cover).
+ * `pageBlocks` are the page's blocks in reading order.
+ */
+function inLabelGroup(block: Block, pageBlocks: readonly Block[], style: DocumentStyle): boolean {
+  const alike = (other: Block) => headingLike(other, blockText(other), style.bodySize, style.bodyFont);
+  const beside = pageBlocks.filter(
+    (other) =>
+      other !== block &&
+      (other.box.x1 >= block.box.x2 || other.box.x2 <= block.box.x1) &&
+      box.verticalOverlap(block.box, other.box) >= 0.5 &&
+      alike(other),
+  );
+  if (beside.length >= 2) return true;
+  if (HEADING_NUMBER.test(blockText(block))) return false;
+  const key = (b: Block) =>
+    styleKey(
+      blockSize(b),
+      b.lines.every((line) => line.bold),
+    );
+  const at = pageBlocks.indexOf(block);
+  return [pageBlocks[at - 1], pageBlocks[at + 1]].some(
+    (other) =>
+      other !== undefined &&
+      at >= 0 &&
+      key(other) === key(block) &&
+      Math.abs(other.box.x1 - block.box.x1) <= blockSize(block) * 0.5 &&
+      alike(other),
+  );
 }
 
 /**
  * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
- * page, where the title is looked for; `titleTaken` whether a title was already found.
+ * page, where the title is looked for; `titleTaken` whether a title was already found; `pageBlocks`, when
+ * given, the page's blocks in reading order, against which a heading must stand alone.
  */
 export function labelBlock(
   block: Block,
   page: PageSize,
   style: DocumentStyle,
-  where: { firstPage: boolean; titleTaken: boolean },
+  where: { firstPage: boolean; titleTaken: boolean; pageBlocks?: readonly Block[] },
 ): BlockLabel {
   const text = blockText(block);
   const chars = Math.max(1, totalChars(block));
@@ -157,7 +234,10 @@ export function labelBlock(
     return { label: "title" };
   }
   const marker = LIST_MARKER.exec(text);
-  if (headingLike(block, text, style.bodySize)) {
+  if (
+    headingLike(block, text, style.bodySize, style.bodyFont) &&
+    !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
+  ) {
     const numbered = HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
     const byStyle =
@@ -167,8 +247,9 @@ export function labelBlock(
           block.lines.every((line) => line.bold),
         ),
       ) ?? 2;
-    // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading.
-    if (!marker || numbered)
+    // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading, and
+    // so is a `(1)` set larger than the body, as list items are not.
+    if (!marker || numbered || size >= style.bodySize * 1.05)
       return { label: "section_header", level: depth > 0 ? Math.min(depth, 6) : byStyle };
   }
   if (marker) {
