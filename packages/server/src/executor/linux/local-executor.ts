@@ -5,6 +5,7 @@ import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/pro
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
 import { RUNTIME_PORT, runtimeRoutes, type SandboxNetworkAccessControl } from "@svc/contract";
+import type { Logger } from "../../log.ts";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
   cgroupLayout,
@@ -68,7 +69,7 @@ export interface LocalExecutorOptions {
   hostId?: string;
   cpuOvercommit: number;
   memoryOvercommit: number;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
   /** How long a new daemon may take to answer its health check. */
   startTimeoutMs?: number;
   /** How the hostnames of egress policies are resolved (default: the host's resolver, /etc/hosts included). */
