@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type TSchema } from "typebox";
 
 /** The one error body (see errors.ts). */
 export const ErrorBodySchema = Type.Object(
@@ -30,6 +30,9 @@ export const closed = { additionalProperties: false } as const;
 export const Direction = Type.Union([Type.Literal("forward"), Type.Literal("backward")]);
 
 export const Empty = Type.Object({}, closed);
+
+/** The schema or `null`: a field that is always present but may be empty. */
+export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The management port of the daemon: always routable, never a user port. */
 export const MANAGEMENT_PORT = 9501;

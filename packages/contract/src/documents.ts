@@ -1,9 +1,7 @@
 import Type, { type Static, type TSchema } from "typebox";
-import { closed, Rfc3339 } from "./common.ts";
+import { closed, nullable, Rfc3339 } from "./common.ts";
 import { defineRoutes } from "./route.ts";
 import { WebhookEventName } from "./webhook-signature.ts";
-
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Bounds of the documents API inputs: anything larger is rejected by the schemas. */
 export const DOCUMENT_LIMITS = {

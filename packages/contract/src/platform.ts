@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { closed, Health, Rfc3339 } from "./common.ts";
+import { closed, Health, nullable, Rfc3339 } from "./common.ts";
 import { defineRoutes } from "./route.ts";
 
 /** API keys look like `svc_apiKey_<random>`; only their hash is stored. */
@@ -35,13 +35,13 @@ export const CreateProjectRequest = Type.Object({ name: Name }, closed);
 export const ApiKeyInfo = Type.Object(
   {
     id: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
+    name: nullable(Type.String()),
     project_id: Type.String(),
     organization_id: Type.String(),
     /** The first characters of the key, to tell keys apart; never enough to use it. */
     prefix: Type.String(),
     created_at: Rfc3339,
-    last_used_at: Type.Union([Rfc3339, Type.Null()]),
+    last_used_at: nullable(Rfc3339),
   },
   { $id: "ApiKeyInfo" },
 );

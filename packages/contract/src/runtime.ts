@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { closed, EpochMs, Health, MANAGEMENT_PORT, Port } from "./common.ts";
+import { closed, EpochMs, Health, MANAGEMENT_PORT, nullable, Port } from "./common.ts";
 import { defineRoutes } from "./route.ts";
 
 /**
@@ -7,9 +7,6 @@ import { defineRoutes } from "./route.ts";
  * the sandbox proxy, which authenticates the caller and adds the forwarded-auth header (forwarded-auth.ts).
  * Timestamps are milliseconds since the Unix epoch.
  */
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
 
 /** The daemon's port inside the sandbox: the management port, always routable. */
 export const RUNTIME_PORT = MANAGEMENT_PORT;

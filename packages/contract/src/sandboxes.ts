@@ -1,9 +1,6 @@
 import Type, { type Static } from "typebox";
-import { closed, Direction, EpochMs, MANAGEMENT_PORT, Port, Rfc3339 } from "./common.ts";
+import { closed, Direction, EpochMs, MANAGEMENT_PORT, nullable, Port, Rfc3339 } from "./common.ts";
 import { defineRoutes } from "./route.ts";
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
 
 export const SandboxStatus = Type.Enum(
   ["pending", "running", "snapshotting", "suspending", "suspended", "terminated"],

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import Type, { type Static } from "typebox";
-import { Rfc3339 } from "./common.ts";
+import { nullable, Rfc3339 } from "./common.ts";
 
 /**
  * Webhooks of parse jobs, signed per the Standard Webhooks scheme (https://www.standardwebhooks.com):
@@ -23,7 +23,7 @@ export const WebhookPayload = Type.Object(
     job_id: Type.String(),
     status: Type.Enum(["pending", "processing", "successful", "failure"]),
     created_at: Rfc3339,
-    dataset_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    dataset_id: Type.Optional(nullable(Type.String())),
   },
   { $id: "WebhookPayload" },
 );

@@ -17,6 +17,7 @@ import { LocalFileSystemStorage } from "./filesystems/storage.ts";
 import { createExecutorRegistry } from "./hosts/registry.ts";
 import { clusterSecret, createRelayServer, createSandboxDialer, type SandboxDialer } from "./hosts/relay.ts";
 import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
+import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { PoolKeeper } from "./sandboxes/pool-keeper.ts";
@@ -75,7 +76,7 @@ async function startSandboxes(
   onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps & { cluster: ClusterParts | null }> {
   const repo = createSandboxRepository(store.db);
-  const log = (message: string, fields?: Record<string, unknown>) => {
+  const log: Logger = (message, fields) => {
     if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
   };
   let executor: LocalExecutor | null = null;

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import { type ErrorCode, errorBody, errorCatalog, ServiceError } from "@svc/contract";
+import type { Logger } from "../log.ts";
 import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import type { SettingsRepository } from "../store/settings.ts";
@@ -79,7 +80,7 @@ export interface RelayOptions {
   repo: SandboxRepository;
   /** Serves the control channel (port 0); without it, control connections are closed. */
   control?: ControlHandler;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: Logger;
   now?: () => number;
 }
 

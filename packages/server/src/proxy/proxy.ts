@@ -15,6 +15,7 @@ import { readChunks } from "@svc/contract/socket-reads";
 import { bearerToken } from "../auth/bearer.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
+import type { Logger } from "../log.ts";
 import { connectionThrough } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
 import { corsHeaders, isPreflight, preflightHeaders, subprotocolBearer } from "./browser-access.ts";
@@ -29,7 +30,7 @@ export interface ProxyOptions {
   readTimeoutMs?: number;
   /** PEM certificate and key: the proxy serves HTTPS (and wss) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: Logger;
   /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
   dialer?: SandboxDialer;
 }

@@ -9,6 +9,7 @@ import {
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { RESERVED_GUEST_PATHS } from "../executor/linux/fs-mounts.ts";
+import type { Logger } from "../log.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 
@@ -62,7 +63,7 @@ interface MountDeps {
   scheduler: Scheduler;
   found(auth: AuthContext, idOrName: string): Promise<SandboxRow>;
   view(auth: AuthContext, row: SandboxRow): Promise<Sandbox>;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
 }
 
 /**

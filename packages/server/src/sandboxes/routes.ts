@@ -5,6 +5,7 @@ import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import type { FileSystemRepository } from "../filesystems/repository.ts";
 import type { FileSystemStorage } from "../filesystems/storage.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
+import type { Logger } from "../log.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { sandboxLogHandlers } from "./logs.ts";
@@ -42,7 +43,7 @@ export interface SandboxDeps {
   /** Warm pools, and the keeper that tops them up. */
   pools: PoolRepository;
   poolKeeper: PoolKeeper;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
 }
 
 const DEFAULTS = { cpus: 1.0, memoryMb: 1024, diskMb: 10240 };

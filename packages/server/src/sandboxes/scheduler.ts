@@ -2,6 +2,7 @@ import { type FileSystemMount, ServiceError } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
 import type { ExecutorRegistry } from "../hosts/registry.ts";
 import type { ControlOp, SandboxDialer } from "../hosts/relay.ts";
+import type { Logger } from "../log.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 
@@ -36,7 +37,7 @@ export interface SchedulerOptions {
   secretOf: (sandboxId: string) => string;
   /** Longest lifetime; applies when a sandbox's timeout_secs is 0. 0 means none. */
   maxTimeoutSecs: number;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
   now?: () => number;
   tickMs?: number;
   /** Sandboxes started at once. */

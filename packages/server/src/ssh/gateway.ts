@@ -8,6 +8,7 @@ import ssh2, {
 } from "ssh2";
 import type { AuthContext } from "../auth/context.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
+import type { Logger } from "../log.ts";
 import { sandboxLink } from "../sandboxes/daemon-link.ts";
 import type { SandboxRepository } from "../sandboxes/repository.ts";
 import { forwardSession, forwardTcpip } from "./channel-forwarding.ts";
@@ -23,7 +24,7 @@ export interface SshGatewayOptions {
   backendUser?: string;
   /** Port of the in-sandbox sshd. Default {@link SANDBOX_SSHD_PORT}. */
   sandboxSshdPort?: number;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: Logger;
   /** Several hosts: reaches sandboxes that run on another host's executor, through its relay. */
   dialer?: SandboxDialer;
 }

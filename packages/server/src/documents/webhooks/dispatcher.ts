@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Logger } from "../../log.ts";
 import type { Db } from "../../store/db.ts";
 import type { AddressGuard } from "../url-fetch.ts";
 import { sendWebhook } from "./delivery.ts";
@@ -34,7 +35,7 @@ export interface WebhookDispatcherOptions extends AddressGuard {
   owner?: string;
   now?: () => number;
   /** Reports a delivery that failed for good, or an error of the poll loop. */
-  log?: (message: string, fields: Record<string, unknown>) => void;
+  log?: Logger;
 }
 
 /**

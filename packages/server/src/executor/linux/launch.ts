@@ -55,6 +55,7 @@ import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RUNTIME_PORT } from "@svc/contract";
 import { launchThroughRunner, runHostCommand } from "./host-command.ts";
 import { writeSeccompFile } from "./seccomp.ts";
 
@@ -182,7 +183,7 @@ export function daemonCommand(options: DaemonCommandOptions): string[] {
   return [
     join(SANDBOX_PATHS.nodeDir, basename(options.nodeBinary ?? process.execPath)),
     options.bundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
-    ...["--port", String(options.port ?? 9501), "--host", options.host ?? "0.0.0.0"],
+    ...["--port", String(options.port ?? RUNTIME_PORT), "--host", options.host ?? "0.0.0.0"],
     ...["--auth-secret-file", SANDBOX_PATHS.authSecret, "--sandbox-id", options.sandboxId],
     ...["--default-user", options.defaultUser ?? "svc-user"],
     ...(options.memoryCgroup ? ["--memory-cgroup", SANDBOX_PATHS.memoryCgroup] : []),

@@ -4,7 +4,8 @@ import { existsSync, readFileSync, watch } from "node:fs";
 import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { SandboxNetworkAccessControl } from "@svc/contract";
+import { RUNTIME_PORT, runtimeRoutes, type SandboxNetworkAccessControl } from "@svc/contract";
+import type { Logger } from "../../log.ts";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
   cgroupLayout,
@@ -68,7 +69,7 @@ export interface LocalExecutorOptions {
   hostId?: string;
   cpuOvercommit: number;
   memoryOvercommit: number;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
   /** How long a new daemon may take to answer its health check. */
   startTimeoutMs?: number;
   /** How the hostnames of egress policies are resolved (default: the host's resolver, /etc/hosts included). */
@@ -219,7 +220,9 @@ async function waitForDaemon(
   while (Date.now() < deadline) {
     if (gone) throw new Error("the sandbox's daemon exited during start");
     try {
-      const response = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(1000) });
+      const response = await fetch(`${url}${runtimeRoutes.runtimeHealth.path}`, {
+        signal: AbortSignal.timeout(1000),
+      });
       if (response.ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 5));
@@ -519,7 +522,7 @@ export class LocalExecutor implements Executor {
         join(sandboxDir, "state.json"),
         JSON.stringify({ netIndex: network.index, pid: launched.pid } satisfies SandboxState),
       );
-      const address = `http://${network.sandboxIp}:9501`;
+      const address = `http://${network.sandboxIp}:${RUNTIME_PORT}`;
       try {
         await timeline.time("daemon wait (until it answers)", () =>
           waitForDaemon(address, launched.logFile, this.#o.startTimeoutMs ?? 30_000, launched.exited),
@@ -708,7 +711,9 @@ export class LocalExecutor implements Executor {
 
   async isAlive(_id: string, started: StartedSandbox): Promise<boolean> {
     try {
-      const response = await fetch(`${started.address}/api/v1/health`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`${started.address}${runtimeRoutes.runtimeHealth.path}`, {
+        signal: AbortSignal.timeout(2000),
+      });
       return response.ok;
     } catch {
       return false;

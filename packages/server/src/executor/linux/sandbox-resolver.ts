@@ -13,6 +13,7 @@
  */
 import dgram from "node:dgram";
 import net from "node:net";
+import type { Logger } from "../../log.ts";
 import { answerAddresses, errorResponse, parseAnswers, parseQuestion, RCODE_REFUSED } from "./dns-message.ts";
 import { classifyHostname, type EgressRules } from "./egress-policy.ts";
 
@@ -38,7 +39,7 @@ export interface SandboxResolverOptions {
     addresses: string[],
     ttlSecs: number,
   ) => Promise<unknown>;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: Logger;
   /** Port to listen on (tests use their own); default 53. */
   port?: number;
 }
