@@ -149,7 +149,13 @@ test("svc server: first start prints the key once, writes 0600 files, serves, an
               "silent",
             ],
             {
-              env: { PATH: process.env.PATH ?? "", SVC_DATA_DIR: dataDir },
+              // Ports 0: a server already on this machine (the SSH gateway's 2222, the relay's 9510) must not stop it.
+              env: {
+                PATH: process.env.PATH ?? "",
+                SVC_DATA_DIR: dataDir,
+                SVC_SSH_PORT: "0",
+                SVC_RELAY_PORT: "0",
+              },
               stdio: ["ignore", "pipe", "inherit"],
             },
           );
