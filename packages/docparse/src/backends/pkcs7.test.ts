@@ -84,6 +84,48 @@ describe("PKCS#7 signed documents", { skip: !openssl && "openssl is not installe
     assert.equal(broken.document.signers?.[0].verified, false);
   });
 
+  test("a signer whose serial starts with a zero nibble is still found by its certificate", async () => {
+    // A random serial starts with 0x01-0x0F one time in sixteen: that signer lost its name until serials
+    // compared as numbers.
+    run(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "k2.pem",
+      "-out",
+      "c2.pem",
+      "-days",
+      "2",
+      "-set_serial",
+      "0x0A1B2C3D4E5F",
+      "-subj",
+      "/CN=Nibble Signer",
+    );
+    run(
+      "cms",
+      "-sign",
+      "-binary",
+      "-nodetach",
+      "-in",
+      "doc.html",
+      "-signer",
+      "c2.pem",
+      "-inkey",
+      "k2.pem",
+      "-outform",
+      "DER",
+      "-out",
+      "nibble.p7m",
+    );
+    const bytes = new Uint8Array(readFileSync(path.join(dir, "nibble.p7m")));
+    const { document } = await parseDocument({ bytes, mimeType: "application/pkcs7-mime" });
+    assert.equal(document.signers?.[0]?.commonName, "Nibble Signer");
+    assert.equal(document.signers?.[0]?.verified, true);
+  });
+
   test("S/MIME (base64 with MIME headers) and PEM; a detached signature is refused with the reason", async () => {
     run(
       "smime",

@@ -177,8 +177,9 @@ export function readSignedData(der: Uint8Array): Signed {
       const [, serialTlv] = children(der, sid);
       if (serialTlv) serial = integerHex(der, serialTlv);
     }
-    const certificate =
-      certificates.find((cert) => cert.serialNumber.toUpperCase().replace(/^0+(?=.)/, "") === serial) ?? null;
+    // Serials compare as numbers: Node writes a leading zero nibble (`0A…`) that the DER integer may not have.
+    const key = (hex: string) => hex.toUpperCase().replace(/^0+(?=.)/, "");
+    const certificate = certificates.find((cert) => key(cert.serialNumber) === key(serial)) ?? null;
     const digestOid = fields[2] ? oid(der, children(der, fields[2])[0]) : "";
     let index = 3;
     let signedAttrs: Tlv | null = null;
