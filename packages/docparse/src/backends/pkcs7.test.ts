@@ -18,8 +18,8 @@ describe("PKCS#7 signed documents", { skip: !openssl && "openssl is not installe
   let dir = "";
   const run = (...args: string[]) =>
     execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  before(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "svc-pkcs7-"));
+  /** A self-signed RSA certificate for `subject`, valid two days; `extra` adds `req` options. */
+  const selfSigned = (cert: string, key: string, subject: string, extra: string[] = []) =>
     run(
       "req",
       "-x509",
@@ -27,35 +27,42 @@ describe("PKCS#7 signed documents", { skip: !openssl && "openssl is not installe
       "rsa:2048",
       "-nodes",
       "-keyout",
-      "key.pem",
+      key,
       "-out",
-      "cert.pem",
+      cert,
       "-days",
       "2",
       "-subj",
-      "/CN=Ada Signer/O=Example",
+      subject,
+      ...extra,
     );
-    writeFileSync(path.join(dir, "doc.html"), "<h1>Signed report</h1><p>Total: 42</p>");
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
-  test("DER SignedData: the inner HTML is parsed and the signer recorded, with its signature checked", async () => {
+  /** `input` signed as DER SignedData with the content inside. */
+  const signDer = (cert: string, key: string, input: string, out: string) =>
     run(
       "cms",
       "-sign",
       "-binary",
       "-nodetach",
       "-in",
-      "doc.html",
+      input,
       "-signer",
-      "cert.pem",
+      cert,
       "-inkey",
-      "key.pem",
+      key,
       "-outform",
       "DER",
       "-out",
-      "doc.p7m",
+      out,
     );
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "svc-pkcs7-"));
+    selfSigned("cert.pem", "key.pem", "/CN=Ada Signer/O=Example");
+    writeFileSync(path.join(dir, "doc.html"), "<h1>Signed report</h1><p>Total: 42</p>");
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("DER SignedData: the inner HTML is parsed and the signer recorded, with its signature checked", async () => {
+    signDer("cert.pem", "key.pem", "doc.html", "doc.p7m");
     const bytes = new Uint8Array(readFileSync(path.join(dir, "doc.p7m")));
     const { document, result } = await parseDocument({ bytes, mimeType: "application/pkcs7-mime" });
     assert.equal(result.markdown, "# Signed report\n\nTotal: 42");
@@ -87,39 +94,8 @@ describe("PKCS#7 signed documents", { skip: !openssl && "openssl is not installe
   test("a signer whose serial starts with a zero nibble is still found by its certificate", async () => {
     // A random serial starts with 0x01-0x0F one time in sixteen: that signer lost its name until serials
     // compared as numbers.
-    run(
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "k2.pem",
-      "-out",
-      "c2.pem",
-      "-days",
-      "2",
-      "-set_serial",
-      "0x0A1B2C3D4E5F",
-      "-subj",
-      "/CN=Nibble Signer",
-    );
-    run(
-      "cms",
-      "-sign",
-      "-binary",
-      "-nodetach",
-      "-in",
-      "doc.html",
-      "-signer",
-      "c2.pem",
-      "-inkey",
-      "k2.pem",
-      "-outform",
-      "DER",
-      "-out",
-      "nibble.p7m",
-    );
+    selfSigned("c2.pem", "k2.pem", "/CN=Nibble Signer", ["-set_serial", "0x0A1B2C3D4E5F"]);
+    signDer("c2.pem", "k2.pem", "doc.html", "nibble.p7m");
     const bytes = new Uint8Array(readFileSync(path.join(dir, "nibble.p7m")));
     const { document } = await parseDocument({ bytes, mimeType: "application/pkcs7-mime" });
     assert.equal(document.signers?.[0]?.commonName, "Nibble Signer");
