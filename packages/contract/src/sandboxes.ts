@@ -14,6 +14,8 @@ export const PendingReason = Type.Enum([
   "no_executors_available",
   "no_resources_available",
   "pool_at_capacity",
+  "building_image",
+  "pulling_image",
 ]);
 
 export { MANAGEMENT_PORT, Port };

@@ -2,6 +2,7 @@ import {
   allRoutes,
   buildOpenApi,
   documentRoutes,
+  imageRoutes,
   platformRoutes,
   sandboxRoutes,
   validatorCompiler,
@@ -19,6 +20,7 @@ import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./docu
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
+import { imageHandlers } from "./images/routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -96,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     authenticator,
   );
+  registerRoutes(app, imageRoutes, imageHandlers(deps.sandboxes.images), authenticator);
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
   const webhooks = new WebhookDispatcher({
     db: deps.store.db,

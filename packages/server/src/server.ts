@@ -17,6 +17,9 @@ import { LocalFileSystemStorage } from "./filesystems/storage.ts";
 import { createExecutorRegistry } from "./hosts/registry.ts";
 import { clusterSecret, createRelayServer, createSandboxDialer, type SandboxDialer } from "./hosts/relay.ts";
 import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
+import { createImageRepository } from "./images/archives.ts";
+import { createRegistryCredentialRepository } from "./images/credentials.ts";
+import { loadSecretBox } from "./images/secret-box.ts";
 import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
@@ -76,6 +79,10 @@ async function startSandboxes(
   onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps & { cluster: ClusterParts | null }> {
   const repo = createSandboxRepository(store.db);
+  const credentials = createRegistryCredentialRepository(
+    store.db,
+    await loadSecretBox(config.secretKeyFile ?? join(config.dataDir, "secret-key")),
+  );
   const log: Logger = (message, fields) => {
     if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
   };
@@ -92,6 +99,8 @@ async function startSandboxes(
       lookup,
       dnsUpstreams,
       onStarted,
+      allowedRegistries: config.allowedRegistries ?? [],
+      registryCredentials: (projectId, registry) => credentials.reveal(projectId, registry),
     });
     await executor.init();
     const reason = executor.unavailableReason();
@@ -186,6 +195,16 @@ async function startSandboxes(
     fileSystems,
     snapshots,
     templates: createTemplateRepository(store.db),
+    images: {
+      credentials,
+      images: createImageRepository(store.db),
+      importArchive:
+        executor && !executor.unavailableReason()
+          ? (tarFile, name) => (executor as LocalExecutor).importImage(tarFile, name)
+          : null,
+      tmpDir: join(config.dataDir, "tmp"),
+      maxBytes: config.maxFileBytes,
+    },
     tmpDir: join(config.dataDir, "tmp"),
     maxUploadBytes: config.maxFileBytes,
     pools,

@@ -34,6 +34,10 @@ export interface PtyManagerOptions {
   passwdFile?: string;
   /** Each session in its own cgroup (process-cgroups.ts): deleting it ends its whole tree. */
   processCgroups?: ProcessCgroups;
+  /** Environment under the request's `env` (an OCI image's `ENV`), as for processes. */
+  defaultEnv?: Readonly<Record<string, string>>;
+  /** Working directory of sessions that name none (an OCI image's `WORKDIR`). */
+  defaultWorkingDir?: string;
 }
 
 /** PATH of every PTY process: the request's `env` may replace it. */
@@ -57,11 +61,15 @@ export class PtyManager {
   readonly #sweeper: NodeJS.Timeout | undefined;
   readonly #switchUser: boolean;
   readonly #cgroups: ProcessCgroups | undefined;
+  readonly #defaultEnv: Readonly<Record<string, string>>;
+  readonly #defaultWorkingDir: string | undefined;
   #closing = false;
 
   constructor(defaultUser: ResolvedUser, options: PtyManagerOptions = {}) {
     this.#user = defaultUser;
     this.#cgroups = options.processCgroups;
+    this.#defaultEnv = options.defaultEnv ?? {};
+    this.#defaultWorkingDir = options.defaultWorkingDir;
     this.#users = new UserDatabase(options.passwdFile);
     this.#idleMs = options.ptyIdleTimeoutMs ?? DEFAULT_IDLE_MS;
     this.#replayBytes = options.ptyReplayBytes ?? PTY_PRE_READY_BUFFER_BYTES;
@@ -107,7 +115,10 @@ export class PtyManager {
     }
     const user = this.#user;
     const size = clampPtySize(request);
-    const cwd = workingDir(request.working_dir, user);
+    const cwd =
+      request.working_dir === undefined && this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir)
+        ? this.#defaultWorkingDir
+        : workingDir(request.working_dir, user);
     const env: Record<string, string> = {
       PATH: BASE_PATH,
       HOME: user.home,
@@ -116,6 +127,7 @@ export class PtyManager {
       SHELL: this.#users.byUid(user.uid)?.shell || "/bin/sh",
       LANG: "C.UTF-8",
       TERM: DEFAULT_TERM,
+      ...this.#defaultEnv,
       ...request.env,
     };
     const args = request.args ?? [];

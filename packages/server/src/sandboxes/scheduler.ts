@@ -368,6 +368,7 @@ export class Scheduler {
     try {
       const started = await executor.start({
         id: row.id,
+        projectId: row.projectId,
         name: row.name,
         image: row.image,
         cpus: row.cpus,

@@ -133,6 +133,11 @@ export class OciImageStore {
     });
   }
 
+  /** The image of a manifest digest if the store holds it (an uploaded archive's, or one pulled before). */
+  byDigest(digest: string): Promise<OciImage | null> {
+    return this.#cached(digest);
+  }
+
   /** An image from an uploaded archive: `docker save` output or an OCI archive (tar of an image layout). */
   async importArchive(path: string, name: string): Promise<OciImage> {
     const kind = await archiveKind(path);

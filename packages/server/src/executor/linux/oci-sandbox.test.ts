@@ -1,0 +1,267 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client, type Sandbox, SvcError } from "@svc/sdk";
+import { startTestServer, type TestServer } from "../../testing.ts";
+import { LocalExecutor } from "./local-executor.ts";
+import { parseLdd } from "./node-runtime.ts";
+import { pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
+import { missingPrerequisite } from "./test-support.ts";
+
+const skip = missingPrerequisite([
+  "bwrap",
+  "nsenter",
+  "setpriv",
+  "nft",
+  "mkfs.ext4",
+  "docker-registry",
+  "skopeo",
+  "umoci",
+  "htpasswd",
+  "busybox",
+]);
+
+/** A start that pulls may wait behind other work on a loaded 2-core machine. */
+const START_MS = 180_000;
+
+/** A busybox-static tree: no libc at all, so the daemon's Node can only run on the host's libraries. */
+function busyboxFiles(): Record<string, Buffer | string> {
+  return {
+    "bin/sh": readFileSync(execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim()),
+    "etc/passwd": "root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/home/app:/bin/sh\n",
+    "etc/group": "root:x:0:\napp:x:1000:\n",
+    "home/app/.keep": "",
+  };
+}
+
+/**
+ * The host's `id` (coreutils, which prints `euid=` when it differs from the uid) and the libraries it loads at
+ * their paths (mode 0755: the kernel needs the loader executable), answered with their modes.
+ */
+function hostIdFiles(): { files: Record<string, Buffer>; modes: Record<string, number> } {
+  const files: Record<string, Buffer> = { "usr/bin/id": readFileSync("/usr/bin/id") };
+  const modes: Record<string, number> = { "usr/bin/id": 0o4755 };
+  for (const lib of parseLdd(execFileSync("ldd", ["/usr/bin/id"], { encoding: "utf8" })).files) {
+    const path = lib.source.replace(/^\//, "");
+    files[path] = readFileSync(lib.source);
+    modes[path] = 0o755;
+  }
+  return { files, modes };
+}
+
+describe("sandboxes from OCI images through the API", { skip }, () => {
+  let registry: Registry;
+  let server: TestServer;
+  let client: Client;
+  const layouts: string[] = [];
+  const sandboxes: Sandbox[] = [];
+  const scratch = mkdtempSync(join(tmpdir(), "svc-oci-sandbox-test-"));
+
+  const create = async (request: Parameters<Client["sandboxes"]["create"]>[0]) => {
+    const sandbox = await client.sandboxes.create({
+      resources: { cpus: 1, memory_mb: 512, disk_mb: 256 },
+      ...request,
+    });
+    sandboxes.push(sandbox);
+    return sandbox;
+  };
+  const ended = async (sandbox: Sandbox) => {
+    const deadline = Date.now() + START_MS;
+    for (;;) {
+      const record = await sandbox.refresh();
+      if (record.status === "terminated") return record;
+      if (record.status === "running") assert.fail(`sandbox ${sandbox.id} runs; it should have ended`);
+      if (Date.now() > deadline) assert.fail(`sandbox ${sandbox.id} still ${record.status}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  before(async () => {
+    registry = await startRegistry();
+    const hostId = hostIdFiles();
+    layouts.push(
+      pushTestImage(registry, "team/busybox", "v1", {
+        files: { ...busyboxFiles(), "srv/app/hello.txt": "hello from the image\n" },
+        modes: { "bin/sh": 0o755 },
+        env: ["GREETING=hi from ENV", "PATH=/bin:/usr/bin"],
+        workingDir: "/srv/app",
+        user: "app",
+        cmd: ["/bin/sh"],
+      }),
+      pushTestImage(registry, "team/setuid", "v1", {
+        files: { ...busyboxFiles(), ...hostId.files },
+        modes: { "bin/sh": 0o755, ...hostId.modes },
+      }),
+    );
+    server = await startTestServer({ executor: "local", allowedRegistries: [registry.address] });
+    client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  });
+
+  after(async () => {
+    for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
+    if (server) {
+      const executor = new LocalExecutor({
+        dataDir: server.dataDir,
+        cpuOvercommit: 1,
+        memoryOvercommit: 1,
+        log: () => {},
+      });
+      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+      await server.stop();
+    }
+    await registry?.stop();
+    for (const layout of layouts) rmSync(dirname(layout), { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("registry credentials: stored encrypted, listed without the password, deleted", async () => {
+    const put = await client.registries.put(registry.address, {
+      username: registry.username,
+      password: registry.password,
+    });
+    assert.equal(put.registry, registry.address);
+    assert.equal(put.username, registry.username);
+    assert.equal(JSON.stringify(put).includes(registry.password), false);
+    const listed = await client.registries.list();
+    assert.deepEqual(
+      listed.map((c) => c.registry),
+      [registry.address],
+    );
+    assert.equal(JSON.stringify(listed).includes(registry.password), false);
+    // At rest: neither the database file nor its WAL holds the password in clear.
+    for (const file of ["svc.db", "svc.db-wal"].map((f) => join(server.dataDir, f))) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(file);
+      } catch {
+        continue;
+      }
+      assert.equal(bytes.includes(registry.password), false, `${file} holds the password in clear`);
+    }
+    await client.registries.put("other.example.com", { username: "x", password: "y" });
+    await client.registries.delete("other.example.com");
+    await assert.rejects(client.registries.delete("other.example.com"), (e: unknown) => {
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "REGISTRY_CREDENTIAL_NOT_FOUND");
+      return true;
+    });
+  });
+
+  test("a sandbox from a busybox image: the daemon runs without the image having a libc; ENV, WORKDIR and USER are the defaults", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const sandbox = await create({ image: `${registry.address}/team/busybox:v1` });
+    const record = await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    assert.equal(record.image, `${registry.address}/team/busybox:v1`);
+    const run = await sandbox.run("sh", { args: ["-c", 'id; pwd; echo "$GREETING"; cat hello.txt'] });
+    assert.equal(run.exitCode, 0, run.stderr);
+    assert.equal(run.stdout, "uid=1000(app) gid=1000(app)\n/srv/app\nhi from ENV\nhello from the image\n");
+    // The request's env, working directory and user win over the image's.
+    const asked = await sandbox.run("sh", {
+      args: ["-c", 'id -u; pwd; echo "$GREETING"'],
+      env: { GREETING: "from the request" },
+      workingDir: "/",
+      user: "root",
+    });
+    assert.equal(asked.stdout, "0\n/\nfrom the request\n");
+    // Writes go to the sandbox's own layer, not the shared image tree.
+    // The image's root-owned files are root's in the sandbox too; root's writes go to the sandbox's own layer.
+    const denied = await sandbox.run("sh", { args: ["-c", "echo changed > hello.txt"] });
+    assert.notEqual(denied.exitCode, 0);
+    const write = await sandbox.run("sh", {
+      args: ["-c", "echo changed > hello.txt && cat hello.txt"],
+      user: "root",
+    });
+    assert.equal(write.stdout, "changed\n", write.stderr);
+    const again = await create({ image: `${registry.address}/team/busybox:v1` });
+    await again.waitUntilRunning({ timeoutMs: START_MS });
+    assert.equal(
+      (await again.run("sh", { args: ["-c", "cat /srv/app/hello.txt"] })).stdout,
+      "hello from the image\n",
+    );
+  });
+
+  test("a setuid-root binary of an image gives no privilege; the image store is root's alone on the host", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const sandbox = await create({ image: `${registry.address}/team/setuid:v1` });
+    await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    const mode = await sandbox.run("sh", { args: ["-c", "stat -c %a /usr/bin/id"] });
+    assert.equal(mode.stdout, "4755\n", "the image's setuid bit is kept in the tree");
+    const asUser = await sandbox.run("/usr/bin/id", { user: "1000" });
+    assert.equal(asUser.exitCode, 0, asUser.stderr);
+    assert.match(asUser.stdout, /^uid=1000/);
+    assert.doesNotMatch(asUser.stdout, /euid=0/, "the setuid bit raised no privilege");
+    const store = statSync(join(server.dataDir, "oci-images"));
+    assert.equal(store.mode & 0o077, 0, "no other host user can reach the images' setuid files");
+  });
+
+  test("a missing image ends ImageNotFound, a refused pull ImagePullUnauthorized, a bad reference is a 400", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const missing = await create({ image: `${registry.address}/team/missing:v1` });
+    const gone = await ended(missing);
+    assert.equal(gone.termination_reason, "ImageNotFound");
+    assert.match(gone.error_details ?? "", /team\/missing:v1/);
+
+    await client.registries.delete(registry.address);
+    try {
+      const refused = await create({ image: `${registry.address}/team/setuid:v2` });
+      const denied = await ended(refused);
+      assert.equal(denied.termination_reason, "ImagePullUnauthorized");
+      assert.match(denied.error_details ?? "", /refused access/);
+      assert.equal((denied.error_details ?? "").includes(registry.password), false);
+    } finally {
+      await client.registries.put(registry.address, {
+        username: registry.username,
+        password: registry.password,
+      });
+    }
+
+    await assert.rejects(create({ image: "Bad Ref:tag" }), (e: unknown) => {
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "INVALID_IMAGE");
+      return true;
+    });
+  });
+
+  test("an uploaded OCI archive is an image by name for sandboxes", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const archive = join(scratch, "busybox-oci.tar");
+    execFileSync("tar", ["-C", layouts[0], "-cf", archive, "."]);
+    const uploaded = await client.images.upload("my-busybox", readFileSync(archive));
+    assert.match(uploaded.digest, /^sha256:[a-f0-9]{64}$/);
+    assert.equal(uploaded.working_dir, "/srv/app");
+    assert.deepEqual(
+      (await client.images.list()).map((i) => i.name),
+      ["my-busybox"],
+    );
+    await assert.rejects(client.images.upload("my-busybox", readFileSync(archive)), (e: unknown) => {
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "IMAGE_EXISTS");
+      return true;
+    });
+    await assert.rejects(
+      client.images.upload("not-an-image", new TextEncoder().encode("plain text")),
+      (e: unknown) => {
+        assert.ok(e instanceof SvcError);
+        assert.equal(e.code, "INVALID_IMAGE");
+        return true;
+      },
+    );
+    const sandbox = await create({ image: "my-busybox" });
+    await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    const run = await sandbox.run("sh", { args: ["-c", "cat hello.txt"] });
+    assert.equal(run.stdout, "hello from the image\n");
+    await client.images.delete("my-busybox");
+    await assert.rejects(client.images.get("my-busybox"), (e: unknown) => {
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "IMAGE_NOT_FOUND");
+      return true;
+    });
+  });
+});
