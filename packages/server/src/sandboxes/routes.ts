@@ -276,6 +276,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       snapshots: deps.snapshots,
       scheduler,
       namespaceOf,
+      imageOf: (projectId, image) => imageOfRequest(deps.images.images, projectId, image),
       tmpDir: deps.tmpDir,
       maxBytes: deps.maxUploadBytes,
     }),

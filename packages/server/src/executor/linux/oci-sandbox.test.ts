@@ -184,6 +184,32 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
     );
   });
 
+  test("a template from a tree over an OCI image, and a pool of it, start on the image with the tree above", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const tree = join(scratch, "tree");
+    execFileSync("mkdir", ["-p", join(tree, "srv/app")]);
+    execFileSync("sh", ["-c", `echo from the template > ${join(tree, "srv/app/extra.txt")}`]);
+    const tar = execFileSync("tar", ["-C", tree, "-c", "."]);
+    const image = `${registry.address}/team/busybox:v1`;
+    const template = await client.templates.fromTree("busybox-app", tar, { image });
+    assert.equal(template.base_image, image);
+    const fromTemplate = await create({ template_id: "busybox-app" });
+    await fromTemplate.waitUntilRunning({ timeoutMs: START_MS });
+    const both = await fromTemplate.run("sh", { args: ["-c", "cat hello.txt extra.txt"] });
+    assert.equal(both.stdout, "hello from the image\nfrom the template\n", both.stderr);
+
+    const { pool_id } = await client.pools.create({ image, warm_containers: 0, max_containers: 1 });
+    try {
+      const claimed = await create({ pool_id });
+      await claimed.waitUntilRunning({ timeoutMs: START_MS });
+      assert.equal((await claimed.run("sh", { args: ["-c", "id -un"] })).stdout, "app\n");
+    } finally {
+      for (const sandbox of sandboxes.splice(0)) await sandbox.delete().catch(() => undefined);
+      await client.pools.delete(pool_id).catch(() => undefined);
+    }
+  });
+
   test("a setuid-root binary of an image gives no privilege; the image store is root's alone on the host", {
     timeout: START_MS + 60_000,
   }, async () => {
