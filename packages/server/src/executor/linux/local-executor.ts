@@ -583,6 +583,7 @@ export class LocalExecutor implements Executor {
             : undefined;
         found = await store.pull(reference, {
           credentials,
+          scope: spec.projectId ?? "",
           onProgress: (line) => spec.onProgress?.("pulling_image", line),
         });
       }

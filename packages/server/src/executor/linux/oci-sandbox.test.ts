@@ -184,6 +184,36 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
     );
   });
 
+  test("another project gets an image this host holds only with its own credentials", {
+    timeout: START_MS + 60_000,
+  }, async () => {
+    const admin = new Client({ adminToken: server.adminToken, baseUrl: server.url, apiKey: server.apiKey });
+    await admin.projects.create("other-team");
+    const { key } = await admin.keys.create({ project: "other-team", name: "test" });
+    const other = new Client({ apiKey: key, baseUrl: server.url });
+    const image = `${registry.address}/team/busybox:v1`;
+    // The default project pulled it first (so the store holds it), with its credentials.
+    const mine = await create({ image });
+    await mine.waitUntilRunning({ timeoutMs: START_MS });
+    const theirs = await other.sandboxes.create({
+      image,
+      resources: { cpus: 1, memory_mb: 512, disk_mb: 256 },
+    });
+    sandboxes.push(theirs);
+    const denied = await ended(theirs);
+    assert.equal(denied.termination_reason, "ImagePullUnauthorized");
+    await other.registries.put(registry.address, {
+      username: registry.username,
+      password: registry.password,
+    });
+    const allowed = await other.sandboxes.create({
+      image,
+      resources: { cpus: 1, memory_mb: 512, disk_mb: 256 },
+    });
+    sandboxes.push(allowed);
+    await allowed.waitUntilRunning({ timeoutMs: START_MS });
+  });
+
   test("a template from a tree over an OCI image, and a pool of it, start on the image with the tree above", {
     timeout: START_MS + 60_000,
   }, async () => {
