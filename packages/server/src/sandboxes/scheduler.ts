@@ -4,7 +4,9 @@ import type { ExecutorRegistry } from "../hosts/registry.ts";
 import type { ControlOp, SandboxDialer } from "../hosts/relay.ts";
 import type { Logger } from "../log.ts";
 import type { SandboxRepository, SandboxRow } from "./repository.ts";
+import { KeyedQueue } from "./serial-queue.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
+import { LIVE_STATUSES } from "./status.ts";
 
 /** Where a mount's tree is on this host, or why the mount cannot converge (the sandbox then ends with it). */
 export type MountResolution =
@@ -77,15 +79,14 @@ export class Scheduler {
   #starting = new Map<string, Promise<void>>();
   #stopped = false;
   #lastLiveness = 0;
-  /** Consecutive failed health checks of running sandboxes. */
   /** Running sandboxes whose daemon did not answer: failed checks in a row, and when the first failed. */
   #unanswered = new Map<string, { failures: number; since: number }>();
-  /** The last apply of each sandbox's egress policy, queued one after another (see #applyStoredNetwork). */
-  #networkApplies = new Map<string, Promise<void>>();
+  /** Applies of each sandbox's egress policy, one after another (see #applyStoredNetwork). */
+  #networkApplies = new KeyedQueue();
   /** Snapshots being taken, by sandbox. */
   #snapshotting = new Map<string, Promise<void>>();
-  /** The last convergence of each sandbox's mounts, queued one after another (see applyMounts). */
-  #mountApplies = new Map<string, Promise<void>>();
+  /** Convergences of each sandbox's mounts, one after another (see applyMounts). */
+  #mountApplies = new KeyedQueue();
   /** When this host's executor last swept what other hosts ended (cluster mode). */
   #lastSweep = 0;
   #beating: NodeJS.Timeout | undefined;
@@ -174,7 +175,7 @@ export class Scheduler {
     await this.#o
       .keepPools?.(now())
       .catch((error) => this.#o.log("pool refill failed", { error: String(error) }));
-    const live = await repo.withStatus(["pending", "running", "suspending", "suspended", "snapshotting"]);
+    const live = await repo.withStatus(LIVE_STATUSES);
     const t = now();
     const used = { cpus: 0, memoryMb: 0 };
     for (const row of live) {
@@ -239,7 +240,7 @@ export class Scheduler {
         .keepPools?.(now())
         .catch((error) => this.#o.log("pool refill failed", { error: String(error) }));
     }
-    const live = await repo.withStatus(["pending", "running", "suspending", "suspended", "snapshotting"]);
+    const live = await repo.withStatus(LIVE_STATUSES);
     const t = now();
     if (local && t - this.#lastLiveness >= this.#o.livenessIntervalMs) {
       this.#lastLiveness = t;
@@ -478,20 +479,11 @@ export class Scheduler {
    */
   #applyStoredNetwork(id: string): Promise<void> {
     const { repo, executor } = this.#o;
-    const previous = this.#networkApplies.get(id) ?? Promise.resolve();
-    const turn = previous
-      .catch(() => undefined)
-      .then(async () => {
-        const row = await repo.get(id);
-        if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
-        await executor.updateNetwork(id, row.network);
-      });
-    this.#networkApplies.set(id, turn);
-    const forget = () => {
-      if (this.#networkApplies.get(id) === turn) this.#networkApplies.delete(id);
-    };
-    turn.then(forget, forget);
-    return turn;
+    return this.#networkApplies.run(id, async () => {
+      const row = await repo.get(id);
+      if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
+      await executor.updateNetwork(id, row.network);
+    });
   }
 
   /** Resolves one mount and applies it; `strict` makes any failure an ExecutorError (a start in progress). */
@@ -524,48 +516,37 @@ export class Scheduler {
    * take (its path is a file, say) is dropped from the row and logged. Applies of one sandbox run one at a time.
    */
   applyMounts(id: string): Promise<void> {
-    const previous = this.#mountApplies.get(id) ?? Promise.resolve();
-    const turn = previous
-      .catch(() => undefined)
-      .then(async () => {
-        const { repo, executor } = this.#o;
-        await this.settled(id);
-        const row = await repo.get(id);
-        const remote = row && this.#remote(row);
-        if (remote) {
-          await remote("mounts");
-          return;
-        }
-        if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
-        for (const mount of row.fileSystems) {
-          // Ended meanwhile (deleted, timed out): nothing more to mount.
-          if ((await repo.get(id))?.status !== "running") return;
-          try {
-            await this.#mountOne(executor, row, mount, false);
-          } catch (error) {
-            if (error instanceof ExecutorError) {
-              await this.terminate(row, { outcome: "failed", reason: error.reason, details: error.message });
-              return;
-            }
-            this.#o.log("mount failed", { sandbox: id, path: mount.mount_path, error: String(error) });
-            await repo.updateMounts(id, (current) =>
-              current.filter((m) => m.mount_path !== mount.mount_path),
-            );
+    return this.#mountApplies.run(id, async () => {
+      const { repo, executor } = this.#o;
+      await this.settled(id);
+      const row = await repo.get(id);
+      const remote = row && this.#remote(row);
+      if (remote) {
+        await remote("mounts");
+        return;
+      }
+      if (!executor || !row || row.status !== "running" || row.executorId !== executor.id) return;
+      for (const mount of row.fileSystems) {
+        // Ended meanwhile (deleted, timed out): nothing more to mount.
+        if ((await repo.get(id))?.status !== "running") return;
+        try {
+          await this.#mountOne(executor, row, mount, false);
+        } catch (error) {
+          if (error instanceof ExecutorError) {
+            await this.terminate(row, { outcome: "failed", reason: error.reason, details: error.message });
+            return;
           }
+          this.#o.log("mount failed", { sandbox: id, path: mount.mount_path, error: String(error) });
+          await repo.updateMounts(id, (current) => current.filter((m) => m.mount_path !== mount.mount_path));
         }
-      });
-    this.#mountApplies.set(id, turn);
-    const forget = () => {
-      if (this.#mountApplies.get(id) === turn) this.#mountApplies.delete(id);
-    };
-    turn.then(forget, forget);
-    return turn;
+      }
+    });
   }
 
   /** Unmounts a guest path of a running sandbox on this host (after the row stopped listing it). */
   async detachMount(row: SandboxRow, path: string): Promise<void> {
     const { executor } = this.#o;
-    await this.#mountApplies.get(row.id)?.catch(() => undefined);
+    await this.#mountApplies.settled(row.id);
     const remote = this.#remote(row);
     if (remote) {
       await remote("unmount", { path });
@@ -687,16 +668,12 @@ export class Scheduler {
             outcome: how.outcome,
             ...(how.reason ? { terminationReason: how.reason, errorDetails: how.details ?? null } : {}),
           };
-    const ended = await repo.transition(
-      row.id,
-      ["pending", "running", "suspended", "suspending", "snapshotting"],
-      {
-        status: "terminated",
-        pendingReason: null,
-        endedAt: now(),
-        ...fields,
-      },
-    );
+    const ended = await repo.transition(row.id, LIVE_STATUSES, {
+      status: "terminated",
+      pendingReason: null,
+      endedAt: now(),
+      ...fields,
+    });
     if (!ended) return (await repo.get(row.id)) ?? row;
     await this.settled(row.id);
     if (executor && row.executorId === executor.id) {
@@ -786,7 +763,7 @@ export class Scheduler {
   async reconcile(): Promise<void> {
     const { repo, executor, now, log } = this.#o;
     if (!executor || executor.unavailableReason()) return;
-    const live = await repo.withStatus(["pending", "running", "suspended", "suspending", "snapshotting"]);
+    const live = await repo.withStatus(LIVE_STATUSES);
     const keep = new Set<string>();
     for (const row of live) {
       if (row.executorId !== executor.id) continue;
