@@ -12,7 +12,7 @@ const codeLoadedAt = performance.now();
 const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
                   [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
                   [--sandbox-id ID] [--default-user U] [--default-env NAME=VALUE]... [--default-working-dir DIR]
-                  [--memory-cgroup DIR] [--process-cgroups DIR]
+                  [--setpriv-command JSON-ARGV] [--memory-cgroup DIR] [--process-cgroups DIR]
                   [--spool-dir DIR]
                   [--max-output-memory-bytes N] [--log-level silent|error|warn|info|debug]
        svc-daemon --warm-up
@@ -48,6 +48,19 @@ function defaultEnv(pairs: string[]): Record<string, string> {
   return env;
 }
 
+/** `--setpriv-command '["/path/ld.so", …, "/path/setpriv"]'`: how PTYs run setpriv (a JSON array of strings). */
+function setprivCommand(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  let argv: unknown;
+  try {
+    argv = JSON.parse(text);
+  } catch {}
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string")) {
+    fail("--setpriv-command must be a JSON array of strings");
+  }
+  return argv;
+}
+
 let parsed: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
@@ -62,6 +75,7 @@ function parse() {
       "default-user": { type: "string" },
       "default-env": { type: "string", multiple: true },
       "default-working-dir": { type: "string" },
+      "setpriv-command": { type: "string" },
       "memory-cgroup": { type: "string" },
       "process-cgroups": { type: "string" },
       "spool-dir": { type: "string" },
@@ -148,6 +162,7 @@ try {
     defaultUser: flags["default-user"],
     defaultEnv: defaultEnv(flags["default-env"] ?? []),
     defaultWorkingDir: flags["default-working-dir"],
+    setprivCommand: setprivCommand(flags["setpriv-command"]),
     memoryCgroup: flags["memory-cgroup"],
     processCgroups,
     spoolDir: flags["spool-dir"],

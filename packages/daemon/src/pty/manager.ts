@@ -38,6 +38,11 @@ export interface PtyManagerOptions {
   defaultEnv?: Readonly<Record<string, string>>;
   /** Working directory of sessions that name none (an OCI image's `WORKDIR`). */
   defaultWorkingDir?: string;
+  /**
+   * How `setpriv` is run to switch to the default user: `["setpriv"]` (the image's) by default; the executor
+   * gives the host's, through the host's loader, for images that have none.
+   */
+  setprivCommand?: readonly string[];
 }
 
 /** PATH of every PTY process: the request's `env` may replace it. */
@@ -63,6 +68,7 @@ export class PtyManager {
   readonly #cgroups: ProcessCgroups | undefined;
   readonly #defaultEnv: Readonly<Record<string, string>>;
   readonly #defaultWorkingDir: string | undefined;
+  readonly #setpriv: readonly string[];
   #closing = false;
 
   constructor(defaultUser: ResolvedUser, options: PtyManagerOptions = {}) {
@@ -70,6 +76,7 @@ export class PtyManager {
     this.#cgroups = options.processCgroups;
     this.#defaultEnv = options.defaultEnv ?? {};
     this.#defaultWorkingDir = options.defaultWorkingDir;
+    this.#setpriv = options.setprivCommand?.length ? options.setprivCommand : ["setpriv"];
     this.#users = new UserDatabase(options.passwdFile);
     this.#idleMs = options.ptyIdleTimeoutMs ?? DEFAULT_IDLE_MS;
     this.#replayBytes = options.ptyReplayBytes ?? PTY_PRE_READY_BUFFER_BYTES;
@@ -135,8 +142,11 @@ export class PtyManager {
     // node-pty's own uid/gid switch keeps the daemon's supplementary groups: setpriv clears them.
     const [file, argv] = this.#switchUser
       ? [
-          "setpriv",
-          [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
+          this.#setpriv[0],
+          [
+            ...this.#setpriv.slice(1),
+            ...[`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
+          ],
         ]
       : [executable, args];
     const id = `pty_${randomBytes(12).toString("base64url")}`;

@@ -187,6 +187,17 @@ export interface DaemonCommandOptions {
   extraArgs?: readonly string[];
 }
 
+/** How the sandbox runs setpriv: the image's, or the host's through the host's loader (with nodeLibs). */
+export function setprivArgv(nodeLibs: NodeRuntimeLibs | undefined): string[] {
+  if (!nodeLibs?.setpriv) return ["setpriv"];
+  return [
+    join(SANDBOX_PATHS.nodeLibs, nodeLibs.loader),
+    "--library-path",
+    SANDBOX_PATHS.nodeLibs,
+    SANDBOX_PATHS.setpriv,
+  ];
+}
+
 /** The argv prefix that runs Node: the binary itself, or the host's loader with the host's libraries. */
 function nodeArgv(nodeBinary: string | undefined, nodeLibs: NodeRuntimeLibs | undefined): string[] {
   const node = join(SANDBOX_PATHS.nodeDir, basename(nodeBinary ?? process.execPath));

@@ -40,6 +40,7 @@ import {
   type LaunchedSandbox,
   launchSandboxProcess,
   SANDBOX_PATHS,
+  setprivArgv,
   warmCompileCache,
 } from "./launch.ts";
 import { checkLxcfs, lxcfsBinds, sandboxCpuList } from "./lxcfs.ts";
@@ -688,6 +689,7 @@ export class LocalExecutor implements Executor {
         extraArgs: [
           ...["--spool-dir", DAEMON_SPOOL_DIR, "--process-cgroups", SANDBOX_PATHS.processCgroups],
           ...(image.oci ? imageDefaultArgs(image.oci) : []),
+          ...(image.nodeLibs ? ["--setpriv-command", JSON.stringify(setprivArgv(image.nodeLibs))] : []),
         ],
       }),
       env: DAEMON_ENV,

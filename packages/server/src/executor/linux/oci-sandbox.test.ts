@@ -153,12 +153,38 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
   test("a sandbox from a busybox image: the daemon runs without the image having a libc; ENV, WORKDIR and USER are the defaults", {
     timeout: START_MS + 60_000,
   }, async () => {
-    const sandbox = await create({ image: `${registry.address}/team/busybox:v1` });
-    const record = await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    // The pending reasons the start records (a pull can be too quick for polling to see).
+    const repo = server.sandboxes.repo;
+    const update = repo.update.bind(repo);
+    const reasons: unknown[] = [];
+    repo.update = (id, changes) => {
+      if (changes.pendingReason !== undefined) reasons.push(changes.pendingReason);
+      return update(id, changes);
+    };
+    let record: Awaited<ReturnType<Sandbox["waitUntilRunning"]>>;
+    let sandbox: Sandbox;
+    try {
+      sandbox = await create({ image: `${registry.address}/team/busybox:v1` });
+      record = await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    } finally {
+      repo.update = update;
+    }
+    assert.ok(reasons.includes("pulling_image"), `pending reasons: ${reasons.join(", ")}`);
     assert.equal(record.image, `${registry.address}/team/busybox:v1`);
     const run = await sandbox.run("sh", { args: ["-c", 'id; pwd; echo "$GREETING"; cat hello.txt'] });
     assert.equal(run.exitCode, 0, run.stderr);
     assert.equal(run.stdout, "uid=1000(app) gid=1000(app)\n/srv/app\nhi from ENV\nhello from the image\n");
+    // A terminal runs as the image's user too (the host's setpriv switches to it: the image has none).
+    let shown = "";
+    const term = await sandbox.pty({
+      command: "/bin/sh",
+      args: ["-c", "id -u; pwd; exit 7"],
+      onData: (data) => {
+        shown += new TextDecoder().decode(data);
+      },
+    });
+    assert.equal(await term.exited, 7);
+    assert.match(shown, /1000\r?\n\/srv\/app/);
     // The request's env, working directory and user win over the image's.
     const asked = await sandbox.run("sh", {
       args: ["-c", 'id -u; pwd; echo "$GREETING"'],
