@@ -15,7 +15,7 @@ import {
   sandboxRoutes,
   type UpdateSandboxRequest,
 } from "@svc/contract";
-import { SvcError } from "./errors.ts";
+import { ClientError, SandboxTerminatedError, TimeoutError } from "./errors.ts";
 import { openPty, type PtyOptions, type PtyTerminal } from "./pty.ts";
 import type { Transport } from "./transport.ts";
 import { Tunnel } from "./tunnel.ts";
@@ -80,7 +80,7 @@ export class Sandbox {
   /** The transport to this sandbox's daemon (needs the record: call refresh() or waitUntilRunning() first). */
   runtime(): Transport {
     if (!this.record)
-      throw new SvcError("the sandbox record is not loaded: call refresh() first", "NO_RECORD", 0);
+      throw new ClientError("the sandbox record is not loaded: call refresh() first", "NO_RECORD");
     this.#runtime ??= this.#connector.transportFor(this.record);
     return this.#runtime;
   }
@@ -109,17 +109,14 @@ export class Sandbox {
       const record = await this.refresh();
       if (record.status === "running") return record;
       if (record.status === "terminated") {
-        throw new SvcError(
+        throw new SandboxTerminatedError(
           `sandbox ${this.id} ended before running: ${record.termination_reason ?? record.outcome ?? "terminated"}${record.error_details ? ` (${record.error_details})` : ""}`,
-          record.termination_reason ?? "SANDBOX_TERMINATED",
-          0,
+          record.termination_reason ?? null,
         );
       }
       if (Date.now() > deadline) {
-        throw new SvcError(
+        throw new TimeoutError(
           `sandbox ${this.id} is still ${record.status} (${record.pending_reason ?? ""})`,
-          "TIMEOUT",
-          0,
         );
       }
       await new Promise((r) => setTimeout(r, interval));
@@ -286,7 +283,7 @@ export class Sandbox {
         result.oomKilled = exit.oom_killed === true;
       }
     }
-    if (!ended) throw new SvcError("the run stream ended before the process did", "STREAM_ENDED", 0);
+    if (!ended) throw new ClientError("the run stream ended before the process did", "STREAM_ENDED");
     return result;
   }
 }
@@ -437,7 +434,7 @@ export class Files {
    */
   async readStream(path: string): Promise<ReadableStream<Uint8Array>> {
     const response = await this.#runtime().send(runtimeRoutes.readSandboxFile, { query: { path } });
-    if (!response.body) throw new SvcError("the file response has no body", "EMPTY_BODY", 0);
+    if (!response.body) throw new ClientError("the file response has no body", "EMPTY_BODY");
     return response.body as ReadableStream<Uint8Array>;
   }
 

@@ -1,4 +1,4 @@
-import { type FileSystemMount, ServiceError } from "@svc/contract";
+import { type FileSystemMount, ServiceError, type TerminationReason } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
 import type { ExecutorRegistry } from "../hosts/registry.ts";
 import type { ControlOp, SandboxDialer } from "../hosts/relay.ts";
@@ -677,10 +677,10 @@ export class Scheduler {
    */
   async terminate(
     row: SandboxRow,
-    how: { outcome: string; reason?: string; details?: string },
+    how: { outcome: string; reason?: TerminationReason; details?: string },
   ): Promise<SandboxRow> {
     const { repo, executor, now } = this.#o;
-    const fields =
+    const fields: Partial<SandboxRow> =
       row.status === "pending"
         ? { terminationReason: "cancelled", errorDetails: "deleted while pending", outcome: "cancelled" }
         : {
