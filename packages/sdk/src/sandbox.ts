@@ -5,10 +5,9 @@ import {
   type Process,
   type ProcessOutput,
   type ProcessUser,
-  type RunExitEvent,
-  type RunOutputEvent,
-  type RunStartEvent,
+  type RunStreamEvent,
   readSseStream,
+  runStreamFrame,
   runtimeRoutes,
   type Sandbox as SandboxRecord,
   type StartProcessRequest,
@@ -265,22 +264,26 @@ export class Sandbox {
     };
     let ended = false;
     for await (const message of readSseStream(response.body as unknown as AsyncIterable<Uint8Array>)) {
-      const event = JSON.parse(message.data) as RunStartEvent | RunOutputEvent | RunExitEvent;
-      if ("line" in event) {
-        if (event.stream === "stderr") {
-          result.stderr += `${event.line}\n`;
-          options.onStderr?.(event.line);
-        } else {
-          result.stdout += `${event.line}\n`;
-          options.onStdout?.(event.line);
-        }
-      } else if ("pid" in event) result.pid = event.pid;
-      else {
-        ended = true;
-        const exit = event as { exit_code?: number; signal?: number; oom_killed?: boolean };
-        result.exitCode = exit.exit_code ?? null;
-        result.signal = exit.signal ?? null;
-        result.oomKilled = exit.oom_killed === true;
+      const frame = runStreamFrame(JSON.parse(message.data) as RunStreamEvent);
+      switch (frame.kind) {
+        case "start":
+          result.pid = frame.event.pid;
+          break;
+        case "output":
+          if (frame.event.stream === "stderr") {
+            result.stderr += `${frame.event.line}\n`;
+            options.onStderr?.(frame.event.line);
+          } else {
+            result.stdout += `${frame.event.line}\n`;
+            options.onStdout?.(frame.event.line);
+          }
+          break;
+        case "exit":
+          ended = true;
+          result.exitCode = "exit_code" in frame.event ? frame.event.exit_code : null;
+          result.signal = "signal" in frame.event ? frame.event.signal : null;
+          result.oomKilled = "oom_killed" in frame.event && frame.event.oom_killed === true;
+          break;
       }
     }
     if (!ended) throw new ClientError("the run stream ended before the process did", "STREAM_ENDED");
