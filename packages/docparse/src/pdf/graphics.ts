@@ -544,7 +544,7 @@ export function pageGraphics(ops: PDFOperatorList, viewportTransform: readonly n
   for (let i = 0, n = fnArray.length; i < n; i++) {
     const fn = fnArray[i];
     if (walk.skipsAnnotation(fn)) continue;
-    STEPS[fn]?.(walk, argsArray[i] as unknown[] | null, i);
+    (STEPS[fn] ?? ignore)(walk, argsArray[i] as unknown[] | null, i);
   }
   hideCoveredText(walk.c);
   return collected(walk.c);
@@ -731,11 +731,13 @@ const PAINT_STEPS: Record<number, OperatorStep> = {
   },
 };
 
-/** Every operator the walk follows, indexed by its pdf.js OPS number; the others change nothing here. */
-const STEPS: (OperatorStep | undefined)[] = [];
+/** Every pdf.js operator's step, indexed by its OPS number (a packed array); the others change nothing here. */
+const STEPS: OperatorStep[] = Array.from({ length: Math.max(...Object.values(OPS)) + 1 }, () => ignore);
 for (const table of [STATE_STEPS, PAINT_STATE_STEPS, TEXT_STATE_STEPS, PAINT_STEPS]) {
   for (const [fn, step] of Object.entries(table)) STEPS[Number(fn)] = step;
 }
+
+function ignore(): void {}
 
 /** Moves to the start of the next line, offset (tx, ty) from the start of the current one (Td, TD). */
 function moveText(s: GraphicsState, tx: number, ty: number): void {
