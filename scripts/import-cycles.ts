@@ -104,7 +104,10 @@ if (import.meta.main) {
     for (const file of component) console.error(`  ${path.relative(process.cwd(), file)}`);
   }
   if (found.length > 0) {
-    console.error("break it by moving what the files share into a file they both import");
+    console.error(
+      "break it by moving what the files share into a file they both import (a domain's migration imports the " +
+        "Migration type from store/migration.ts, not from the list in store/migrations.ts)",
+    );
     process.exit(1);
   }
 }
