@@ -1,4 +1,4 @@
-import type { SandboxNetworkAccessControl } from "@svc/contract";
+import type { SandboxNetworkAccessControl, TerminationReason } from "@svc/contract";
 
 /** A long step of a start that a pending sandbox's `pending_reason` names. */
 export type StartStage = "building_image" | "pulling_image";
@@ -36,8 +36,8 @@ export interface StartedSandbox {
 
 /** A failure of start that ends the sandbox with a typed termination reason. */
 export class ExecutorError extends Error {
-  readonly reason: string;
-  constructor(reason: string, message: string) {
+  readonly reason: TerminationReason;
+  constructor(reason: TerminationReason, message: string) {
     super(message);
     this.name = "ExecutorError";
     this.reason = reason;

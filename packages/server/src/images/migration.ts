@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /** A project's registry credentials (the secret encrypted, secret-box.ts) and its uploaded images. */
 export const imagesMigration: Migration = {

@@ -4,7 +4,12 @@ import { existsSync, readFileSync, watch } from "node:fs";
 import { chmod, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
-import { RUNTIME_PORT, runtimeRoutes, type SandboxNetworkAccessControl } from "@svc/contract";
+import {
+  RUNTIME_PORT,
+  runtimeRoutes,
+  type SandboxNetworkAccessControl,
+  type TerminationReason,
+} from "@svc/contract";
 import type { Logger } from "../../log.ts";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
@@ -117,7 +122,7 @@ interface HostParts {
 export const ARCHIVE_IMAGE = /^archive:([A-Za-z0-9][A-Za-z0-9_.-]*)@(sha256:[a-f0-9]{64})$/;
 
 /** The termination reason of each way a pull fails. */
-const PULL_FAILURES: Record<OciImageErrorKind, string> = {
+const PULL_FAILURES: Record<OciImageErrorKind, TerminationReason> = {
   not_found: "ImageNotFound",
   unauthorized: "ImagePullUnauthorized",
   unreachable: "ImagePullFailed",
