@@ -34,6 +34,10 @@ export async function imageOfRequest(
   image: string | null | undefined,
 ): Promise<string | null> {
   if (image === undefined || image === null) return null;
+  // The form an uploaded image is recorded in: the executor serves it by digest alone, so only the server writes it.
+  if (image.startsWith("archive:")) {
+    throw new ServiceError("INVALID_IMAGE", `image '${image}': name an uploaded image by its name alone`);
+  }
   if (isImageReference(image)) {
     try {
       parseImageReference(image);

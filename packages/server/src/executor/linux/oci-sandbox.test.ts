@@ -335,6 +335,12 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
         return true;
       },
     );
+    // The recorded form (served by digest alone) is the server's to write, never a request's.
+    await assert.rejects(create({ image: `archive:my-busybox@${uploaded.digest}` }), (e: unknown) => {
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "INVALID_IMAGE");
+      return true;
+    });
     const sandbox = await create({ image: "my-busybox" });
     await sandbox.waitUntilRunning({ timeoutMs: START_MS });
     const run = await sandbox.run("sh", { args: ["-c", "cat hello.txt"] });
