@@ -117,6 +117,7 @@ port.on("message", async (task: ParseTask) => {
       result: documentViews(document, options),
       intelligence,
       ocrUsage: ocrMeter.entries(),
+      warnings: document.warnings,
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

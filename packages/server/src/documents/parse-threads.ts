@@ -54,6 +54,8 @@ export type ParseReply =
       intelligence: IntelligenceResult | null;
       /** Tokens of the vision model's page transcriptions, by provider. */
       ocrUsage: [string, TokenUsage][];
+      /** Problems on pages that did not stop the parse. */
+      warnings: string[];
     }
   /** A model provider failed, or kept answering outside the schema, or failed a transcription the job required. */
   | { kind: "provider-error"; message: string }

@@ -20,8 +20,11 @@ export interface JobWorkersDeps {
   blobs: BlobStore;
   settings: DocumentsSettings;
   events: JobEvents;
-  /** Where failures of the workers themselves (not of jobs) are reported. */
-  log: { error(object: unknown, message: string): void };
+  /**
+   * Where failures of the workers themselves (not of jobs) are reported, and the warnings of successful parses
+   * (a page OCR could not read, a vision model that failed on a page).
+   */
+  log: { error(object: unknown, message: string): void; warn?(object: unknown, message: string): void };
   /** Called after a job event is queued for webhooks, so they are sent without waiting for a poll. */
   onWebhookQueued?: () => void;
   /** Test hook: which non-public addresses file_url may reach. */
@@ -177,6 +180,8 @@ export class JobWorkers {
       );
       switch (outcome.kind) {
         case "ok":
+          if (outcome.warnings.length > 0)
+            this.#deps.log.warn?.({ job: job.id, warnings: outcome.warnings }, "the parse has warnings");
           return await this.#complete(job, owner, outcome.result, outcome.intelligence, outcome.ocrUsage);
         case "provider-error":
           return await this.#fail(job, owner, outcome.message);
