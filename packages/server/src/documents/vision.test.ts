@@ -188,7 +188,7 @@ describe("vision transcription through the API", () => {
     }
   });
 
-  test("an ocr_model naming a provider without vision is refused at request time", async () => {
+  test("an ocr_model naming a provider without vision is refused at request time, parse or read", async () => {
     const body = await api.expect(
       400,
       "POST",
@@ -199,6 +199,13 @@ describe("vision transcription through the API", () => {
     assert.match(
       body.message,
       /ocr_model "model01" names a model provider that is not configured for images/,
+    );
+    await api.expect(
+      400,
+      "POST",
+      "/documents/v2/read",
+      { raw_text: "hello", parsing_options: { ocr_model: "model01" } },
+      "INVALID_CONFIGURATION",
     );
   });
 
