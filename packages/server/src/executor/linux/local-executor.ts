@@ -418,6 +418,11 @@ export class LocalExecutor implements Executor {
     // Root's alone: unpacked images keep their setuid files, which no other host user may reach.
     await mkdir(this.#ociDir(), { recursive: true, mode: 0o700 });
     await chmod(this.#ociDir(), 0o700);
+    // What a pull killed with the server left: its credentials file and a half-unpacked tree.
+    for (const entry of await readdir(this.#ociDir())) {
+      if (/^\.(auth|unpack)-/.test(entry))
+        await rm(join(this.#ociDir(), entry), { recursive: true, force: true });
+    }
     // Build the image (and warm the daemon's compile cache) now, so the first sandbox does not wait for it.
     this.#image().then(
       () => undefined,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -59,6 +59,7 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
   const layouts: string[] = [];
   const sandboxes: Sandbox[] = [];
   const scratch = mkdtempSync(join(tmpdir(), "svc-oci-sandbox-test-"));
+  const dataDir = join(scratch, "data");
 
   const create = async (request: Parameters<Client["sandboxes"]["create"]>[0]) => {
     const sandbox = await client.sandboxes.create({
@@ -96,7 +97,10 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
         modes: { "bin/sh": 0o755, ...hostId.modes },
       }),
     );
-    server = await startTestServer({ executor: "local", allowedRegistries: [registry.address] });
+    // A pull killed with an earlier server left its credentials file: the executor removes it at start.
+    mkdirSync(join(dataDir, "oci-images", ".auth-stale"), { recursive: true });
+    writeFileSync(join(dataDir, "oci-images", ".auth-stale", "auth.json"), "{}");
+    server = await startTestServer({ executor: "local", allowedRegistries: [registry.address], dataDir });
     client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
   });
 
@@ -122,6 +126,7 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
       username: registry.username,
       password: registry.password,
     });
+    assert.equal(existsSync(join(dataDir, "oci-images", ".auth-stale")), false, "a stale auth file is gone");
     assert.equal(put.registry, registry.address);
     assert.equal(put.username, registry.username);
     assert.equal(JSON.stringify(put).includes(registry.password), false);
