@@ -182,7 +182,7 @@ export function sourcesDigest(entries: readonly ContextEntry[], sources: readonl
     if (taken.length === 0 && contextPath(source.replace(/^\/+/, "")) !== null) {
       throw new ContextError(`COPY source ${source} is not in the build context`);
     }
-    hash.update(`source ${source}\n`);
+    hash.update(`source ${contextPath(source.replace(/^\/+/, "")) ?? "."}\n`);
     for (const entry of taken) hash.update(`${entry.path}\0${entry.type}\0${entry.mode}\0${entry.digest}\n`);
   }
   return hash.digest("hex");
