@@ -30,11 +30,11 @@ const BUILD_TIMEOUT_MS = 600_000;
 
 const DOCKERFILE = `# a three-step build with process defaults
 FROM default
-ARG GREETING=hello
+ARG GREETING=hello WHO=world
 ENV GREETING=\${GREETING} APP_HOME=/opt/app
 WORKDIR /opt/app
 COPY app/ ./
-RUN echo "$GREETING from $(id -un) in $(pwd)" > built.txt && cat built.txt && cat message.txt
+RUN echo "$GREETING from $(id -un) in $(pwd)" > built.txt && cat built.txt && cat message.txt && echo "arg $WHO"
 EXPOSE 8080
 USER svc-user
 CMD ["cat", "built.txt"]
@@ -130,16 +130,21 @@ describe("template builds", { skip }, () => {
   }, async () => {
     const { build: done, log } = await build("web", contextTar(files), "?build_arg=GREETING=bonjour");
     assert.equal(done.status, "succeeded", log.map((l) => l.line).join("\n"));
-    assert.equal(done.steps, 6);
+    assert.equal(done.steps, 7);
     assert.equal(done.cached_steps, 0);
     assert.deepEqual(done.warnings, ["line 8: EXPOSE has no effect on a sandbox"]);
     const lines = log.map((l) => l.line);
-    assert.ok(lines.includes("Step 1/7 : FROM default"), lines.join("\n"));
+    assert.ok(lines.includes("Step 1/8 : FROM default"), lines.join("\n"));
+    assert.ok(lines.includes("Step 2/8 : ARG GREETING=bonjour WHO=world"), lines.join("\n"));
     assert.ok(
       log.some((l) => l.stream === "stdout" && l.line === "bonjour from root in /opt/app"),
       "the RUN's output is streamed",
     );
     assert.ok(log.some((l) => l.stream === "stdout" && l.line === "copied"));
+    assert.ok(
+      log.some((l) => l.stream === "stdout" && l.line === "arg world"),
+      "ARGs are RUN's environment",
+    );
 
     const template = (await call("GET", "/templates/web")).json;
     assert.equal(template.template_id, done.template_id);
@@ -165,7 +170,7 @@ describe("template builds", { skip }, () => {
     const before = (await call("GET", "/sandboxes")).json.sandboxes.length;
     const cached = await build("web-again", contextTar(files), "?build_arg=GREETING=bonjour");
     assert.equal(cached.build.status, "succeeded");
-    assert.equal(cached.build.cached_steps, 6);
+    assert.equal(cached.build.cached_steps, 7);
     assert.ok(!cached.log.some((l) => /Build sandbox/.test(l.line)), "no build sandbox");
     assert.equal((await call("GET", "/sandboxes")).json.sandboxes.length, before, "no sandbox created");
     const first = (await call("GET", "/templates/web")).json;
@@ -178,7 +183,7 @@ describe("template builds", { skip }, () => {
       "?build_arg=GREETING=bonjour",
     );
     assert.equal(changed.build.status, "succeeded");
-    assert.equal(changed.build.cached_steps, 2, "ENV and WORKDIR came from the cache");
+    assert.equal(changed.build.cached_steps, 3, "ARG, ENV and WORKDIR came from the cache");
     assert.ok(changed.log.some((l) => l.line === "changed"));
     assert.match(await runIn("web-changed", "cat /opt/app/message.txt"), /^changed\n/);
   });

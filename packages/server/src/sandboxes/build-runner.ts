@@ -80,6 +80,8 @@ interface Planned {
   before: TemplateConfig;
   /** Config after the step. */
   after: TemplateConfig;
+  /** `ARG` values in scope before the step: the environment of a RUN, under its ENV. */
+  args: Record<string, string>;
 }
 
 function emptyConfig(): TemplateConfig {
@@ -181,6 +183,7 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
   const plan: Planned[] = [];
   let key = baseKey;
   let config = emptyConfig();
+  let args: Record<string, string> = {};
   for (const step of rest) {
     let inputs = "";
     if (step.kind === "copy") {
@@ -192,8 +195,9 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     }
     key = stepKey(key, instruction(step), inputs);
     const after = applyConfig(config, step);
-    plan.push({ step, key, before: config, after });
+    plan.push({ step, key, before: config, after, args });
     config = after;
+    if (step.kind === "arg") args = { ...args, ...Object.fromEntries(step.vars) };
   }
 
   const completed = async (snapshotId: string | null): Promise<SnapshotRow | null> => {
@@ -274,6 +278,8 @@ function describe(step: DockerfileStep): string {
       return `${step.add ? "ADD" : "COPY"} ${[...step.sources, step.dest].join(" ")}`;
     case "env":
       return `ENV ${step.vars.map(([k, v]) => `${k}=${v}`).join(" ")}`;
+    case "arg":
+      return `ARG ${step.vars.map(([k, v]) => `${k}=${v}`).join(" ")}`;
     case "workdir":
       return `WORKDIR ${step.path}`;
     case "user":
@@ -349,7 +355,7 @@ async function runStep(
   if (row?.status !== "running") throw new Error(`the build sandbox is ${row?.status ?? "gone"}`);
   const link = deps.sandboxes.link(row);
   const { step, before } = planned;
-  const env = { PATH: DEFAULT_PATH, ...before.env };
+  const env = { PATH: DEFAULT_PATH, ...planned.args, ...before.env };
   let command: string[];
   let user = processUser(before.user);
   const workingDir = before.working_dir ?? "/";
