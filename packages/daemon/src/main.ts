@@ -2,8 +2,9 @@
 import { readFileSync } from "node:fs";
 import { flushCompileCache } from "node:module";
 import { parseArgs } from "node:util";
-import { RUNTIME_PORT } from "@svc/contract/runtime";
+import { PROCESS_DEFAULTS_FILE, RUNTIME_PORT } from "@svc/contract/runtime";
 import { buildDaemon, startDaemon } from "./daemon.ts";
+import { readProcessDefaults } from "./processes/defaults.ts";
 import { ProcessCgroups } from "./processes/process-cgroups.ts";
 
 /** When this process's modules were loaded, in ms since it started (see the start-up line below). */
@@ -123,6 +124,11 @@ if (flags["process-cgroups"]) {
   }
 }
 
+// A template built from a Dockerfile gives its processes defaults (ENV, WORKDIR, USER) in its root.
+const defaults = readProcessDefaults(PROCESS_DEFAULTS_FILE, (message) =>
+  process.stderr.write(`svc-daemon: ${message}\n`),
+);
+
 let daemon: Awaited<ReturnType<typeof startDaemon>>;
 try {
   daemon = await startDaemon({
@@ -131,7 +137,9 @@ try {
     authSecret,
     sandboxId: flags["sandbox-id"] ?? process.env.SVC_SANDBOX_ID ?? "local",
     logLevel,
-    defaultUser: flags["default-user"],
+    defaultUser: defaults.user ?? flags["default-user"],
+    defaultEnv: defaults.env,
+    defaultWorkingDir: defaults.workingDir,
     memoryCgroup: flags["memory-cgroup"],
     processCgroups,
     spoolDir: flags["spool-dir"],

@@ -25,6 +25,10 @@ export interface ProcessManagerOptions {
    * given explicitly must resolve.
    */
   defaultUser?: string;
+  /** Environment of every process, under the request's own `env` (a template's ENV). */
+  defaultEnv?: Record<string, string>;
+  /** Working directory of requests that name none, when it exists (a template's WORKDIR); else the user's home. */
+  defaultWorkingDir?: string;
   /**
    * A memory cgroup directory (v1 `/sys/fs/cgroup/memory/<group>`, or a v2 group): children are moved into it
    * right after they start, and its `oom_kill` counter tells OOM kills from other SIGKILLs.
@@ -212,6 +216,8 @@ function notWritable(process: ManagedProcess): ServiceError {
 export class ProcessManager {
   /** Who processes run as when a request names no user. */
   readonly defaultUser: ResolvedUser;
+  readonly #defaultEnv: Record<string, string>;
+  readonly #defaultWorkingDir: string | undefined;
   readonly startedAt = Date.now();
   readonly #processes = new Map<number, ManagedProcess>();
   readonly #users: UserDatabase;
@@ -249,6 +255,8 @@ export class ProcessManager {
     this.#maxEnded = positive(options.maxEndedProcesses, 1000, "maxEndedProcesses");
     this.#isRoot = process.getuid?.() === 0;
     this.defaultUser = this.#resolveDefaultUser(options.defaultUser);
+    this.#defaultEnv = options.defaultEnv ?? {};
+    this.#defaultWorkingDir = options.defaultWorkingDir;
     if (options.spoolDir) {
       mkdirSync(options.spoolDir, { recursive: true, mode: 0o700 });
       this.#spoolDir = options.spoolDir;
@@ -303,6 +311,7 @@ export class ProcessManager {
       LOGNAME: user.name,
       SHELL: this.#users.byUid(user.uid)?.shell || "/bin/sh",
       LANG: "C.UTF-8",
+      ...this.#defaultEnv,
       ...request.env,
     };
     const capture = (mode: string | undefined) => (mode === "discard" ? "ignore" : "pipe");
@@ -466,7 +475,10 @@ export class ProcessManager {
   }
 
   #workingDir(requested: string | undefined, user: ResolvedUser): string {
-    if (requested === undefined) return isDirectory(user.home) ? user.home : "/";
+    if (requested === undefined) {
+      if (this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir)) return this.#defaultWorkingDir;
+      return isDirectory(user.home) ? user.home : "/";
+    }
     const path = resolve(user.home, requested);
     let stat: ReturnType<typeof statSync>;
     try {

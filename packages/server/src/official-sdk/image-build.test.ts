@@ -98,14 +98,17 @@ describe("the official SDK's image builder against this server", { skip }, () =>
       const run = await fetch(`${sandbox.sandbox_url}/api/v1/processes/run`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ command: "cat", args: ["/built.txt", "/work/hello.txt"] }),
+        body: JSON.stringify({
+          command: "sh",
+          args: ["-c", 'cat /built.txt hello.txt; pwd; echo "$SDK_VAR"'],
+        }),
       });
       const lines: string[] = [];
       for await (const message of readSseStream(run.body as unknown as AsyncIterable<Uint8Array>)) {
         const event = JSON.parse(message.data);
         if (typeof event.line === "string") lines.push(event.line);
       }
-      assert.deepEqual(lines, ["built by the sdk", "hello from the context"]);
+      assert.deepEqual(lines, ["built by the sdk", "hello from the context", "/work", "from-env"]);
     } finally {
       await call("DELETE", `/sandboxes/${id}`);
     }

@@ -92,7 +92,8 @@ describe("template builds", { skip }, () => {
     return { build: end, log };
   }
 
-  async function runIn(templateName: string, script: string): Promise<string> {
+  /** Runs a script in a new sandbox of the template, as root unless `user` is null (the sandbox's default). */
+  async function runIn(templateName: string, script: string, user: string | null = "root"): Promise<string> {
     const created = await call("POST", "/sandboxes", {
       template_id: templateName,
       resources: { cpus: 0.5, memory_mb: 512 },
@@ -110,7 +111,7 @@ describe("template builds", { skip }, () => {
       const run = await fetch(`${sandbox.sandbox_url}/api/v1/processes/run`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ command: "sh", args: ["-c", script], user: "root" }),
+        body: JSON.stringify({ command: "sh", args: ["-c", script], ...(user ? { user } : {}) }),
       });
       let out = "";
       for await (const message of readSseStream(run.body as unknown as AsyncIterable<Uint8Array>)) {
@@ -162,6 +163,11 @@ describe("template builds", { skip }, () => {
     );
     assert.match(out, /^bonjour from root in \/opt\/app\ncopied\ndeep\nroot\n/);
     assert.doesNotMatch(out, /svc-build-context/, "the context does not stay in the template");
+    assert.equal(
+      await runIn("web", 'id -un; pwd; echo "$APP_HOME $GREETING"', null),
+      "svc-user\n/opt/app\n/opt/app bonjour\n",
+      "ENV, WORKDIR and USER are the defaults of the template's processes",
+    );
   });
 
   test("a rebuild with every step cached starts no sandbox; a changed file reruns from its COPY", {
@@ -190,14 +196,23 @@ describe("template builds", { skip }, () => {
 
   test("FROM a template builds on its files", { timeout: BUILD_TIMEOUT_MS }, async () => {
     const tar = contextTar({
-      Dockerfile: "FROM web\nRUN test -f /opt/app/built.txt && echo on top > /opt/app/top.txt\n",
+      Dockerfile:
+        "FROM web\nRUN id -un\nUSER root\nRUN test -f /opt/app/built.txt && echo on top > top.txt\n",
     });
     const { build: done, log } = await build("web-top", tar);
     assert.equal(done.status, "succeeded", log.map((l) => l.line).join("\n"));
+    assert.ok(
+      log.some((l) => l.stream === "stdout" && l.line === "svc-user"),
+      "the parent's USER carries on",
+    );
     assert.match(
       await runIn("web-top", "cat /opt/app/built.txt /opt/app/top.txt"),
       /^bonjour from root in \/opt\/app\non top\n/,
     );
+    const top = (await call("GET", "/templates/web-top")).json;
+    assert.equal(top.config.user, "root");
+    assert.equal(top.config.working_dir, "/opt/app", "the parent's WORKDIR carries on");
+    assert.equal(await runIn("web-top", "id -un; pwd", null), "root\n/opt/app\n");
   });
 
   test("bad input: a clear error, never a path out of the context", {

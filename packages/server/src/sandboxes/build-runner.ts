@@ -12,6 +12,7 @@
 import { posix } from "node:path";
 import {
   type CreateSandboxRequest,
+  PROCESS_DEFAULTS_FILE,
   readSseStream,
   type SandboxNetworkAccessControl,
   ServiceError,
@@ -67,14 +68,22 @@ export class BuildStepError extends Error {
   }
 }
 
-const FILE_SYSTEM_STEPS = new Set<DockerfileStep["kind"]>(["run", "copy", "workdir"]);
+/** The last step of a build that sets ENV, WORKDIR or USER: the file the daemon reads its defaults from. */
+interface DefaultsStep {
+  kind: "defaults";
+  line: number;
+  defaults: { env?: Record<string, string>; working_dir?: string; user?: string };
+}
+type PlanStep = DockerfileStep | DefaultsStep;
+
+const FILE_SYSTEM_STEPS = new Set<PlanStep["kind"]>(["run", "copy", "workdir", "defaults"]);
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const BUILD_SANDBOX = { cpus: 1, memory_mb: 2048, disk_mb: 10240, timeout_secs: 3600 };
 /** Where `COPY` finds the context in the build sandbox; the copy step removes it before its snapshot. */
 const CONTEXT_TAR = "/tmp/.svc-build-context.tar";
 
 interface Planned {
-  step: DockerfileStep;
+  step: PlanStep;
   key: string;
   /** Config before the step (what a RUN runs with). */
   before: TemplateConfig;
@@ -106,8 +115,19 @@ function applyConfig(config: TemplateConfig, step: DockerfileStep): TemplateConf
   }
 }
 
+/** The process defaults of a config, or null when it sets none. */
+function defaultsOf(config: TemplateConfig | null | undefined): DefaultsStep["defaults"] | null {
+  if (!config) return null;
+  const defaults: DefaultsStep["defaults"] = {
+    ...(Object.keys(config.env).length > 0 ? { env: config.env } : {}),
+    ...(config.working_dir ? { working_dir: config.working_dir } : {}),
+    ...(config.user ? { user: processUser(config.user) } : {}),
+  };
+  return Object.keys(defaults).length > 0 ? defaults : null;
+}
+
 /** A step as its cache key sees it: the instruction without its line number. */
-function instruction(step: DockerfileStep): unknown {
+function instruction(step: PlanStep): unknown {
   const { line: _line, ...rest } = step;
   return rest;
 }
@@ -182,7 +202,8 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
   // The plan: every step's key and config; a COPY's key covers the files it takes.
   const plan: Planned[] = [];
   let key = baseKey;
-  let config = emptyConfig();
+  // A template's process defaults carry on into what is built on it, as a parent image's do.
+  let config = baseTemplate?.config ?? emptyConfig();
   let args: Record<string, string> = {};
   for (const step of rest) {
     let inputs = "";
@@ -198,6 +219,12 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     plan.push({ step, key, before: config, after, args });
     config = after;
     if (step.kind === "arg") args = { ...args, ...Object.fromEntries(step.vars) };
+  }
+  const defaults = defaultsOf(config);
+  if (defaults && JSON.stringify(defaults) !== JSON.stringify(defaultsOf(baseTemplate?.config))) {
+    const step: DefaultsStep = { kind: "defaults", line: 0, defaults };
+    key = stepKey(key, step);
+    plan.push({ step, key, before: config, after: config, args });
   }
 
   const completed = async (snapshotId: string | null): Promise<SnapshotRow | null> => {
@@ -223,9 +250,8 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
   }
   const total = rest.length + 1;
   record.line(`Step 1/${total} : FROM ${from.image}${resumeAt < 0 && resumeSnapshot ? " (cached)" : ""}`);
-  record.cachedSteps = resumeAt + 1;
-  for (let i = 0; i <= resumeAt; i++)
-    record.line(`Step ${i + 2}/${total} : ${describe(plan[i].step)} (cached)`);
+  record.cachedSteps = Math.min(resumeAt + 1, rest.length);
+  for (let i = 0; i <= resumeAt; i++) record.line(`${heading(plan[i].step, i, total)} (cached)`);
   const todo = plan.slice(resumeAt + 1);
   let final = resumeSnapshot;
 
@@ -238,8 +264,7 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
         await deps.cache.put(projectId, baseKey, final.id);
       }
       for (const [offset, planned] of todo.entries()) {
-        const number = resumeAt + offset + 3;
-        record.line(`Step ${number}/${total} : ${describe(planned.step)}`);
+        record.line(heading(planned.step, resumeAt + offset + 1, total));
         if (!FILE_SYSTEM_STEPS.has(planned.step.kind)) continue;
         await runStep(deps, input, sandbox.id, planned);
         final = await snapshotOf(deps, projectId, sandbox.id);
@@ -250,9 +275,9 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     }
   } else {
     for (const [offset, planned] of todo.entries()) {
-      record.line(`Step ${resumeAt + offset + 3}/${total} : ${describe(planned.step)}`);
-      record.cachedSteps++;
+      record.line(heading(planned.step, resumeAt + offset + 1, total));
     }
+    record.cachedSteps = rest.length;
   }
 
   const template = await deps.templates.create({
@@ -270,8 +295,15 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
   return template;
 }
 
-function describe(step: DockerfileStep): string {
+/** `Step 3/5 : RUN make`: the plan's step `index` (FROM is step 1). */
+function heading(step: PlanStep, index: number, total: number): string {
+  return step.kind === "defaults" ? describe(step) : `Step ${index + 2}/${total} : ${describe(step)}`;
+}
+
+function describe(step: PlanStep): string {
   switch (step.kind) {
+    case "defaults":
+      return `Process defaults ${JSON.stringify(step.defaults)}`;
     case "run":
       return `RUN ${step.shell ? step.command[2] : JSON.stringify(step.command)}`;
     case "copy":
@@ -364,6 +396,16 @@ async function runStep(
   } else if (step.kind === "workdir") {
     const path = planned.after.working_dir ?? "/";
     command = ["/bin/sh", "-c", 'mkdir -p "$1"', "svc-workdir", path];
+    user = "root";
+  } else if (step.kind === "defaults") {
+    command = [
+      "/bin/sh",
+      "-c",
+      'mkdir -p "$(dirname "$1")" && printf "%s" "$2" > "$1"',
+      "svc-defaults",
+      PROCESS_DEFAULTS_FILE,
+      JSON.stringify(step.defaults),
+    ];
     user = "root";
   } else if (step.kind === "copy") {
     await uploadFile(link, CONTEXT_TAR, input.contextTar);
