@@ -210,6 +210,6 @@ export const buildRoutes = defineRoutes({
     body: PlatformCompleteBuildRequest,
     status: 200,
     response: PlatformTemplate,
-    errors: ["BUILD_NOT_FOUND", "BUILD_FAILED", "PROJECT_NOT_FOUND"],
+    errors: ["BUILD_NOT_FOUND", "BUILD_FAILED", "FILE_TOO_LARGE", "PROJECT_NOT_FOUND"],
   },
 });

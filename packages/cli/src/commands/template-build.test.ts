@@ -62,9 +62,11 @@ describe("svc template build", { skip }, () => {
     dir = await mkdtemp(path.join(tmpdir(), "svc-cli-build-"));
     await mkdir(path.join(dir, "ctx"));
     await writeFile(path.join(dir, "ctx", "greeting.txt"), "hi from the context\n");
+    await writeFile(path.join(dir, "ctx", "ignored.txt"), "left out\n");
+    await writeFile(path.join(dir, "ctx", ".dockerignore"), "# not sent\nignored.txt\n");
     await writeFile(
       path.join(dir, "build.Dockerfile"),
-      "FROM default\nARG WHO=nobody\nCOPY greeting.txt /opt/\nRUN cat /opt/greeting.txt && echo built for $WHO\n",
+      "FROM default\nARG WHO=nobody\nCOPY . /opt/ctx/\nRUN cat /opt/ctx/greeting.txt && ls -A /opt/ctx && echo built for $WHO\n",
     );
     await writeFile(path.join(dir, "ctx", "Dockerfile"), "FROM default\nRUN echo failing now; exit 7\n");
   });
@@ -85,6 +87,8 @@ describe("svc template build", { skip }, () => {
     assert.match(built.stdout, /Step 1\/4 : FROM default/);
     assert.match(built.stdout, /^hi from the context$/m);
     assert.match(built.stdout, /^built for cli$/m);
+    assert.match(built.stdout, /^greeting\.txt$/m);
+    assert.doesNotMatch(built.stdout, /^ignored\.txt$/m, ".dockerignore leaves it out");
     assert.match(built.stdout, /built template cli-built \(tmpl_\w+\), 0\/3 steps cached/);
 
     const again = await svc(

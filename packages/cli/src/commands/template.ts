@@ -1,15 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Client } from "@svc/sdk";
+import { contextPaths } from "../dockerignore.ts";
 import { usageOf } from "../help.ts";
 import { parse, printFields, printTable, UsageError } from "../usage.ts";
 
 const USAGE = usageOf("template");
 
 /**
- * The context directory as a gzip tar, as `docker build` sends it; a Dockerfile outside the context is added
- * as `.svc-dockerfile` (tar's second -C), and the answer says where the Dockerfile is in the archive.
+ * The context directory as a gzip tar, as `docker build` sends it (less what `.dockerignore` leaves out); a
+ * Dockerfile outside the context is added as `.svc-dockerfile`, and the answer says where the Dockerfile is.
  */
 function contextTar(dir: string, dockerfile: string | undefined): { tar: Buffer; dockerfile: string } {
   if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory`);
@@ -18,19 +19,23 @@ function contextTar(dir: string, dockerfile: string | undefined): { tar: Buffer;
   const inside = relative(resolve(dir), file);
   const outside = inside.startsWith("..") || isAbsolute(inside);
   const name = basename(file).replace(/[\\^$.*[\]|]/g, "\\$&");
+  const paths = contextPaths(dir, outside ? [] : [inside.split(sep).join("/")]);
   const made = spawnSync(
     "tar",
     [
       "-cz",
+      "--no-recursion",
+      "--null",
       "-C",
       dir,
-      ".",
+      "-T",
+      "-",
       ...(outside ? ["-C", dirname(file), `--transform=s|^${name}$|.svc-dockerfile|`, basename(file)] : []),
     ],
-    { maxBuffer: 4 * 1024 ** 3 },
+    { input: paths.map((p) => `${p}\0`).join(""), maxBuffer: 4 * 1024 ** 3 },
   );
   if (made.status !== 0) throw new UsageError(`tar of ${dir} failed: ${made.stderr?.toString().trim()}`);
-  return { tar: made.stdout, dockerfile: outside ? ".svc-dockerfile" : inside };
+  return { tar: made.stdout, dockerfile: outside ? ".svc-dockerfile" : inside.split(sep).join("/") };
 }
 
 /** `svc template create|build|list|get|delete`: named root disks that sandboxes start from. */

@@ -129,8 +129,19 @@ describe("template builds", { skip }, () => {
   test("a Dockerfile build makes a template: RUN, ENV, ARG, WORKDIR, COPY, USER, CMD", {
     timeout: BUILD_TIMEOUT_MS,
   }, async () => {
-    const { build: done, log } = await build("web", contextTar(files), "?build_arg=GREETING=bonjour");
+    const { build: done, log } = await build(
+      "web",
+      contextTar(files),
+      "?build_arg=GREETING=bonjour&allow_internet_access=false&allow_out=127.0.0.2",
+    );
     assert.equal(done.status, "succeeded", log.map((l) => l.line).join("\n"));
+    const builder = /Build sandbox (sbx-\S+) starting/.exec(log.map((l) => l.line).join("\n"))?.[1];
+    const archived = (await call("GET", `/archived-sandboxes/${builder}`)).json;
+    assert.deepEqual(
+      archived.network_policy,
+      { allow_internet_access: false, allow_out: ["127.0.0.2"] },
+      "RUN steps ran under the build's egress policy",
+    );
     assert.equal(done.steps, 7);
     assert.equal(done.cached_steps, 0);
     assert.deepEqual(done.warnings, ["line 8: EXPOSE has no effect on a sandbox"]);

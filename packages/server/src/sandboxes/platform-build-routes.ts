@@ -23,6 +23,8 @@ import type { SandboxDeps } from "./routes.ts";
 
 const BUILD_DIR = "/var/lib/tensorlake/rootfs-builder/build";
 const CONTEXT_ARCHIVE = `${BUILD_DIR}/svc-context.tar.gz`;
+/** A build the SDK never completes is given up after this long. */
+const PENDING_MS = 3_600_000;
 /** The builder's disk as the SDK sizes it; the template's own disk is the build sandbox's. */
 const BUILDER = { image: "default", cpus: 1, memoryMb: 1024, diskMb: 10240 };
 
@@ -111,6 +113,11 @@ export function platformBuildHandlers(
 
     createPlatformTemplateBuild: async ({ params, body, auth }) => {
       checkScope(auth, params);
+      for (const [id, waiting] of pending) {
+        if (Date.now() - waiting.record.createdAt < PENDING_MS) continue;
+        pending.delete(id);
+        waiting.record.end({ error: "the SDK did not complete the build within an hour" });
+      }
       dockerfileSteps(body.dockerfile, {});
       if (await sandboxes.templates.find(auth.projectId, body.name)) {
         throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${body.name}`);
@@ -139,6 +146,12 @@ export function platformBuildHandlers(
         throw new ServiceError(
           "BUILD_FAILED",
           "no running builder sandbox of the project holds this build's context",
+        );
+      }
+      if (archive.length > sandboxes.maxUploadBytes) {
+        throw new ServiceError(
+          "FILE_TOO_LARGE",
+          `the build context is larger than ${sandboxes.maxUploadBytes} bytes`,
         );
       }
       pending.delete(params.build_id);
