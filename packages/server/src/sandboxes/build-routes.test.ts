@@ -281,5 +281,8 @@ describe("template builds", { skip }, () => {
     assert.ok(failing.log.some((l) => l.line === "about to fail"));
     assert.equal((await call("GET", "/templates/bad-run")).status, 404, "no template of a failed build");
     assert.equal((await call("GET", "/template-builds/bld_nothing")).json.code, "BUILD_NOT_FOUND");
+    const listed = (await call("GET", "/template-builds")).json.builds;
+    assert.equal(listed[0].build_id, failing.build.build_id, "newest first");
+    assert.ok(listed.some((b: { template_name: string }) => b.template_name === "web"));
   });
 });

@@ -79,6 +79,8 @@ type PlanStep = DockerfileStep | DefaultsStep;
 const FILE_SYSTEM_STEPS = new Set<PlanStep["kind"]>(["run", "copy", "workdir", "defaults"]);
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const BUILD_SANDBOX = { cpus: 1, memory_mb: 2048, disk_mb: 10240, timeout_secs: 3600 };
+/** How long a build sandbox may wait to start (the first of a machine builds the default image). */
+const START_TIMEOUT_MS = 900_000;
 /** Where `COPY` finds the context in the build sandbox; the copy step removes it before its snapshot. */
 const CONTEXT_TAR = "/tmp/.svc-build-context.tar";
 
@@ -338,10 +340,12 @@ async function startBuildSandbox(
       disk_mb: BUILD_SANDBOX.disk_mb,
     },
     timeout_secs: BUILD_SANDBOX.timeout_secs,
+    // A host with no room ends the build sandbox (and so the build) rather than keeping it waiting for ever.
+    max_pending_secs: Math.ceil((deps.startTimeoutMs ?? START_TIMEOUT_MS) / 1000),
     ...(input.network ? { network: input.network } : {}),
   });
   input.record.line(`Build sandbox ${created.sandbox_id} starting`);
-  const deadline = Date.now() + (deps.startTimeoutMs ?? 900_000);
+  const deadline = Date.now() + (deps.startTimeoutMs ?? START_TIMEOUT_MS) + 60_000;
   for (;;) {
     const row = await deps.sandboxes.get(created.sandbox_id);
     if (row?.status === "running") return row;
