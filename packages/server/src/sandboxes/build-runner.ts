@@ -24,7 +24,8 @@ import type { BuildCache } from "./build-cache.ts";
 import { stepKey } from "./build-cache.ts";
 import type { BuildRecord } from "./builds.ts";
 import { type ContextEntry, sourcesDigest } from "./context-tar.ts";
-import { daemonUrl, type SandboxLink, signedHeaders } from "./daemon-link.ts";
+import type { SandboxLink } from "./daemon-link.ts";
+import { daemonStream } from "./daemon-stream.ts";
 import type { SandboxRow } from "./repository.ts";
 import type { SnapshotRepository, SnapshotRow } from "./snapshots.ts";
 import { type TemplateRepository, type TemplateRow, templateDisk } from "./templates.ts";
@@ -450,13 +451,16 @@ async function runStep(
 
 async function uploadFile(link: SandboxLink, path: string, bytes: Buffer): Promise<void> {
   const pathAndQuery = `/api/v1/files?path=${encodeURIComponent(path)}`;
-  const response = await fetch(new URL(pathAndQuery, daemonUrl(link)), {
+  const answer = await daemonStream(link, {
     method: "PUT",
-    headers: { ...signedHeaders(link, "PUT", pathAndQuery), "content-type": "application/octet-stream" },
+    pathAndQuery,
+    headers: { "content-type": "application/octet-stream" },
     body: bytes,
+    idleTimeoutMs: 60_000,
   });
-  if (!response.ok)
-    throw new Error(`writing ${path} in the build sandbox: ${response.status} ${await response.text()}`);
+  const text = await answer.text();
+  if (answer.status < 200 || answer.status >= 300)
+    throw new Error(`writing ${path} in the build sandbox: ${answer.status} ${text}`);
 }
 
 /** Runs a process to its end through the daemon's run stream; its lines go to `onLine`. Answers the exit code (or `signal N`). */
@@ -471,22 +475,17 @@ async function runProcess(
   },
   onLine: (line: string, stream: "stdout" | "stderr") => void,
 ): Promise<number | string> {
-  if (link.connect) throw new Error("builds run on the executor of the server that accepted them");
-  const pathAndQuery = "/api/v1/processes/run";
-  const response = await fetch(new URL(pathAndQuery, daemonUrl(link)), {
+  const answer = await daemonStream(link, {
     method: "POST",
-    headers: {
-      ...signedHeaders(link, "POST", pathAndQuery),
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    },
+    pathAndQuery: "/api/v1/processes/run",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify(request),
   });
-  if (!response.ok || !response.body) {
-    throw new BuildStepError(`the command could not start: ${response.status} ${await response.text()}`);
+  if (answer.status !== 200) {
+    throw new BuildStepError(`the command could not start: ${answer.status} ${await answer.text()}`);
   }
   let exit: number | string = "no exit status";
-  for await (const message of readSseStream(response.body)) {
+  for await (const message of readSseStream(answer.body)) {
     const event = JSON.parse(message.data) as Record<string, unknown>;
     if (typeof event.line === "string") onLine(event.line, event.stream === "stderr" ? "stderr" : "stdout");
     else if (typeof event.exit_code === "number") exit = event.exit_code;

@@ -18,7 +18,8 @@ import type { AuthContext } from "../auth/context.ts";
 import type { BuildLauncher } from "./build-routes.ts";
 import { dockerfileSteps, readContext } from "./build-routes.ts";
 import { BuildRecord } from "./builds.ts";
-import { daemonUrl, type SandboxLink, sandboxLink, signedHeaders } from "./daemon-link.ts";
+import { type SandboxLink, sandboxLink } from "./daemon-link.ts";
+import { daemonStream } from "./daemon-stream.ts";
 import type { SandboxDeps } from "./routes.ts";
 
 const BUILD_DIR = "/var/lib/tensorlake/rootfs-builder/build";
@@ -55,14 +56,13 @@ interface PlatformBuild {
 }
 
 async function readFile(link: SandboxLink, path: string): Promise<Buffer | null> {
-  if (link.connect) return null;
-  const pathAndQuery = `/api/v1/files?path=${encodeURIComponent(path)}`;
-  const response = await fetch(new URL(pathAndQuery, daemonUrl(link)), {
-    headers: signedHeaders(link, "GET", pathAndQuery),
-    signal: AbortSignal.timeout(60_000),
+  const answer = await daemonStream(link, {
+    method: "GET",
+    pathAndQuery: `/api/v1/files?path=${encodeURIComponent(path)}`,
+    idleTimeoutMs: 60_000,
   });
-  if (!response.ok) return null;
-  return Buffer.from(await response.arrayBuffer());
+  const bytes = await answer.bytes();
+  return answer.status === 200 ? bytes : null;
 }
 
 type PlatformBuildHandlers = Pick<
