@@ -111,6 +111,19 @@ export const PlatformCompleteBuildRequest = Type.Object({
   rootfsNodeKind: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
+/** A template as the platform's SDK reads one (`findSandboxImageByName`, `listSandboxImages`). */
+export const PlatformSandboxTemplate = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  snapshotId: nullable(Type.String()),
+  snapshotUri: Type.String(),
+  snapshotFormatVersion: Type.String(),
+  snapshotSizeBytes: nullable(Type.Integer({ minimum: 0 })),
+  rootfsDiskBytes: nullable(Type.Integer({ minimum: 0 })),
+  rootfsNodeKind: Type.String(),
+  public: Type.Boolean(),
+});
+
 /** The registered template, in the names the SDK reads (`id`, `templateId`) beside this service's own. */
 export const PlatformTemplate = Type.Object({
   id: Type.String(),
@@ -179,11 +192,42 @@ export const buildRoutes = defineRoutes({
     tag: "platform",
     method: "GET",
     path: "/platform/v1/organizations/{organization}/projects/{project}/sandbox-templates/by-name/{name}",
-    summary: "A template by name, as the platform's SDK looks up a Dockerfile's FROM",
+    summary:
+      "A template by name, as the platform's SDK looks one up (findSandboxImageByName, a Dockerfile's FROM)",
     params: Type.Object({ ...PlatformScope.properties, name: Type.String({ minLength: 1, maxLength: 255 }) }),
     status: 200,
-    response: PlatformTemplate,
+    response: PlatformSandboxTemplate,
     errors: ["TEMPLATE_NOT_FOUND", "PROJECT_NOT_FOUND"],
+  },
+  listPlatformTemplates: {
+    ...common,
+    tag: "platform",
+    method: "GET",
+    path: "/platform/v1/organizations/{organization}/projects/{project}/sandbox-templates",
+    summary: "The project's templates as the platform's SDK lists them (listSandboxImages), in one page",
+    params: PlatformScope,
+    query: Type.Object({
+      pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+      next: Type.Optional(Type.String({ maxLength: 1000 })),
+    }),
+    status: 200,
+    response: Type.Object({
+      items: Type.Array(PlatformSandboxTemplate),
+      pagination: Type.Object({ next: nullable(Type.String()) }),
+    }),
+    errors: ["PROJECT_NOT_FOUND"],
+  },
+  deletePlatformSandboxImage: {
+    ...common,
+    tag: "templates",
+    namespaced: true,
+    method: "DELETE",
+    path: "/sandbox-images/{name}",
+    summary: "Delete a template by name, as the platform's SDK does (deleteSandboxImage)",
+    params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) }),
+    status: 204,
+    responseKind: "empty",
+    errors: ["TEMPLATE_NOT_FOUND", "TEMPLATE_IN_USE"],
   },
   createPlatformTemplateBuild: {
     ...common,

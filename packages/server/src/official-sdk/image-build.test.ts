@@ -10,7 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readSseStream } from "@svc/contract";
-import { Image } from "tensorlake";
+import {
+  createSandboxImage,
+  deleteSandboxImage,
+  findSandboxImageByName,
+  Image,
+  listSandboxImages,
+} from "tensorlake";
 import { controlApi } from "../api.testing.ts";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
@@ -121,5 +127,31 @@ describe("the official SDK's image builder against this server", { skip }, () =>
       recorded.join("\n"),
     );
     assert.ok(!recorded.some((l) => /→ 501|ROUTE/.test(l)), recorded.join("\n"));
+  });
+
+  test("a Dockerfile FROM a built template; find, list and delete images by name", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const me = (await controlApi(server)("POST", "/platform/v1/keys/introspect")).json;
+    process.env.TENSORLAKE_ORGANIZATION_ID = me.organizationId;
+    process.env.TENSORLAKE_PROJECT_ID = me.projectId;
+    const found = await findSandboxImageByName("sdk-built");
+    assert.equal(found?.name, "sdk-built");
+    assert.equal(await findSandboxImageByName("no-such-image"), null);
+
+    const dockerfile = join(contextDir, "Second.Dockerfile");
+    writeFileSync(dockerfile, "FROM sdk-built\nRUN test -f /built.txt && cat hello.txt > second.txt\n");
+    const result = (await createSandboxImage(dockerfile, { registeredName: "sdk-second" })) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(result.name, "sdk-second");
+    const second = (await controlApi(server)("GET", "/templates/sdk-second")).json;
+    assert.equal(second.config.working_dir, "/work", "the parent's WORKDIR carries on");
+
+    const names = (await listSandboxImages()).map((t) => t.name).sort();
+    assert.deepEqual(names, ["sdk-built", "sdk-second"]);
+    await deleteSandboxImage("sdk-second");
+    assert.equal(await findSandboxImageByName("sdk-second"), null);
   });
 });

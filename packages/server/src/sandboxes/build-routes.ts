@@ -31,6 +31,8 @@ const KEEPALIVE_MS = 15_000;
 export interface BuildLauncher {
   book: BuildBook;
   deps: BuildDeps;
+  /** Deletes a template through the ordinary delete path. */
+  deleteTemplate(auth: AuthContext, name: string): Promise<void>;
   /** Starts a build in the background; the record ends when it does. */
   launch(input: {
     auth: AuthContext;
@@ -99,7 +101,8 @@ export function buildLauncher(
 ): BuildLauncher {
   const create = lifecycle.createSandbox;
   const remove = lifecycle.deleteSandbox;
-  if (!create || !remove) throw new Error("the sandbox lifecycle handlers are missing");
+  const removeTemplate = lifecycle.deleteTemplate;
+  if (!create || !remove || !removeTemplate) throw new Error("the sandbox lifecycle handlers are missing");
   // The lifecycle handlers read only body, params and auth; a build has no HTTP request of its own.
   const noHttp = { request: undefined as never, reply: undefined as never, query: {} as never };
   const deps: BuildDeps = {
@@ -124,6 +127,9 @@ export function buildLauncher(
   return {
     book,
     deps,
+    async deleteTemplate(auth, name) {
+      await removeTemplate({ ...noHttp, auth, body: undefined as never, params: { template: name } });
+    },
     launch(input) {
       const parsed = dockerfileSteps(input.dockerfile, input.buildArgs);
       const record = input.record ?? new BuildRecord(input.auth.projectId, input.name);

@@ -12,7 +12,7 @@
  * of the project whose `spec.json` names this build), reads the archive, and runs the build as
  * `POST /templates/{name}/build` does (cache included), answering once the template exists.
  */
-import { type buildRoutes, ServiceError } from "@svc/contract";
+import { type buildRoutes, type RouteResponse, ServiceError } from "@svc/contract";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { BuildLauncher } from "./build-routes.ts";
@@ -21,6 +21,7 @@ import { BuildRecord } from "./builds.ts";
 import { type SandboxLink, sandboxLink } from "./daemon-link.ts";
 import { daemonStream } from "./daemon-stream.ts";
 import type { SandboxDeps } from "./routes.ts";
+import type { TemplateRow } from "./templates.ts";
 
 const BUILD_DIR = "/var/lib/tensorlake/rootfs-builder/build";
 const CONTEXT_ARCHIVE = `${BUILD_DIR}/svc-context.tar.gz`;
@@ -39,6 +40,9 @@ function builderCommand(buildId: string): string {
     snapshot_format_version: "svc-build-v1",
     snapshot_size_bytes: 0,
     rootfs_disk_bytes: BUILDER.diskMb * 1048576,
+    // A build FROM a template is a "diff" build to the SDK, which wants its parent named; the server builds on
+    // the template itself.
+    parent_manifest_uri: `svc-build://${buildId}/parent`,
   }).replace(/"/g, '\\"');
   const script = [
     "set -e",
@@ -67,8 +71,27 @@ async function readFile(link: SandboxLink, path: string): Promise<Buffer | null>
 
 type PlatformBuildHandlers = Pick<
   Handlers<typeof buildRoutes>,
-  "getPlatformTemplateByName" | "createPlatformTemplateBuild" | "completePlatformTemplateBuild"
+  | "getPlatformTemplateByName"
+  | "listPlatformTemplates"
+  | "deletePlatformSandboxImage"
+  | "createPlatformTemplateBuild"
+  | "completePlatformTemplateBuild"
 >;
+
+/** A template in the platform SDK's shape. */
+function platformTemplate(row: TemplateRow): RouteResponse<typeof buildRoutes.getPlatformTemplateByName> {
+  return {
+    id: row.id,
+    name: row.name,
+    snapshotId: row.snapshotId,
+    snapshotUri: `svc-template://${row.id}`,
+    snapshotFormatVersion: "svc-build-v1",
+    snapshotSizeBytes: row.sizeBytes,
+    rootfsDiskBytes: null,
+    rootfsNodeKind: "base",
+    public: false,
+  };
+}
 
 export function platformBuildHandlers(
   sandboxes: SandboxDeps,
@@ -103,12 +126,22 @@ export function platformBuildHandlers(
   }
 
   return {
-    // The SDK looks FROM up as a template first; answering "not found" makes it send FROM as the base image,
-    // which this server resolves itself (a template of the project by that name, else an image), so a build
-    // FROM a template is a full build here, never the platform's diff build.
     getPlatformTemplateByName: async ({ params, auth }) => {
       checkScope(auth, params);
-      throw new ServiceError("TEMPLATE_NOT_FOUND", `the server resolves FROM ${params.name} itself`);
+      const row = await sandboxes.templates.find(auth.projectId, params.name);
+      if (row?.name !== params.name)
+        throw new ServiceError("TEMPLATE_NOT_FOUND", `no template ${params.name}`);
+      return platformTemplate(row);
+    },
+
+    listPlatformTemplates: async ({ params, auth }) => {
+      checkScope(auth, params);
+      const items = (await sandboxes.templates.list(auth.projectId)).map(platformTemplate);
+      return { items, pagination: { next: null } };
+    },
+
+    deletePlatformSandboxImage: async ({ params, auth }) => {
+      await launcher.deleteTemplate(auth, params.name);
     },
 
     createPlatformTemplateBuild: async ({ params, body, auth }) => {
