@@ -20,7 +20,8 @@ import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./docu
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
-import { buildHandlers, buildLauncher } from "./sandboxes/build-routes.ts";
+import { buildLauncher } from "./sandboxes/build-launcher.ts";
+import { buildHandlers } from "./sandboxes/build-routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 

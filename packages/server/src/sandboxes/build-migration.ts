@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /**
  * Template builds: the cache of build steps (a step's key, from its parent's key and its instruction with its

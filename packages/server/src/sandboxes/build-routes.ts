@@ -1,3 +1,9 @@
+/**
+ * # build-routes
+ *
+ * The template build API: submit a Dockerfile with its context tar, read and follow builds (their log as SSE),
+ * and the platform SDK's image builder (platform-build-routes.ts).
+ */
 import type { Readable } from "node:stream";
 import {
   BuildEventName,
@@ -8,63 +14,20 @@ import {
   type SandboxNetworkAccessControl,
   ServiceError,
   SSE_CONTENT_TYPE,
-  type sandboxRoutes,
 } from "@svc/contract";
 import type { FastifyReply } from "fastify";
 import { limitBytes } from "../api/body-limit.ts";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
-import { DockerfileError, parseDockerfile } from "../executor/linux/dockerfile.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
-import { createBuildCache } from "./build-cache.ts";
-import { type BuildDeps, BuildStepError, runBuild } from "./build-runner.ts";
-import { BuildBook, BuildRecord } from "./builds.ts";
-import { type ContextEntry, ContextError, contextPath, readContextTar } from "./context-tar.ts";
-import { sandboxLink } from "./daemon-link.ts";
+import { type BuildLauncher, readContext } from "./build-launcher.ts";
+import type { BuildRecord } from "./builds.ts";
+import { contextPath } from "./context-tar.ts";
 import { platformBuildHandlers } from "./platform-build-routes.ts";
 import type { SandboxDeps } from "./routes.ts";
 
 /** A follower of a build's log gets a comment this often while nothing happens, to keep proxies open. */
 const KEEPALIVE_MS = 15_000;
-
-/** What starting a build needs: the build's inputs read and checked, then its record. */
-export interface BuildLauncher {
-  book: BuildBook;
-  deps: BuildDeps;
-  /** Deletes a template through the ordinary delete path. */
-  deleteTemplate(auth: AuthContext, name: string): Promise<void>;
-  /** Starts a build in the background; the record ends when it does. */
-  launch(input: {
-    auth: AuthContext;
-    name: string;
-    dockerfile: string;
-    buildArgs: Record<string, string>;
-    context: ContextEntry[];
-    contextTar: Buffer;
-    network: SandboxNetworkAccessControl | null;
-    record?: BuildRecord;
-  }): BuildRecord;
-}
-
-/** Reads a Dockerfile into steps; its faults are 400 INVALID_DOCKERFILE with the line. */
-export function dockerfileSteps(text: string, buildArgs: Record<string, string>) {
-  try {
-    return parseDockerfile(text, buildArgs);
-  } catch (error) {
-    if (error instanceof DockerfileError) throw new ServiceError("INVALID_DOCKERFILE", error.message);
-    throw error;
-  }
-}
-
-export function readContext(bytes: Buffer): ContextEntry[] {
-  try {
-    return readContextTar(bytes);
-  } catch (error) {
-    if (error instanceof ContextError)
-      throw new ServiceError("INVALID_FILE", `the build context: ${error.message}`);
-    throw error;
-  }
-}
 
 function networkOf(query: CreateTemplateBuildQuery): SandboxNetworkAccessControl | null {
   if (query.allow_internet_access === undefined && !query.allow_out && !query.deny_out) return null;
@@ -92,70 +55,6 @@ async function readBody(raw: Readable, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of raw.pipe(limitBytes(maxBytes))) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-/** The launcher of builds over the sandboxes domain: build sandboxes go through the ordinary create and delete. */
-export function buildLauncher(
-  sandboxes: SandboxDeps,
-  lifecycle: Handlers<typeof sandboxRoutes>,
-): BuildLauncher {
-  const create = lifecycle.createSandbox;
-  const remove = lifecycle.deleteSandbox;
-  const removeTemplate = lifecycle.deleteTemplate;
-  if (!create || !remove || !removeTemplate) throw new Error("the sandbox lifecycle handlers are missing");
-  // The lifecycle handlers read only body, params and auth; a build has no HTTP request of its own.
-  const noHttp = { request: undefined as never, reply: undefined as never, query: {} as never };
-  const deps: BuildDeps = {
-    sandboxes: {
-      create: async (auth, body) =>
-        (await create({ ...noHttp, auth, body, params: {} as never })) as { sandbox_id: string },
-      remove: async (auth, id) => {
-        await remove({ ...noHttp, auth, body: undefined as never, params: { sandbox_id: id } });
-      },
-      get: (id) => sandboxes.repo.get(id),
-      link: (row) => sandboxLink(row, sandboxes.secretOf(row.id), sandboxes.dialer),
-      snapshot: async (row, snapshotId) => {
-        await sandboxes.scheduler.snapshot(row, snapshotId);
-        await sandboxes.scheduler.snapshotSettled(row.id);
-      },
-    },
-    snapshots: sandboxes.snapshots,
-    templates: sandboxes.templates,
-    cache: createBuildCache(sandboxes.store.db),
-  };
-  const book = new BuildBook();
-  return {
-    book,
-    deps,
-    async deleteTemplate(auth, name) {
-      await removeTemplate({ ...noHttp, auth, body: undefined as never, params: { template: name } });
-    },
-    launch(input) {
-      const parsed = dockerfileSteps(input.dockerfile, input.buildArgs);
-      const record = input.record ?? new BuildRecord(input.auth.projectId, input.name);
-      record.warnings = parsed.warnings;
-      for (const warning of parsed.warnings) record.line(`warning: ${warning}`);
-      book.add(record);
-      record.status = "running";
-      runBuild(deps, {
-        auth: input.auth,
-        record,
-        steps: parsed.steps,
-        context: input.context,
-        contextTar: input.contextTar,
-        network: input.network,
-      }).then(
-        (template) => record.end({ templateId: template.id }),
-        (error: Error) => {
-          if (!(error instanceof BuildStepError) && !(error instanceof ServiceError)) {
-            sandboxes.log("template build failed", { build: record.id, error: error.message });
-          }
-          record.end({ error: error.message });
-        },
-      );
-      return record;
-    },
-  };
 }
 
 /** Streams a build's log: the lines so far, then live ones, then `end` with the record. */

@@ -15,8 +15,7 @@
 import { type buildRoutes, type RouteResponse, ServiceError } from "@svc/contract";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { BuildLauncher } from "./build-routes.ts";
-import { dockerfileSteps, readContext } from "./build-routes.ts";
+import { type BuildLauncher, dockerfileSteps, readContext } from "./build-launcher.ts";
 import { BuildRecord } from "./builds.ts";
 import { type SandboxLink, sandboxLink } from "./daemon-link.ts";
 import { daemonStream } from "./daemon-stream.ts";
