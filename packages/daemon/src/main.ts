@@ -4,7 +4,6 @@ import { flushCompileCache } from "node:module";
 import { parseArgs } from "node:util";
 import { PROCESS_DEFAULTS_FILE, RUNTIME_PORT } from "@svc/contract/runtime";
 import { buildDaemon, startDaemon } from "./daemon.ts";
-import { readProcessDefaults } from "./processes/defaults.ts";
 import { ProcessCgroups } from "./processes/process-cgroups.ts";
 
 /** When this process's modules were loaded, in ms since it started (see the start-up line below). */
@@ -124,22 +123,17 @@ if (flags["process-cgroups"]) {
   }
 }
 
-// A template built from a Dockerfile gives its processes defaults (ENV, WORKDIR, USER) in its root.
-const defaults = readProcessDefaults(PROCESS_DEFAULTS_FILE, (message) =>
-  process.stderr.write(`svc-daemon: ${message}\n`),
-);
-
 let daemon: Awaited<ReturnType<typeof startDaemon>>;
 try {
   daemon = await startDaemon({
     host: flags.host ?? "0.0.0.0",
     port: integer("port", flags.port, 0, 65535) ?? RUNTIME_PORT,
     authSecret,
+    // A template built from a Dockerfile gives its processes defaults (ENV, WORKDIR, USER) in its root.
+    processDefaultsFile: PROCESS_DEFAULTS_FILE,
     sandboxId: flags["sandbox-id"] ?? process.env.SVC_SANDBOX_ID ?? "local",
     logLevel,
-    defaultUser: defaults.user ?? flags["default-user"],
-    defaultEnv: defaults.env,
-    defaultWorkingDir: defaults.workingDir,
+    defaultUser: flags["default-user"],
     memoryCgroup: flags["memory-cgroup"],
     processCgroups,
     spoolDir: flags["spool-dir"],

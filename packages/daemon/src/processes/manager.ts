@@ -25,9 +25,12 @@ export interface ProcessManagerOptions {
    * given explicitly must resolve.
    */
   defaultUser?: string;
-  /** Environment of every process, under the request's own `env` (a template's ENV). */
-  defaultEnv?: Record<string, string>;
-  /** Working directory of requests that name none, when it exists (a template's WORKDIR); else the user's home. */
+  /**
+   * Environment of every process under the request's `env` and over the clean base: an OCI image's `ENV`
+   * (its PATH included), given by the executor.
+   */
+  defaultEnv?: Readonly<Record<string, string>>;
+  /** Working directory of requests that name none (an OCI image's `WORKDIR`); default the user's home. */
   defaultWorkingDir?: string;
   /**
    * A memory cgroup directory (v1 `/sys/fs/cgroup/memory/<group>`, or a v2 group): children are moved into it
@@ -223,8 +226,6 @@ function notWritable(process: ManagedProcess): ServiceError {
 export class ProcessManager {
   /** Who processes run as when a request names no user. */
   readonly defaultUser: ResolvedUser;
-  readonly #defaultEnv: Record<string, string>;
-  readonly #defaultWorkingDir: string | undefined;
   readonly startedAt = Date.now();
   readonly #processes = new Map<number, ManagedProcess>();
   readonly #users: UserDatabase;
@@ -241,6 +242,8 @@ export class ProcessManager {
   readonly #maxLine: number;
   readonly #maxEnded: number;
   readonly #isRoot: boolean;
+  readonly #defaultEnv: Readonly<Record<string, string>>;
+  readonly #defaultWorkingDir: string | undefined;
   #nextHandle = 1;
   #oomAdjustable = true;
   #cgroupJoinable = true;
@@ -535,10 +538,9 @@ export class ProcessManager {
   }
 
   #workingDir(requested: string | undefined, user: ResolvedUser): string {
-    if (requested === undefined) {
-      if (this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir)) return this.#defaultWorkingDir;
-      return isDirectory(user.home) ? user.home : "/";
-    }
+    if (requested === undefined && this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir))
+      return this.#defaultWorkingDir;
+    if (requested === undefined) return isDirectory(user.home) ? user.home : "/";
     const path = resolve(user.home, requested);
     let stat: ReturnType<typeof statSync>;
     try {

@@ -78,7 +78,6 @@ interface DefaultsStep {
 type PlanStep = DockerfileStep | DefaultsStep;
 
 const FILE_SYSTEM_STEPS = new Set<PlanStep["kind"]>(["run", "copy", "workdir", "defaults"]);
-const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const BUILD_SANDBOX = { cpus: 1, memory_mb: 2048, disk_mb: 10240, timeout_secs: 3600 };
 /** How long a build sandbox may wait to start (the first of a machine builds the default image). */
 const START_TIMEOUT_MS = 900_000;
@@ -392,7 +391,8 @@ async function runStep(
   if (row?.status !== "running") throw new Error(`the build sandbox is ${row?.status ?? "gone"}`);
   const link = deps.sandboxes.link(row);
   const { step, before } = planned;
-  const env = { PATH: DEFAULT_PATH, ...planned.args, ...before.env };
+  // PATH and the rest of the base environment are the daemon's (an image's own ENV included).
+  const env = { ...planned.args, ...before.env };
   let command: string[];
   let user = processUser(before.user);
   const workingDir = before.working_dir ?? "/";
