@@ -45,6 +45,9 @@ export const errorCatalog = {
   },
   REGISTRY_CREDENTIAL_NOT_FOUND: { status: 404, message: "The project has no credentials for this registry" },
   IMAGES_UNAVAILABLE: { status: 409, message: "This host runs no sandboxes, so it keeps no images" },
+  BUILD_NOT_FOUND: { status: 404, message: "Template build not found" },
+  INVALID_DOCKERFILE: { status: 400, message: "The Dockerfile cannot be built" },
+  BUILD_FAILED: { status: 422, message: "The template build failed" },
   SNAPSHOT_IN_USE: {
     status: 409,
     message: "The snapshot is used by a pool or a sandbox being created from it",
