@@ -5,6 +5,7 @@ import { OCR_LANGUAGES } from "@svc/contract";
 import sharp from "sharp";
 import { parseDocument } from "../index.ts";
 import { isRightToLeft, latinLanguage, refineWithinScript } from "./languages.ts";
+import { weakRegions } from "./regions.ts";
 import { parseOsd, tesseractInstallation } from "./tesseract.ts";
 import { renderParagraphsPage, renderTextPage } from "./test-support.ts";
 import { parseTesseractTsv, toRunsAndLines } from "./tsv.ts";
@@ -115,6 +116,39 @@ describe("language rules", () => {
       ["rtl", "ltr"],
     );
   });
+});
+
+test("paragraphs read weakly, with enough characters for OSD, are the regions read again", () => {
+  const word = (block: number, paragraph: number, conf: number, text: string) => ({
+    block,
+    paragraph,
+    line: 1,
+    left: 0,
+    top: 0,
+    width: 10,
+    height: 10,
+    conf,
+    text,
+  });
+  const page = {
+    lines: [],
+    words: [
+      word(1, 1, 96, "Комитет собрался во вторник"),
+      word(2, 1, 12, "НЕтЕЖЕРЯЯ,"),
+      word(2, 1, 8, "НУР ИНЕЕЕАЯЕ"),
+      word(2, 2, 20, "ЖЕ"),
+      word(3, 1, 30, "short but weak and long enough"),
+    ],
+  };
+  const regions = weakRegions(page);
+  // The confident paragraph and the weak one too short to name are left; the longest weak one comes first.
+  assert.deepEqual(
+    regions.map((r) => [r.block, r.paragraph, Math.round(r.confidence)]),
+    [
+      [3, 1, 30],
+      [2, 1, 10],
+    ],
+  );
 });
 
 describe("OCR in every script", { skip }, () => {
