@@ -221,11 +221,11 @@ function characterAccuracy(reference: string, read: string): number {
 }
 
 function html(sample: Sample): string {
-  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  const escaped = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   const paragraphs = (sample.paragraphs ?? [sample])
     .map((p) => {
       const dir = p.rtl ? ' dir="rtl" align="right"' : "";
-      return `<p${dir} style="font-family: '${p.font}'">${escape(p.text)}</p>`;
+      return `<p${dir} style="font-family: '${p.font}'">${escaped(p.text)}</p>`;
     })
     .join("\n");
   return `<!doctype html><html><head><meta charset="utf-8"><style>@page { size: A4; margin: 2.5cm }

@@ -17,7 +17,7 @@ const WEAK_REGION_CONFIDENCE = 60;
 const MIN_REGION_CHARS = 12;
 /** At most this many regions of a page are read again (each costs an OSD pass and a reading). */
 const MAX_REGIONS = 4;
-/** A region's new reading must be this much more confident than its first. */
+/** A region's new reading must be this much more confident than its first, and not weak itself. */
 const MIN_GAIN = 10;
 /** Pixels of page kept around a region's words when it is cut out. */
 const REGION_PAD = 12;
@@ -67,7 +67,9 @@ export async function readRegionsInTheirScripts(
       .png({ compressionLevel: 1, adaptiveFiltering: false })
       .toBuffer();
     const again = await read(crop, language);
-    if (readingQuality(again).meanConfidence < region.confidence + MIN_GAIN) continue;
+    // Noise (a picture's specks) reads weakly in every script: a region is replaced only by a reading that is good.
+    const confidence = readingQuality(again).meanConfidence;
+    if (confidence < WEAK_REGION_CONFIDENCE || confidence < region.confidence + MIN_GAIN) continue;
     page = replaceRegion(page, region, again, box, REGION_BLOCK_OFFSET * index);
     if (!languages.includes(language)) languages.push(language);
   }
