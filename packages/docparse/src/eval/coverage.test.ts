@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { headingMatches, headings, wordRecall } from "./coverage.ts";
+import { compounds, headingMatches, headings, hyphenation, wordRecall } from "./coverage.ts";
 import { plainWords } from "./pdf-sets.ts";
 
 test("plainWords: folded words, a word hyphenated at a line end joined, punctuation dropped", () => {
@@ -19,6 +19,30 @@ test("wordRecall counts words as a multiset and lists what is lost", () => {
     ],
   );
   assert.equal(wordRecall([], ["a"]).recall, 1);
+});
+
+test("wordRecall: a word pdftotext breaks at a line-end hyphen counts joined or as its two parts, nothing else", () => {
+  // A compound's hyphen: pdftotext's lines joined read "faaapproved"; ours keeps "FAA-approved".
+  const compound = "an FAA-\napproved MEL";
+  assert.equal(
+    wordRecall(plainWords(compound), plainWords("an FAA-approved MEL"), hyphenation(compound)).recall,
+    1,
+  );
+  // pdftotext removed the line-end hyphen itself: our compound's two words count.
+  const ours = "an FAA- approved MEL";
+  const dehyphenated = { joined: compounds(ours), heads: new Set<string>() };
+  assert.equal(wordRecall(plainWords("an FAAapproved MEL"), plainWords(ours), dehyphenated).recall, 1);
+  // Halves pdftotext reads apart (its order left the line): ours holds the word joined.
+  const apart = "panel appoint-\n\n26. If\nments to";
+  assert.equal(
+    wordRecall(plainWords(apart), plainWords("panel appointments to 26. If"), hyphenation(apart)).recall,
+    1,
+  );
+  // A space inside a word of ours is still a loss.
+  const whole = "the harbour";
+  const { recall, lost } = wordRecall(plainWords(whole), plainWords("the har bour"), hyphenation(whole));
+  assert.equal(recall, 0.5);
+  assert.deepEqual([...lost.keys()], ["harbour"]);
 });
 
 test("headings: the # lines of markdown, folded; matches as multisets", () => {

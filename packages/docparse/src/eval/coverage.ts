@@ -9,10 +9,53 @@ import { parseArgs } from "node:util";
 import { DOCLING_DATA } from "../test-corpus.ts";
 import { engineAllText, engineMarkdown, evalPdfs, foldText, pdftotext, plainWords } from "./pdf-sets.ts";
 
-/** Multiset recall of `reference` in `ours`, and the reference words ours lacks (with how many are missing). */
+/**
+ * Words pdftotext breaks with a hyphen at a line end. `joined`: a word it continues on the next line, which
+ * `plainWords` joins (`appoint-/ments`), with its two parts: a compound's own hyphen (`FAA-/approved`) is read
+ * as two words, and either reading counts. `heads`: the first part of a word whose continuation pdftotext puts
+ * elsewhere (its reading order left the line), which our text may hold joined to its rest.
+ */
+export interface Hyphenation {
+  joined: Map<string, [string, string]>;
+  heads: Set<string>;
+}
+
+/**
+ * Compounds written with a hyphen in `text` (`FAA-approved`, or `FAA- approved` where a line break was): pdftotext
+ * may print them joined without the hyphen (it removes a line-end hyphen itself), and either reading counts.
+ */
+export function compounds(text: string): Map<string, [string, string]> {
+  const joined = new Map<string, [string, string]>();
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)-\s?([\p{L}\p{N}]+)/gu)) {
+    const [head] = plainWords(match[1]);
+    const [tail] = plainWords(match[2]);
+    if (head && tail) joined.set(head + tail, [head, tail]);
+  }
+  return joined;
+}
+
+export function hyphenation(text: string): Hyphenation {
+  const joined = new Map<string, [string, string]>();
+  const heads = new Set<string>();
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)-\n\s*(\S?)([\p{L}\p{N}]*)/gu)) {
+    const [head] = plainWords(match[1]);
+    if (/^\p{Ll}/u.test(match[2])) {
+      const [tail] = plainWords(match[2] + match[3]);
+      joined.set(head + tail, [head, tail]);
+    } else heads.add(head);
+  }
+  return { joined, heads };
+}
+
+/**
+ * Multiset recall of `reference` in `ours`, and the reference words ours lacks (with how many are missing). With
+ * the reference's hyphenation, a word broken at a line end counts as found in either reading: joined, or as
+ * its two parts.
+ */
 export function wordRecall(
   reference: readonly string[],
   ours: readonly string[],
+  hyphens: Hyphenation = { joined: new Map(), heads: new Set() },
 ): { recall: number; lost: Map<string, number> } {
   const have = new Map<string, number>();
   for (const word of ours) have.set(word, (have.get(word) ?? 0) + 1);
@@ -24,6 +67,33 @@ export function wordRecall(
       have.set(word, left - 1);
       found++;
     } else lost.set(word, (lost.get(word) ?? 0) + 1);
+  }
+  const take = (counts: Map<string, number>, word: string) => {
+    const n = (counts.get(word) ?? 0) - 1;
+    if (n > 0) counts.set(word, n);
+    else counts.delete(word);
+  };
+  // A compound pdftotext joined at its line-end hyphen, which ours holds as its two words.
+  for (const [word, [head, tail]] of hyphens.joined) {
+    while (lost.has(word) && (have.get(head) ?? 0) > 0 && (have.get(tail) ?? 0) > (head === tail ? 1 : 0)) {
+      take(lost, word);
+      take(have, head);
+      take(have, tail);
+      found++;
+    }
+  }
+  // A word whose halves pdftotext reads apart, which ours holds joined.
+  for (const [word, count] of [...have]) {
+    for (let i = 0; i < count; i++) {
+      const head = [...hyphens.heads].find(
+        (h) => h.length < word.length && word.startsWith(h) && lost.has(h) && lost.has(word.slice(h.length)),
+      );
+      if (!head) break;
+      take(lost, head);
+      take(lost, word.slice(head.length));
+      take(have, word);
+      found += 2;
+    }
   }
   return { recall: reference.length === 0 ? 1 : found / reference.length, lost };
 }
@@ -72,14 +142,17 @@ async function main(): Promise<void> {
       continue;
     }
     let ours: string[];
+    const hyphens = hyphenation(text);
     try {
-      ours = plainWords(await engineAllText(pdf.path));
+      const ourText = await engineAllText(pdf.path);
+      for (const [word, parts] of compounds(ourText)) hyphens.joined.set(word, parts);
+      ours = plainWords(ourText);
     } catch (error) {
       console.log(`${pdf.id.padEnd(48)} failed: ${error instanceof Error ? error.message : error}`);
       below++;
       continue;
     }
-    const { recall, lost } = wordRecall(reference, ours);
+    const { recall, lost } = wordRecall(reference, ours, hyphens);
     scored++;
     if (recall < 0.99) below++;
     const worst = [...lost]
