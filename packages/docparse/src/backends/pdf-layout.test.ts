@@ -11,6 +11,7 @@ import {
   PAGE_WIDTH,
   pdfBytes,
   textImage,
+  typeThreeLine,
 } from "./pdf-fixtures.ts";
 
 /**
@@ -82,6 +83,21 @@ describe("pdf layout: text without a text layer on a digital page", () => {
     assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
     const text = result.markdown.match(/Ferry crossings/g) ?? [];
     assert.equal(text.length, 1, "the text layer's own text is not read twice");
+  });
+});
+
+describe("pdf layout: glyphs without characters", () => {
+  test("a title in a Type3 font without ToUnicode is read by OCR in its place; no stray characters", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    typeThreeLine(pdf, page, "HARBOUR", fonts.bold, { x: 72, top: 90, size: 32 });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["HARBOUR", body]);
+    const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
+    assert.deepEqual(stray, [], result.markdown);
   });
 });
 

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compounds, headingMatches, headings, hyphenation, wordRecall } from "./coverage.ts";
+import {
+  compounds,
+  headingMatches,
+  headings,
+  hyphenation,
+  shiftedFontWords,
+  wordRecall,
+} from "./coverage.ts";
 import { plainWords } from "./pdf-sets.ts";
 
 test("plainWords: folded words, a word hyphenated at a line end joined, punctuation dropped", () => {
@@ -49,4 +56,31 @@ test("headings: the # lines of markdown, folded; matches as multisets", () => {
   const md = "# Title\n\ntext # not a heading\n\n## 2.1 Results:\n\n## Results";
   assert.deepEqual(headings(md), ["title", "2 1 results", "results"]);
   assert.equal(headingMatches(["title", "results", "results"], ["results", "title"]), 2);
+  // The same words in another order (a section number placed after its title) match; other words do not.
+  assert.equal(headingMatches(["들어가며 1", "2 results"], ["1 들어가며", "2 result"]), 1);
+});
+
+test("shiftedFontWords: lost words that one letter shift turns into ours, only when five agree", () => {
+  const ours = new Set(["the", "database", "of", "and", "performance", "operations", "your"]);
+  // pdftotext's codes for "the database of and performance operations" shifted by 3, and a real loss.
+  const lost = new Map([
+    ["wkh", 2],
+    ["gdwdedvh", 1],
+    ["ri", 1],
+    ["dqg", 1],
+    ["shuirupdqfh", 1],
+    ["rshudwlrqv", 1],
+    ["harbour", 1],
+  ]);
+  assert.deepEqual([...shiftedFontWords(lost, ours).keys()].sort(), [
+    "dqg",
+    "gdwdedvh",
+    "ri",
+    "rshudwlrqv",
+    "shuirupdqfh",
+    "wkh",
+  ]);
+  // Four agreeing words are not enough to call it a shifted font.
+  lost.delete("rshudwlrqv");
+  assert.equal(shiftedFontWords(lost, ours).size, 0);
 });

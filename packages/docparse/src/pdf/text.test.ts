@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseDocument } from "../index.ts";
+import { textRun } from "../paginated/test-geometry.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { onePagePdf } from "./test-pdf.ts";
-import { typeExtent } from "./text.ts";
+import { dropUnmapped, typeExtent, withoutOverprints } from "./text.ts";
 
 async function markdownOf(bytes: Uint8Array): Promise<string> {
   const { result } = await parseDocument({ bytes, mimeType: "application/pdf" });
@@ -49,4 +50,36 @@ test("public: Korean table cells set with narrow space glyphs keep their word sp
   const file = corpusPath("docling/tests/data/pdf/sources/normal_4pages.pdf");
   const markdown = await markdownOf(new Uint8Array(readFileSync(file)));
   assert.match(markdown, /마시는 물 또는 식품을 매개로/);
+});
+
+test("dropUnmapped removes the U+FFFD of unmapped runs, and runs left blank; other runs keep theirs", () => {
+  const b = { x1: 0, y1: 0, x2: 40, y2: 10 };
+  const runs = [
+    { ...textRun("Caf\uFFFD", b), unmapped: true },
+    { ...textRun("\uFFFD\uFFFD\uFFFD", b), unmapped: true },
+    textRun("odd \uFFFD", b),
+  ];
+  assert.deepEqual(
+    dropUnmapped(runs).map((run) => [run.text, run.unmapped]),
+    [
+      ["Caf", undefined],
+      ["odd \uFFFD", undefined],
+    ],
+  );
+});
+
+test("text drawn twice in place (a bolder look) is read once; the same word elsewhere stays", async () => {
+  const content = [
+    "BT /F1 11 Tf 72 700 Td (ENFORCED FOR ALL ACCESS) Tj ET",
+    "BT /F1 11 Tf 72.2 700 Td (ENFORCED FOR ALL ACCESS) Tj ET",
+    "BT /F1 11 Tf 72 650 Td (ENFORCED FOR ALL ACCESS) Tj ET",
+  ].join("\n");
+  const markdown = await markdownOf(onePagePdf(content));
+  assert.equal(markdown.match(/ENFORCED FOR ALL ACCESS/g)?.length, 2, markdown);
+  assert.doesNotMatch(markdown, /ACCESSENFORCED/);
+  const b = { x1: 10, y1: 10, x2: 50, y2: 20 };
+  assert.equal(
+    withoutOverprints([textRun("a", b), textRun("a", { ...b, x1: 10.3 }), textRun("b", b)]).length,
+    2,
+  );
 });

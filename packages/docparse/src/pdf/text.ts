@@ -89,6 +89,53 @@ export function normalizeRunText(text: string): string {
   );
 }
 
+/** Control characters other than tab and line feed: what pdf.js gives for a glyph code with no character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const UNMAPPED_CODES = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const UNMAPPED_CODE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
+
+/**
+ * Runs with their unmapped glyphs (U+FFFD in a run marked `unmapped`) removed, and runs left blank dropped: the
+ * text as it reads once OCR has had its chance at them.
+ */
+export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
+  const out: TextRun[] = [];
+  for (const run of runs) {
+    if (!run.unmapped) {
+      out.push(run);
+      continue;
+    }
+    const { unmapped: _, ...rest } = run;
+    const text = run.text.replace(/\uFFFD/g, "");
+    if (text.trim() !== "") out.push({ ...rest, text });
+  }
+  return out;
+}
+
+/**
+ * Runs without the copies of text drawn twice in place (a second pass over the same words for a bolder look, a
+ * shadow under them): a run repeating an earlier one's text in the same font and size, its box within half a
+ * point of it, goes.
+ */
+export function withoutOverprints(runs: readonly TextRun[]): TextRun[] {
+  const seen = new Map<string, TextRun[]>();
+  const out: TextRun[] = [];
+  for (const run of runs) {
+    const key = `${run.fontName}\u0000${run.fontSize}\u0000${run.text}`;
+    const same = seen.get(key) ?? [];
+    const near = (a: number, b: number) => Math.abs(a - b) <= 0.5;
+    if (
+      same.some((s) => near(s.box.x1, run.box.x1) && near(s.box.y1, run.box.y1) && near(s.box.x2, run.box.x2))
+    )
+      continue;
+    same.push(run);
+    seen.set(key, same);
+    out.push(run);
+  }
+  return out;
+}
+
 /** Hebrew, Arabic and their presentation forms: a run holding them reads right to left. */
 const RTL_CHARS = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 
@@ -165,7 +212,10 @@ function textRuns(
   for (const raw of content.items) {
     if (!("str" in raw)) continue;
     const item = raw as PdfTextItem;
-    const text = normalizeRunText(item.str);
+    // Glyph codes pdf.js found no character for come as control characters: each kept as U+FFFD, so that the
+    // run can be found garbled and read by OCR (dropUnmapped removes what is left of them).
+    const unmapped = UNMAPPED_CODE.test(item.str);
+    const text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
     if (text.trim() === "") {
       space = item.str === "" ? null : item;
       continue;
@@ -203,6 +253,7 @@ function textRuns(
     if (last && spaced && wordSpaceBetween(last.item, spaced, item)) {
       // Words set with a narrow space glyph between them (tight table cells) stay words: one run, spaced.
       last.run.text += ` ${text}`;
+      if (unmapped) last.run.unmapped = true;
       last.run.box = box.union([last.run.box, bbox]);
       last.item = item;
       continue;
@@ -217,11 +268,12 @@ function textRuns(
       dir: item.dir === "rtl" || RTL_CHARS.test(text) ? "rtl" : "ltr",
       confidence: 1,
       ...(vertical ? { vertical: true } : {}),
+      ...(unmapped ? { unmapped: true } : {}),
     };
     runs.push(run);
     last = { item, run };
   }
   // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
   const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
-  return { runs: composeAccents(runs), quarterTurns };
+  return { runs: withoutOverprints(composeAccents(runs)), quarterTurns };
 }
