@@ -5,6 +5,7 @@ import {
   headingMatches,
   headings,
   hyphenation,
+  lamAlefFolded,
   shiftedFontWords,
   wordRecall,
 } from "./coverage.ts";
@@ -83,4 +84,10 @@ test("shiftedFontWords: lost words that one letter shift turns into ours, only w
   // Four agreeing words are not enough to call it a shifted font.
   lost.delete("rshudwlrqv");
   assert.equal(shiftedFontWords(lost, ours).size, 0);
+});
+
+test("lamAlefFolded: lam and alef side by side match in either order; other letters keep theirs", () => {
+  assert.equal(lamAlefFolded("اإلنتاجية"), lamAlefFolded("الإنتاجية"));
+  assert.equal(lamAlefFolded("المشكالت"), lamAlefFolded("المشكلات"));
+  assert.notEqual(lamAlefFolded("كتب"), lamAlefFolded("بتك"));
 });

@@ -98,6 +98,15 @@ export function wordRecall(
   return { recall: reference.length === 0 ? 1 : found / reference.length, lost };
 }
 
+/**
+ * A word with each stretch of lams and alefs in one order. pdftotext reverses the lam-alef ligature's two
+ * letters in right-to-left text (`اإلنتاجية` for `الإنتاجية`, as pdf.js does unless told the glyphs): their order
+ * in its text says nothing, so words are matched without it.
+ */
+export function lamAlefFolded(word: string): string {
+  return word.replace(/[\u0644\u0622\u0623\u0625\u0627]{2,}/gu, (run) => [...run].sort().join(""));
+}
+
 /** `word` with each of a-z moved back `k` places in the alphabet (other characters as they are). */
 function unshifted(word: string, k: number): string {
   return word.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 - k + 26) % 26) + 97));
@@ -168,7 +177,7 @@ async function main(): Promise<void> {
   for (const pdf of pdfs) {
     const text = pdftotext(pdf.path);
     if (text === null) throw new Error("pdftotext is not installed (Debian: poppler-utils)");
-    const reference = plainWords(text);
+    const reference = plainWords(text).map(lamAlefFolded);
     if (reference.length === 0) {
       console.log(`${pdf.id.padEnd(48)} ${"0".padStart(5)}       -  (no text layer)`);
       continue;
@@ -178,7 +187,7 @@ async function main(): Promise<void> {
     try {
       const ourText = await engineAllText(pdf.path);
       for (const [word, parts] of compounds(ourText)) hyphens.joined.set(word, parts);
-      ours = plainWords(ourText);
+      ours = plainWords(ourText).map(lamAlefFolded);
     } catch (error) {
       console.log(`${pdf.id.padEnd(48)} failed: ${error instanceof Error ? error.message : error}`);
       below++;

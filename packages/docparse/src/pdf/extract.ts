@@ -1,6 +1,7 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
 
 /** A page's size in points after its rotation, and the transform from PDF user space to model coordinates. */
@@ -39,10 +40,15 @@ export async function extractPdfPage(
     let viewport = page.getViewport({ scale: 1 });
     const ops = await page.getOperatorList();
     // A page shown turned (its /Rotate, or content drawn sideways) is read in the frame its text is upright in.
-    const { runs: read } = await pageTextRuns(page, viewport.transform, (quarterTurns) => {
-      viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
-      return viewport.transform;
-    });
+    const { runs: read } = await pageTextRuns(
+      page,
+      viewport.transform,
+      (quarterTurns) => {
+        viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
+        return viewport.transform;
+      },
+      rtlLigatureWords(ops),
+    );
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
