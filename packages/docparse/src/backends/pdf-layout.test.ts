@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { ParsingOptions } from "@svc/contract";
 import { rgb } from "pdf-lib";
 import { type ParseViews, parseDocument } from "../index.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
   drawParagraph,
@@ -98,6 +100,18 @@ describe("pdf layout: glyphs without characters", () => {
     assertInOrder(result.markdown, ["HARBOUR", body]);
     const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
     assert.deepEqual(stray, [], result.markdown);
+  });
+});
+
+describe("pdf layout: glyphs without characters, public", () => {
+  test("redp5110's Highlights box, set in a font whose glyphs map to no characters, is read", {
+    skip: NO_CORPUS,
+  }, async () => {
+    const file = corpusPath("docling/tests/data/pdf/sources/redp5110_sampled.pdf");
+    const result = await parsePdf(new Uint8Array(readFileSync(file)));
+    const box = result.markdown.slice(result.markdown.indexOf("Highlights"));
+    assert.match(box, /performance of your database operations/, box.slice(0, 600));
+    assert.doesNotMatch(result.markdown, /^! " #$/m);
   });
 });
 
