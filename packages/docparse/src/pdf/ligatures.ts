@@ -49,8 +49,8 @@ export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
   return words;
 }
 
-/** A right-to-left item's text with each of `words` spelled right, word by word. */
-export function withLigaturesInOrder(text: string, words: ReadonlyMap<string, string>): string {
+/** A text item's text with each of `words` (whole words between spaces) spelled as the map says. */
+export function respelled(text: string, words: ReadonlyMap<string, string>): string {
   if (words.size === 0) return text;
   return text
     .split(/(\s+)/)

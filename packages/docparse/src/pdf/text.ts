@@ -2,7 +2,7 @@ import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
-import { withLigaturesInOrder } from "./ligatures.ts";
+import { respelled } from "./ligatures.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -181,22 +181,32 @@ export function wordSpaceBetween(before: PdfTextItem, space: PdfTextItem, after:
   );
 }
 
+/** Words of a page to spell otherwise, found in its operator list: pdf.js's spelling to the right one. */
+export interface GlyphWords {
+  /** Right-to-left words with a ligature pdf.js reversed (`rtlLigatureWords`). */
+  rtlLigatures: ReadonlyMap<string, string>;
+  /** Words with glyphs a CID font's ToUnicode leaves out, without those glyphs (`fallbackGlyphWords`). */
+  fallbacks: ReadonlyMap<string, string>;
+}
+
 /**
  * The text runs of a page in the model's coordinates (points, origin top left, the page's rotation applied), and
  * the quarter turns most of its text is set at. Given `upright`, a page whose text is turned is read again from
  * the same text content in the frame `upright` returns for those turns.
- * Needs the page's operator list to have been read first, so that fonts are loaded and named; the words of
- * `rtlLigatureWords` from it put right-to-left ligatures back in order.
+ * Needs the page's operator list to have been read first, so that fonts are loaded and named; `words` found in it
+ * put right-to-left ligatures back in order and leave out glyphs a font's ToUnicode does not map.
  */
 export async function pageTextRuns(
   page: PDFPageProxy,
   viewportTransform: readonly number[],
   upright?: (quarterTurns: 1 | 2 | 3) => readonly number[],
-  ligatureWords: ReadonlyMap<string, string> = new Map(),
+  words: GlyphWords = { rtlLigatures: new Map(), fallbacks: new Map() },
 ): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
   const content = await page.getTextContent({ disableNormalization: true });
   for (const item of content.items) {
-    if ("str" in item && item.dir === "rtl") item.str = withLigaturesInOrder(item.str, ligatureWords);
+    if (!("str" in item)) continue;
+    if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
+    item.str = respelled(item.str, words.fallbacks);
   }
   const read = textRuns(page, content, viewportTransform);
   if (read.quarterTurns === 0 || !upright) return read;
