@@ -31,7 +31,9 @@ test("short words and words without a several-letter glyph give nothing", () => 
   assert.equal(rtlLigatureWords(drawn(["f", "fi", "x"])).size, 0);
 });
 
-test("public: an Arabic page reads its lam-alef words in order", { skip: NO_CORPUS }, async () => {
+test("public: an Arabic page reads its lam-alef words in order, and Python apart from the Arabic beside it", {
+  skip: NO_CORPUS,
+}, async () => {
   const file = corpusPath("docling/tests/data/pdf/sources/right_to_left_01.pdf");
   const { result } = await parseDocument({
     bytes: new Uint8Array(readFileSync(file)),
@@ -39,4 +41,6 @@ test("public: an Arabic page reads its lam-alef words in order", { skip: NO_CORP
   });
   assert.match(result.markdown, /تحسين الإنتاجية وحل المشكلات من خلال البرمجة/);
   assert.doesNotMatch(result.markdown, /اإلنتاجية|المشكالت/);
+  // The Latin word set touching the Arabic one after it stays a word of its own.
+  assert.match(result.markdown, /R و Python من الأدوات/);
 });

@@ -83,3 +83,10 @@ test("text drawn twice in place (a bolder look) is read once; the same word else
     2,
   );
 });
+
+test("public: redp5110's keywords drawn twice for a bolder look read once", { skip: NO_CORPUS }, async () => {
+  const file = corpusPath("docling/tests/data/pdf/sources/redp5110_sampled.pdf");
+  const markdown = await markdownOf(new Uint8Array(readFileSync(file)));
+  assert.match(markdown, /ENFORCED FOR ALL ACCESS/);
+  assert.doesNotMatch(markdown, /ACCESSENFORCED|ENABLEENABLE|ALICESigned/);
+});
