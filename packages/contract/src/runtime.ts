@@ -25,6 +25,12 @@ export const PTY_DEFAULT_COLS = 80;
 export const PTY_TOKEN_HEADER = "x-pty-token";
 /** The user processes run as when a start request names none. */
 export const DEFAULT_PROCESS_USER = "svc-user";
+/**
+ * A file in a sandbox's root that gives its processes defaults, `{env?, working_dir?, user?}` (a template built
+ * from a Dockerfile holds one from its ENV, WORKDIR and USER). The daemon reads it when it starts; a request's
+ * own env, working_dir and user win over it.
+ */
+export const PROCESS_DEFAULTS_FILE = "/etc/svc/process-defaults.json";
 /** WebSocket close code of a tunnel that received a text frame (only binary frames are relayed). */
 export const TUNNEL_CLOSE_TEXT_FRAME = 1003;
 /** Port of the in-sandbox sshd (loopback only), which the service's SSH gateway reaches through a TCP tunnel. */
@@ -259,10 +265,27 @@ export const RunStreamEvent = Type.Union([RunStartEvent, RunOutputEvent, RunExit
 });
 export type RunStreamEvent = Static<typeof RunStreamEvent>;
 
-export function runStreamEventKind(event: RunStreamEvent): "start" | "output" | "exit" {
-  if ("handle" in event) return "start";
-  if ("line" in event) return "output";
-  return "exit";
+/** A run stream event with its kind: a reader switches on `kind` and gets the event's own type. */
+export type RunStreamFrame =
+  | { kind: "start"; event: RunStartEvent }
+  | { kind: "output"; event: RunOutputEvent }
+  | { kind: "exit"; event: RunExitEvent };
+
+/**
+ * The kind of a run stream event, told by the field only that kind has (the frames carry no event names).
+ *
+ * @example
+ * const frame = runStreamFrame(JSON.parse(message.data));
+ * if (frame.kind === "output") console.log(frame.event.stream, frame.event.line);
+ */
+export function runStreamFrame(event: RunStreamEvent): RunStreamFrame {
+  if ("handle" in event) return { kind: "start", event };
+  if ("line" in event) return { kind: "output", event };
+  return { kind: "exit", event };
+}
+
+export function runStreamEventKind(event: RunStreamEvent): RunStreamFrame["kind"] {
+  return runStreamFrame(event).kind;
 }
 
 /** Event names of the follow streams: captured lines are replayed first, then live ones, then `eof`. */

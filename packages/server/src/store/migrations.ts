@@ -1,15 +1,12 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
+import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import type { Db } from "./db.ts";
+import type { Migration } from "./migration.ts";
 
-/** One step of the schema. SQL that both SQLite and PostgreSQL accept; applied once, in its own transaction. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration } from "./migration.ts";
 
 /** Every migration, in order. Append only: an applied migration is never edited. */
 export const migrations: readonly Migration[] = [
@@ -164,6 +161,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  templateBuildsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
