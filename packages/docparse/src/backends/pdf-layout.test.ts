@@ -5,6 +5,7 @@ import { rgb } from "pdf-lib";
 import { type ParseViews, parseDocument } from "../index.ts";
 import {
   chartPng,
+  drawLine,
   drawParagraph,
   newPdf,
   PAGE_HEIGHT,
@@ -177,5 +178,46 @@ describe("pdf layout: reading order", () => {
 
     const result = await parsePdf(await pdfBytes(pdf));
     assertInOrder(result.markdown, [...main, side]);
+  });
+});
+
+describe("pdf layout: furniture on a single page", () => {
+  test("a chart's axis ticks, a figure caption and footnotes in the bottom band stay content; the page number goes", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The number of ferry crossings grew steadily over the year, as the chart at the foot of this page shows.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    const more =
+      "Freight stayed level through the winter and rose again in the spring, when the new quay opened to lorries.";
+    drawParagraph(page, more, { x: 72, top: 140, width: 468, font: fonts.regular, size: 11 });
+    // The chart reaches into the bottom band; its ticks are drawn as text under it, its caption under them.
+    const chart = await pdf.embedPng(await chartPng(400, 150));
+    page.drawImage(chart, { x: 106, y: PAGE_HEIGHT - 660, width: 400, height: 150 });
+    const ticks = ["2", "4", "6", "8", "10"];
+    ticks.forEach((tick, i) => {
+      drawLine(page, tick, 120 + i * 90, 680, fonts.regular, 8);
+    });
+    const caption = "Figure 3. Ferry crossings per month, in thousands.";
+    drawLine(page, caption, 200, 700, fonts.regular, 8);
+    const notes = ["1 Counted at the harbour office.", "2 Excluding the winter timetable."];
+    notes.forEach((note, i) => {
+      drawLine(page, note, 72, 728 + i * 10, fonts.regular, 8);
+    });
+    drawLine(page, "7", 303, 764, fonts.regular, 9);
+
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assertInOrder(result.markdown, [body, more]);
+    for (const text of [caption, ...notes])
+      assert.ok(result.markdown.includes(text), `${text} in:\n${result.markdown}`);
+    for (const tick of ticks) assert.match(result.markdown, new RegExp(`(^|\\D)${tick}(\\D|$)`));
+    const all = await parsePdf(await pdfBytes(pdf), { ignore_sections: [] });
+    const numbers = (all.pages[0].page_fragments ?? []).filter((f) => f.fragment_type === "page_number");
+    assert.deepEqual(
+      numbers.map((f) => f.content.content),
+      ["7"],
+    );
   });
 });

@@ -80,6 +80,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           pageNumber: label.label === "page_number",
           edge: edges[blocks.indexOf(entry.block)],
           sideways: entry.block.lines.every((line) => line.vertical),
+          caption: label.label === "figure_caption" || label.label === "table_caption",
+          lines: entry.block.lines.map((line) => line.text),
         });
         candidateBlocks.push(entry.block);
       }
@@ -189,7 +191,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           break;
         }
         default:
-          sink.add<TextItem>({ ...base, label: label.label, text });
+          // A number its text took for a page number but furniture detection did not (a chart's axis tick) is text.
+          sink.add<TextItem>({ ...base, label: label.label === "page_number" ? "text" : label.label, text });
       }
       listIndents.length = 0;
     }
