@@ -11,6 +11,7 @@ import {
   type ModelPage,
   type TableItem,
   type TextItem,
+  type TextLine,
 } from "../model.ts";
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
@@ -192,7 +193,12 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
         }
         default:
           // A number its text took for a page number but furniture detection did not (a chart's axis tick) is text.
-          sink.add<TextItem>({ ...base, label: label.label === "page_number" ? "text" : label.label, text });
+          sink.add<TextItem>({
+            ...base,
+            label: label.label === "page_number" ? "text" : label.label,
+            text,
+            lines: lineBoxes(block),
+          });
       }
       listIndents.length = 0;
     }
@@ -232,4 +238,9 @@ function mergedTableGroups(
       numCols: group.numCols,
     };
   });
+}
+
+/** A text block's lines with their boxes (TextItem.lines). */
+function lineBoxes(block: Block): TextLine[] {
+  return block.lines.map((line) => ({ text: line.text, bbox: box.round(line.box) }));
 }
