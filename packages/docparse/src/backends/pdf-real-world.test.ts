@@ -79,6 +79,21 @@ describe("pdf layout on public pages", () => {
     ]);
   });
 
+  test("a statistics table ruled every five rows: one row per state", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "nics-background-checks-2015-11.pdf"), [
+      { neighbours: ["Alabama", "18,870"] },
+      { neighbours: ["Alaska", "209"] },
+      { neighbours: ["Wyoming", "383"] },
+    ]);
+  });
+
+  test("a ledger ruled in its header only: payee, description and amount in their own cells", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "senate-expenditures.pdf"), [
+      { neighbours: ["DISTRICT DIRECTOR", "37,499.96"] },
+      { neighbours: ["STAFF ASSISTANT", "25,499.96"] },
+    ]);
+  });
+
   test("a manual page: labels drawn on its figures stay text", { skip: NO_CORPUS }, async () => {
     await assertFacts(corpusPath("docling/tests/data", "pdf/sources/amt_handbook_sample.pdf"), [
       { present: "Boots aircraft nut" },
