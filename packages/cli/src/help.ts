@@ -77,9 +77,14 @@ export const COMMANDS = {
     },
   },
   template: {
-    summary: "templates: images made from a snapshot or a directory tree",
+    summary: "templates: images made from a snapshot, a directory tree or a Dockerfile",
     subcommands: {
       create: ["svc template create <name> (--snapshot ID | --dir D | --tar F)"],
+      build: [
+        "svc template build <name> [-f Dockerfile] [context] [--build-arg K=V]... [--no-internet] [--allow-out D]...",
+        "  builds the Dockerfile (default <context>/Dockerfile) with the context directory (default .), streaming",
+        "  the log; RUN steps run in a build sandbox under the egress policy given, each step is cached",
+      ],
       list: ["svc template list"],
       get: ["svc template get <t>"],
       delete: ["svc template delete <t>"],

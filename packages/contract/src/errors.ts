@@ -37,6 +37,9 @@ export const errorCatalog = {
   TEMPLATE_NOT_FOUND: { status: 404, message: "Template not found" },
   TEMPLATE_EXISTS: { status: 409, message: "A template with this name already exists in the project" },
   TEMPLATE_IN_USE: { status: 409, message: "A sandbox is being created from the template" },
+  BUILD_NOT_FOUND: { status: 404, message: "Template build not found" },
+  INVALID_DOCKERFILE: { status: 400, message: "The Dockerfile cannot be built" },
+  BUILD_FAILED: { status: 422, message: "The template build failed" },
   SNAPSHOT_IN_USE: {
     status: 409,
     message: "The snapshot is used by a pool or a sandbox being created from it",

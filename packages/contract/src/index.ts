@@ -1,3 +1,4 @@
+export * from "./builds.ts";
 export * from "./common.ts";
 export * from "./document-errors.ts";
 export * from "./documents.ts";

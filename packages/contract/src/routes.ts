@@ -1,3 +1,4 @@
+import { buildRoutes } from "./builds.ts";
 import { documentRoutes } from "./documents.ts";
 import { platformRoutes } from "./platform.ts";
 import type { RouteDef } from "./route.ts";
@@ -5,7 +6,7 @@ import { runtimeRoutes } from "./runtime.ts";
 import { sandboxRoutes } from "./sandboxes.ts";
 
 /** Every route the control server serves, by name. */
-export const controlRoutes = { ...platformRoutes, ...sandboxRoutes, ...documentRoutes };
+export const controlRoutes = { ...platformRoutes, ...sandboxRoutes, ...buildRoutes, ...documentRoutes };
 
 /** Every route of the contract. */
 export const allRoutes: Record<string, RouteDef> = { ...controlRoutes, ...runtimeRoutes };

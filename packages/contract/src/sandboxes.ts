@@ -435,6 +435,22 @@ export const CopySandboxQuery = Type.Object(
   closed,
 );
 
+/**
+ * What a template's sandboxes start their processes with, as a Dockerfile build left it (`ENV`, `WORKDIR`,
+ * `USER`, `ENTRYPOINT`, `CMD`); null fields were not set.
+ */
+export const TemplateConfig = Type.Object(
+  {
+    env: Type.Record(Type.String(), Type.String()),
+    working_dir: nullable(Type.String()),
+    user: nullable(Type.String()),
+    entrypoint: nullable(Type.Array(Type.String())),
+    cmd: nullable(Type.Array(Type.String())),
+  },
+  { $id: "TemplateConfig" },
+);
+export type TemplateConfig = Static<typeof TemplateConfig>;
+
 /** A named starting point for sandboxes: a root disk made from a snapshot or from a directory tree. */
 export const Template = Type.Object(
   {
@@ -447,6 +463,8 @@ export const Template = Type.Object(
     source: Type.Enum(["snapshot", "tree"]),
     snapshot_id: Type.Optional(nullable(Type.String())),
     size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    /** Process defaults of a template made by a Dockerfile build; null for the others. */
+    config: Type.Optional(nullable(TemplateConfig)),
     created_at: EpochMs,
   },
   { $id: "Template" },

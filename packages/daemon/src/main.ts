@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { flushCompileCache } from "node:module";
 import { parseArgs } from "node:util";
-import { RUNTIME_PORT } from "@svc/contract/runtime";
+import { PROCESS_DEFAULTS_FILE, RUNTIME_PORT } from "@svc/contract/runtime";
 import { buildDaemon, startDaemon } from "./daemon.ts";
 import { ProcessCgroups } from "./processes/process-cgroups.ts";
 
@@ -129,6 +129,8 @@ try {
     host: flags.host ?? "0.0.0.0",
     port: integer("port", flags.port, 0, 65535) ?? RUNTIME_PORT,
     authSecret,
+    // A template built from a Dockerfile gives its processes defaults (ENV, WORKDIR, USER) in its root.
+    processDefaultsFile: PROCESS_DEFAULTS_FILE,
     sandboxId: flags["sandbox-id"] ?? process.env.SVC_SANDBOX_ID ?? "local",
     logLevel,
     defaultUser: flags["default-user"],

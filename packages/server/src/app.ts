@@ -1,6 +1,7 @@
 import {
   allRoutes,
   buildOpenApi,
+  buildRoutes,
   documentRoutes,
   platformRoutes,
   sandboxRoutes,
@@ -19,6 +20,8 @@ import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./docu
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
+import { buildLauncher } from "./sandboxes/build-launcher.ts";
+import { buildHandlers } from "./sandboxes/build-routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -83,17 +86,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
   installFileSystemBodies(app);
+  const sandboxLifecycle = sandboxHandlers(deps.sandboxes);
   registerRoutes(
     app,
     sandboxRoutes,
     {
-      ...sandboxHandlers(deps.sandboxes),
+      ...sandboxLifecycle,
       ...fileSystemHandlers({
         ...deps.sandboxes.fileSystems,
         sandboxes: deps.sandboxes.repo,
         maxBytes: deps.config.maxFileBytes,
       }),
     },
+    authenticator,
+  );
+  registerRoutes(
+    app,
+    buildRoutes,
+    buildHandlers(deps.sandboxes, buildLauncher(deps.sandboxes, sandboxLifecycle)),
     authenticator,
   );
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};

@@ -1,5 +1,6 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
+import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import type { Db } from "./db.ts";
@@ -160,6 +161,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  templateBuildsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
