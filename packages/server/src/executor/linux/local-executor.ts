@@ -28,6 +28,7 @@ import {
 import { ensureDaemonBundle } from "./daemon-bundle.ts";
 import { buildTreeDisk, createRootfs, destroyRootfs, rootfsPaths, writeSandboxFile } from "./disk.ts";
 import { addResolvedAddresses, applyEgressPolicy, type HostLookup } from "./egress-policy.ts";
+import { entrypointCommand, startEntrypoint } from "./entrypoint.ts";
 import {
   type GuestMount,
   mountIntoSandbox,
@@ -540,6 +541,21 @@ export class LocalExecutor implements Executor {
       await timeline.time("cgroup limits", () =>
         createCgroups(spec.id, { cpus: spec.cpus, memoryMb: spec.memoryMb }),
       );
+      // The image's ENTRYPOINT + CMD (or the request's entrypoint) as a background process; a command that
+      // cannot be started fails the start with the daemon's reason.
+      const argv = entrypointCommand(spec.entrypoint, image.oci);
+      if (argv) {
+        const { pid } = await timeline.time("entrypoint", () =>
+          startEntrypoint({
+            address,
+            sandboxId: spec.id,
+            secret: spec.authSecret,
+            argv,
+            timeoutMs: this.#o.startTimeoutMs ?? 30_000,
+          }),
+        );
+        this.#o.log("sandbox entrypoint started", { id: spec.id, pid, command: argv[0] });
+      }
       await this.#daemonPhases(launched.logFile, launchedAt, timeline);
       this.#o.log("sandbox started", { id: spec.id, timeline: timeline.durations() });
       this.#o.onStarted?.(spec.id, timeline);

@@ -92,6 +92,15 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
         user: "app",
         cmd: ["/bin/sh"],
       }),
+      pushTestImage(registry, "team/entry", "v1", {
+        files: { ...busyboxFiles(), "tmp/.keep": "" },
+        modes: { "bin/sh": 0o755, tmp: 0o1777 },
+        env: ["GREETING=hi from ENV", "PATH=/bin"],
+        workingDir: "/home/app",
+        user: "app",
+        entrypoint: ["/bin/sh", "-c"],
+        cmd: ['echo "$(id -un) in $(pwd): $GREETING"; echo ran > /tmp/entry.txt'],
+      }),
       pushTestImage(registry, "team/setuid", "v1", {
         files: { ...busyboxFiles(), ...hostId.files },
         modes: { "bin/sh": 0o755, ...hostId.modes },
@@ -269,6 +278,63 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
       for (const sandbox of sandboxes.splice(0)) await sandbox.delete().catch(() => undefined);
       await client.pools.delete(pool_id).catch(() => undefined);
     }
+  });
+
+  test("the image's ENTRYPOINT + CMD run as a listed background process with its USER, WORKDIR and ENV; a request's entrypoint replaces them, an empty one runs nothing", {
+    timeout: 4 * START_MS,
+  }, async () => {
+    await client.registries.put(registry.address, {
+      username: registry.username,
+      password: registry.password,
+    });
+    const image = `${registry.address}/team/entry:v1`;
+    /** The sandbox's processes once none runs any more (or the deadline). */
+    const settled = async (sandbox: Sandbox) => {
+      const deadline = Date.now() + START_MS;
+      for (;;) {
+        const listed = await sandbox.processes.list();
+        if (listed.every((p) => p.status !== "running") || Date.now() > deadline) return listed;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const sandbox = await create({ image });
+    await sandbox.waitUntilRunning({ timeoutMs: START_MS });
+    const [entry, ...others] = await settled(sandbox);
+    assert.equal(others.length, 0);
+    assert.equal(entry.command, "/bin/sh");
+    assert.deepEqual(entry.args, ["-c", 'echo "$(id -un) in $(pwd): $GREETING"; echo ran > /tmp/entry.txt']);
+    assert.equal(entry.status, "exited");
+    const stderr = (await sandbox.processes.output(entry.pid, "stderr")).lines.join("\n");
+    assert.equal(entry.exit_code, 0, stderr);
+    assert.deepEqual((await sandbox.processes.output(entry.pid, "stdout")).lines, [
+      "app in /home/app: hi from ENV",
+    ]);
+    // It exited, the sandbox runs on; what it wrote is the image user's.
+    assert.equal((await sandbox.refresh()).status, "running");
+    const file = await sandbox.run("sh", { args: ["-c", "cat /tmp/entry.txt; stat -c %U /tmp/entry.txt"] });
+    assert.equal(file.stdout, "ran\napp\n", file.stderr);
+
+    const own = await create({ image, entrypoint: ["/bin/sh", "-c", "echo own entrypoint; sleep 600"] });
+    await own.waitUntilRunning({ timeoutMs: START_MS });
+    const [running, ...rest] = await own.processes.list();
+    assert.equal(rest.length, 0);
+    assert.deepEqual([running.command, running.status], ["/bin/sh", "running"]);
+    const deadline = Date.now() + START_MS;
+    while ((await own.processes.output(running.pid, "stdout")).lines.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual((await own.processes.output(running.pid, "stdout")).lines, ["own entrypoint"]);
+    assert.notEqual((await own.run("sh", { args: ["-c", "test -e /tmp/entry.txt"] })).exitCode, 0);
+
+    const none = await create({ image, entrypoint: [] });
+    await none.waitUntilRunning({ timeoutMs: START_MS });
+    assert.deepEqual(await none.processes.list(), []);
+
+    // One that cannot be started ends the sandbox with the daemon's reason.
+    const broken = await create({ image, entrypoint: ["/no/such/program"] });
+    const failed = await ended(broken);
+    assert.equal(failed.termination_reason, "start_failed");
+    assert.match(failed.error_details ?? "", /entrypoint .*\/no\/such\/program/);
+    for (const made of sandboxes.splice(0)) await made.delete().catch(() => undefined);
   });
 
   test("a setuid-root binary of an image gives no privilege; the image store is root's alone on the host", {

@@ -123,8 +123,9 @@ function writeTree(
     const target = join(root, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
-    if (modes[path] !== undefined) chmodSync(target, modes[path]);
   }
+  // Directories may have a mode too (e.g. a sticky, world-writable /tmp).
+  for (const [path, mode] of Object.entries(modes)) chmodSync(join(root, path), mode);
 }
 
 /**
