@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { FileSystemMount, SandboxNetworkAccessControl, SandboxStatus } from "@svc/contract";
+import type { FileSystemMount, SandboxNetworkAccessControl, SandboxStatus, StartStep } from "@svc/contract";
 import type { Db, SqlParam } from "../store/db.ts";
 
 /** One sandbox as stored. JSON columns are parsed; the API record is a view of this (see record.ts). */
@@ -36,6 +36,8 @@ export interface SandboxRow {
   createdAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** The last start on an executor: when it began (epoch ms) and its steps; null before any start. */
+  startTimeline: { beganAt: number; steps: StartStep[] } | null;
   updatedAt: number;
 }
 
@@ -70,9 +72,16 @@ const columns: Record<keyof SandboxRow, string> = {
   createdAt: "created_at",
   startedAt: "started_at",
   endedAt: "ended_at",
+  startTimeline: "start_timeline",
   updatedAt: "updated_at",
 };
-const jsonFields = new Set<keyof SandboxRow>(["entrypoint", "network", "exposedPorts", "fileSystems"]);
+const jsonFields = new Set<keyof SandboxRow>([
+  "entrypoint",
+  "network",
+  "exposedPorts",
+  "fileSystems",
+  "startTimeline",
+]);
 const SELECT = `SELECT ${Object.values(columns).join(", ")} FROM sandboxes`;
 
 function fromRow(row: Record<string, unknown>): SandboxRow {
@@ -132,6 +141,7 @@ export function pendingSandbox(
     createdAt: Date.now(),
     startedAt: null,
     endedAt: null,
+    startTimeline: null,
     ...fields,
   };
 }

@@ -365,6 +365,7 @@ export class Scheduler {
   async #startOne(executor: Executor, row: SandboxRow): Promise<void> {
     const { repo, now } = this.#o;
     let reported: string | undefined;
+    const beganAt = now();
     try {
       const started = await executor.start({
         id: row.id,
@@ -400,6 +401,7 @@ export class Scheduler {
         address: started.address,
         netIndex: started.netIndex,
         startedAt: now(),
+        startTimeline: started.timeline ?? { beganAt, steps: [] },
       });
       // Deleted while it was starting: what was built goes away again.
       if (!running) await executor.stop(row.id);
@@ -414,6 +416,7 @@ export class Scheduler {
         errorDetails: (error as Error).message,
         outcome: "failed",
         endedAt: now(),
+        startTimeline: { beganAt, steps: [] },
       });
     }
   }

@@ -2,6 +2,7 @@ import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
+import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
 
 /** One step of the schema. SQL that both SQLite and PostgreSQL accept; applied once, in its own transaction. */
@@ -164,6 +165,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  startTimelineMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
