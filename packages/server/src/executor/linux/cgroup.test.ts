@@ -82,8 +82,8 @@ describe("cgroups on this host", { skip }, () => {
     for (const child of children) child.kill("SIGKILL");
     for (const id of await listCgroups(scope)) await removeCgroups(id, scope);
     const layout = cgroupLayout();
-    for (const mount of new Set([...Object.values(layout.v1), layout.unified])) {
-      await rmdir(join(mount, scope.parent as string)).catch(() => {});
+    for (const mount of new Set([...Object.values(layout.v1), layout.unified, layout.cpuset ?? ""])) {
+      if (mount) await rmdir(join(mount, scope.parent as string)).catch(() => {});
     }
   });
 
@@ -125,7 +125,16 @@ describe("cgroups on this host", { skip }, () => {
     const createMs = performance.now() - started;
     const layout = cgroupLayout();
     const expectedDirs = new Set([...Object.values(layout.v1), layout.unified]).size;
-    assert.equal(procs.length, expectedDirs);
+    // ...and the cpuset group of the whole sandbox, with every CPU of the host (lxcfs reads it).
+    assert.equal(procs.length, expectedDirs + (layout.cpuset ? 1 : 0));
+    if (layout.cpuset) {
+      const cpusetDir = join(layout.cpuset, scope.parent as string, id);
+      assert.ok(procs.includes(join(cpusetDir, "cgroup.procs")));
+      assert.equal(
+        readFileSync(join(cpusetDir, "cpuset.cpus"), "utf8").trim(),
+        readFileSync(join(layout.cpuset, "cpuset.cpus"), "utf8").trim(),
+      );
+    }
     assert.ok(procs.at(-1)?.startsWith(layout.unified));
     const memory = memoryCgroupDir(id, scope);
     assert.equal(

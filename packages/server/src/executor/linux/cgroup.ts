@@ -13,7 +13,9 @@
  * reserve (`daemonReserve`), and `daemon` has a larger CPU weight, so a CPU storm does not starve it. `workload`
  * and its control files belong to nobody (65534), so a uid-0 process of the sandbox, which has no capability,
  * cannot raise its limits through the bound directories; the daemon (CAP_DAC_OVERRIDE) creates groups there.
- * cpuset is left alone (a new child starts with an empty cpu list).
+ * cpuset: only `<id>` itself, with every CPU of its parent, holds the whole sandbox. It limits nothing (the CPU
+ * quota does, and the launcher pins CPUs); it is there because lxcfs answers /proc/cpuinfo and /proc/stat with
+ * the host's when the sandbox's init sits in the root cpuset (`cpusetDir`).
  *
  * Everything here is a plain file operation in this process: no tool is spawned.
  */
@@ -68,6 +70,8 @@ export interface CgroupLimits {
 export interface CgroupLayout {
   v1: Record<V1Controller, string>;
   unified: string;
+  /** The cpuset hierarchy, when mounted (see the module comment). */
+  cpuset?: string;
 }
 
 export interface CgroupScope {
@@ -107,6 +111,7 @@ let detectedLayout: CgroupLayout | undefined;
 export function parseCgroupLayout(mountinfo: string): CgroupLayout {
   const v1: Partial<Record<V1Controller, string>> = {};
   let unified: string | undefined;
+  let cpuset: string | undefined;
   for (const line of mountinfo.split("\n")) {
     const [left, right] = line.split(" - ");
     if (!left || !right) continue;
@@ -119,11 +124,12 @@ export function parseCgroupLayout(mountinfo: string): CgroupLayout {
     if (fsType !== "cgroup") continue;
     const options = new Set(superOptions.split(","));
     for (const controller of V1_CONTROLLERS) if (options.has(controller)) v1[controller] ??= mountPoint;
+    if (options.has("cpuset")) cpuset ??= mountPoint;
   }
   const missing: string[] = V1_CONTROLLERS.filter((controller) => !v1[controller]);
   if (!unified) missing.push("cgroup2");
   if (missing.length > 0) throw new CgroupError(`cgroup hierarchies not mounted: ${missing.join(", ")}`);
-  return { v1: v1 as Record<V1Controller, string>, unified: unified as string };
+  return { v1: v1 as Record<V1Controller, string>, unified: unified as string, cpuset };
 }
 
 /** The layout of this host, read once. */
@@ -181,6 +187,8 @@ interface Dirs {
   pids: string;
   freezer: string;
   unified: string;
+  /** The sandbox's cpuset group, when the host mounts cpuset (not in `all`: it has no daemon or workload). */
+  cpuset?: string;
   /** Every distinct directory, v1 ones first, the unified one last. */
   all: string[];
 }
@@ -202,7 +210,7 @@ function dirs(id: string, scope: CgroupScope): Dirs {
     string
   >;
   const all = [...new Set(Object.values(v1)), of(layout.unified)];
-  return { ...v1, unified: of(layout.unified), all };
+  return { ...v1, unified: of(layout.unified), cpuset: layout.cpuset && of(layout.cpuset), all };
 }
 
 async function readNumber(file: string): Promise<number> {
@@ -256,18 +264,48 @@ export async function createCgroups(
     await setMemoryLimit(workload.memory, Math.max(1, limits.memoryMb - reserve.memoryMb));
 
     const quota = Math.max(MIN_CFS_QUOTA_US, Math.round(limits.cpus * CFS_PERIOD_US));
+    // The same quota again on the daemon's group (the sandbox's already caps it): lxcfs's `--enable-cfs` counts
+    // the CPUs in /proc/cpuinfo and /proc/stat from the quota of the group of the sandbox's init, the daemon.
+    // A child's quota may not exceed its parent's: the daemon's is lifted while the sandbox's changes (a start
+    // runs with the host's CPUs, then lowers them).
+    await writeFile(join(daemon.cpu, "cpu.cfs_quota_us"), "-1");
     await writeFile(join(d.cpu, "cpu.cfs_period_us"), String(CFS_PERIOD_US));
     await writeFile(join(d.cpu, "cpu.cfs_quota_us"), String(quota));
+    await writeFile(join(daemon.cpu, "cpu.cfs_period_us"), String(CFS_PERIOD_US));
+    await writeFile(join(daemon.cpu, "cpu.cfs_quota_us"), String(quota));
     await writeFile(join(daemon.cpu, "cpu.shares"), String(DAEMON_CPU_SHARES));
 
     await writeFile(join(d.pids, "pids.max"), String(pids));
     await writeFile(join(workload.pids, "pids.max"), String(Math.max(1, pids - reserve.pids)));
     await disown([...Object.values(workload), ...Object.values(daemon)]);
+    const layout = cgroupLayout(scope);
+    if (layout.cpuset) await createCpuset(layout.cpuset, join(scope.parent ?? DEFAULT_CGROUP_PARENT, id));
   } catch (error) {
     await removeEmptyDirs([...Object.values(daemon), ...Object.values(workload), ...d.all]);
+    if (d.cpuset) await removeEmptyDirs([d.cpuset]);
     throw error;
   }
-  return Object.values(daemon).map((dir) => join(dir, "cgroup.procs"));
+  const procs = Object.values(daemon).map((dir) => join(dir, "cgroup.procs"));
+  // Before the unified tree's, which the launcher's callers expect last.
+  if (d.cpuset) procs.splice(-1, 0, join(d.cpuset, "cgroup.procs"));
+  return procs;
+}
+
+/**
+ * Makes `<mount>/<path>` and every missing group above it a cpuset group with all of its parent's CPUs and
+ * memory nodes (a v1 cpuset group starts empty, and a task cannot join an empty one). Idempotent.
+ */
+async function createCpuset(mount: string, path: string): Promise<void> {
+  let parent = mount;
+  for (const segment of path.split("/").filter(Boolean)) {
+    const dir = join(parent, segment);
+    await mkdir(dir, { recursive: true });
+    for (const file of ["cpuset.mems", "cpuset.cpus"]) {
+      if ((await readFile(join(dir, file), "utf8")).trim() !== "") continue;
+      await writeFile(join(dir, file), await readFile(join(parent, file), "utf8"));
+    }
+    parent = dir;
+  }
 }
 
 /** memory.limit_in_bytes and, where the kernel has it, memsw at the same value (no swap beyond the limit). */
@@ -493,7 +531,7 @@ export async function killAll(id: string, options: KillOptions = {}): Promise<vo
  */
 export async function removeCgroups(id: string, scope: KillOptions = {}): Promise<void> {
   const d = dirs(id, scope);
-  const present = d.all.filter((dir) => existsSync(dir));
+  const present = [...d.all, ...(d.cpuset ? [d.cpuset] : [])].filter((dir) => existsSync(dir));
   if (present.length === 0) return;
   const populated = (await Promise.all(present.map(readTreePids))).some((pids) => pids.length > 0);
   if (populated) await killAll(id, scope);

@@ -4,12 +4,14 @@
  * Inside a 1-CPU, 1 GiB sandbox, `free`, `top` and every runtime that sizes itself (Python, JVMs, build tools)
  * would see the host's memory, CPUs and uptime. Debian's `lxcfs` serves /proc files that answer with the cgroup
  * limits of the reader's pid namespace's init (`meminfo` from its memory limit, `uptime` from its start;
- * `cpuinfo` and `stat` from its cpuset, which sandboxes do not restrict): the executor binds them over the
- * sandbox's /proc (`lxcfsBinds`). `nproc` reads the CPU affinity, so the launcher also pins each sandbox to as
- * many CPUs as it has (`sandboxCpuList`).
+ * `cpuinfo` and `stat` from its CPU quota, with `--enable-cfs`): the executor binds them over the sandbox's /proc
+ * (`lxcfsBinds`). `nproc` reads the CPU affinity, so the launcher also pins each sandbox to as many CPUs as it
+ * has (`sandboxCpuList`).
  *
- * One lxcfs serves the whole machine at `LXCFS_DIR`. It is started here when needed, detached (it outlives this
- * server, like the sandboxes that read it), and found again by the next server. A lxcfs that was killed leaves
+ * One lxcfs serves the whole machine at `LXCFS_DIR`: our own mount point, not Debian's service's
+ * (/var/lib/lxcfs), which runs without `--enable-cfs` and would show every sandbox the host's CPUs. It is
+ * started here when needed, detached (it outlives this server, like the sandboxes that read it), and found
+ * again by the next server. A lxcfs that was killed leaves
  * its FUSE mount behind ("Transport endpoint is not connected"): that mount is lazily unmounted and a new lxcfs
  * started. Two servers starting at once take turns through a lock that dies with its holder.
  */
@@ -22,8 +24,8 @@ import { acquireFileLock } from "./file-lock.ts";
 import { runHostCommand } from "./host-command.ts";
 import type { BindMount } from "./launch.ts";
 
-/** Where the machine's lxcfs is mounted (Debian's own lxcfs service uses the same place, and is reused). */
-export const LXCFS_DIR = "/var/lib/lxcfs";
+/** Where the machine's lxcfs for sandboxes is mounted. */
+export const LXCFS_DIR = "/var/lib/svc-lxcfs";
 /** The /proc files lxcfs serves that the sandbox sees. */
 export const LXCFS_PROC_FILES = [
   "meminfo",
@@ -97,7 +99,7 @@ async function startLxcfs(options: LxcfsOptions): Promise<string> {
     const log = openSync(`${dir}.log`, "a");
     try {
       // Foreground in its own session: it is nobody's child but init's once this server ends.
-      const child = spawn(options.binary ?? "lxcfs", ["-f", "--pidfile", `${dir}.pid`, dir], {
+      const child = spawn(options.binary ?? "lxcfs", ["-f", "--enable-cfs", "--pidfile", `${dir}.pid`, dir], {
         detached: true,
         stdio: ["ignore", log, log],
       });
