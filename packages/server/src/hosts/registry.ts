@@ -1,4 +1,4 @@
-import type { SandboxStatus } from "@svc/contract";
+import { LIVE_STATUSES } from "../sandboxes/status.ts";
 import type { Db } from "../store/db.ts";
 
 /** One executor as registered: where its relay is, what it offers, when it last beat. */
@@ -20,7 +20,7 @@ export interface ExecutorLoad extends ExecutorEntry {
 }
 
 /** Statuses that hold an executor's resources. */
-export const HOLDING: SandboxStatus[] = ["pending", "running", "suspending", "suspended", "snapshotting"];
+export const HOLDING = LIVE_STATUSES;
 const HOLDING_SQL = HOLDING.map((status) => `'${status}'`).join(", ");
 const ENDED_BY_LOSS = ["running", "suspending", "suspended", "snapshotting"].map((s) => `'${s}'`).join(", ");
 
