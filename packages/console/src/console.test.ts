@@ -287,6 +287,43 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     assert.doesNotMatch(await text(".ports"), /needs a key/);
   });
 
+  test("snapshot, suspend and resume from the sandbox's page; the terminal comes back", async () => {
+    const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+    const sandbox = await client.sandboxes.get(sandboxId);
+    const enabled = (label: string) =>
+      page.waitForFunction(
+        `[...document.querySelectorAll(".actions button")].some((b) => b.textContent === ${JSON.stringify(label)} && !b.disabled)`,
+        WAIT,
+      );
+    await enabled("Snapshot");
+    await page.click("xpath/.//button[text()='Snapshot']");
+    await page.waitForFunction(
+      `/Snapshot snap_\\w+ started/.test(document.querySelector("p.status")?.textContent)`,
+      WAIT,
+    );
+    const snapshotId = /Snapshot (snap_\w+) started/.exec(await text("p.status"))?.[1] ?? "";
+    assert.equal((await client.snapshots.wait(snapshotId, { timeoutMs: 300_000 })).status, "completed");
+    // The sandbox runs again once its disk is copied; the page's buttons follow its state.
+    for (let i = 0; i < 600 && (await sandbox.refresh()).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await enabled("Suspend");
+    await page.click("xpath/.//button[text()='Suspend']");
+    await page.waitForFunction(
+      `document.querySelector(".facts")?.textContent?.includes("Statussuspended")`,
+      WAIT,
+    );
+    assert.match(await text(".terminal-host"), /suspended/);
+    await enabled("Resume");
+    await page.click("xpath/.//button[text()='Resume']");
+    await page.waitForFunction(`document.querySelector(".term-state")?.textContent === "connected"`, WAIT);
+    await page.click("[data-testid=terminal]");
+    await page.keyboard.type("echo back-$((20+1))\n");
+    await page.waitForFunction(
+      `(document.querySelector(".xterm-rows")?.textContent ?? "").includes("back-21")`,
+      WAIT,
+    );
+  });
+
   test("a PDF dropped on the page is uploaded, parsed, and its fragments' boxes drawn over the page image", {
     skip: NO_CORPUS,
   }, async () => {
@@ -373,6 +410,8 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     await button?.click();
     await page.waitForSelector("[role=tree]", WAIT);
     assert.match(await text("[role=tree]"), /docs\/.*readme\.txt/s);
+    // The snapshot taken from the sandbox's page is listed.
+    assert.match(await text("table[aria-label=Snapshots]"), new RegExp(sandboxId));
     await assertAccessible("pools, snapshots and file systems");
   });
 

@@ -64,20 +64,32 @@ export const sandboxView: View = (session, main, id) => {
   let runtimeShown = false;
   let lastDrawn = "";
 
+  /** Runs a lifecycle action and shows the record it answers with at once (the next poll would be later). */
+  const lifecycle = (label: string, run: (sandbox: Sandbox) => Promise<SandboxRecord>) =>
+    action(
+      label,
+      async () => {
+        if (!handle) return;
+        status.classList.remove("error");
+        status.textContent = `${label}…`;
+        show(await run(handle));
+        if (status.textContent === `${label}…`) status.textContent = `${label}: done`;
+      },
+      status,
+    );
+  const suspendButton = lifecycle("Suspend", (sandbox) => sandbox.suspend());
+  const resumeButton = lifecycle("Resume", (sandbox) => sandbox.resume());
+  const snapshotButton = lifecycle("Snapshot", async (sandbox) => {
+    const { snapshot_id } = await sandbox.snapshot();
+    status.textContent = `Snapshot ${snapshot_id} started`;
+    return sandbox.refresh();
+  });
   const actions = h(
     "div",
     { class: "actions", role: "group", "aria-label": "Sandbox actions" },
-    action("Suspend", async () => handle && (await handle.suspend()), status),
-    action("Resume", async () => handle && (await handle.resume()), status),
-    action(
-      "Snapshot",
-      async () => {
-        if (!handle) return;
-        const { snapshot_id } = await handle.snapshot();
-        status.textContent = `Snapshot ${snapshot_id} started`;
-      },
-      status,
-    ),
+    suspendButton,
+    resumeButton,
+    snapshotButton,
     action(
       "Delete",
       async () => {
@@ -103,6 +115,10 @@ export const sandboxView: View = (session, main, id) => {
   }
 
   function show(record: SandboxRecord) {
+    // Only what the sandbox's state allows (suspend and snapshot a running one, resume a suspended one).
+    suspendButton.disabled = record.status !== "running";
+    snapshotButton.disabled = record.status !== "running";
+    resumeButton.disabled = record.status !== "suspended";
     if (record.status !== "pending") void showPhases();
     const last = seen.at(-1);
     const reason = record.status === "pending" ? (record.pending_reason ?? "") : "";
