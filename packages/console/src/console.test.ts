@@ -187,7 +187,8 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     assert.ok(timeline.start_began_at !== null && timeline.start_began_at >= timeline.created_at);
     assert.match(await text(".start-timeline"), /Waited .* for an executor; started in /);
     await assertAccessible("a sandbox's page");
-    if (screenshots) await page.screenshot({ path: path.join(screenshots, "console-sandbox.png") });
+    if (screenshots)
+      await page.screenshot({ path: path.join(screenshots, "console-sandbox.png"), fullPage: true });
   });
 
   test("a dropped terminal connection reconnects by itself, and the shell lives on", async () => {
