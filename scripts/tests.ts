@@ -1,7 +1,7 @@
 // Runs every test file one at a time (node --test), then runs once more each file that had a failing test.
 // Machines here are shared and their load varies: a file that fails and then passes is named as flaky in the
 // output (a defect to fix) and the run passes; a file that fails twice fails the run.
-// Usage: node scripts/tests.ts [file-or-glob ...]   (default: every packages/*/src/**/*.test.ts)
+// Usage: node scripts/tests.ts [file-or-glob ...]   (default: every packages/*/src/**/*.test.ts and scripts/*.test.ts)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +18,8 @@ interface Outcome {
 }
 
 const RETRY_AT_MOST = 6; // more failing files than this is no noise: no retry
-const targets = process.argv.length > 2 ? process.argv.slice(2) : ["packages/*/src/**/*.test.ts"];
+const targets =
+  process.argv.length > 2 ? process.argv.slice(2) : ["packages/*/src/**/*.test.ts", "scripts/*.test.ts"];
 const scratch = mkdtempSync(join(tmpdir(), "svc-tests-"));
 
 function run(files: string[], round: number): Outcome | undefined {

@@ -45,12 +45,47 @@ export function printTable(
   for (const row of rows) console.log(line(columns.map((c) => text(row[c]))));
 }
 
+/** What a number option accepts: any finite number by default. */
+export interface NumberRange {
+  integer?: boolean;
+  min?: number;
+  max?: number;
+  /** Says what is accepted in the error; default from the range (`a number`, `a positive integer`...). */
+  expected?: string;
+}
+
+/**
+ * The CLI's one way to read a number from the command line: undefined when the option is not given, else the
+ * number, or a UsageError naming the option (`--name`, or a positional given as `<name>`) and what it takes.
+ */
+export function numberOption(
+  value: string | undefined,
+  name: string,
+  range: NumberRange = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = value.trim() === "" ? Number.NaN : Number(value);
+  const fits =
+    Number.isFinite(n) &&
+    (!range.integer || Number.isSafeInteger(n)) &&
+    (range.min === undefined || n >= range.min) &&
+    (range.max === undefined || n <= range.max);
+  const label = /^[<-]/.test(name) ? name : `--${name}`;
+  if (!fits) throw new UsageError(`${label} needs ${range.expected ?? expected(range)}`);
+  return n;
+}
+
+function expected({ integer, min, max }: NumberRange): string {
+  const kind = integer ? "integer" : "number";
+  if (min !== undefined && max !== undefined) return `an ${kind} from ${min} to ${max}`;
+  if (min === 1 && integer) return "a positive integer";
+  if (min !== undefined) return `${kind === "integer" ? "an" : "a"} ${kind} of at least ${min}`;
+  return `${kind === "integer" ? "an" : "a"} ${kind}`;
+}
+
 /** A positive integer option, or undefined when not given. */
 export function integerOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${name} needs a positive integer`);
-  return n;
+  return numberOption(value, name, { integer: true, min: 1 });
 }
 
 /** Prints one record as `key  value` lines (objects as JSON, empty values left out), or as JSON with --json. */

@@ -259,10 +259,27 @@ export const RunStreamEvent = Type.Union([RunStartEvent, RunOutputEvent, RunExit
 });
 export type RunStreamEvent = Static<typeof RunStreamEvent>;
 
-export function runStreamEventKind(event: RunStreamEvent): "start" | "output" | "exit" {
-  if ("handle" in event) return "start";
-  if ("line" in event) return "output";
-  return "exit";
+/** A run stream event with its kind: a reader switches on `kind` and gets the event's own type. */
+export type RunStreamFrame =
+  | { kind: "start"; event: RunStartEvent }
+  | { kind: "output"; event: RunOutputEvent }
+  | { kind: "exit"; event: RunExitEvent };
+
+/**
+ * The kind of a run stream event, told by the field only that kind has (the frames carry no event names).
+ *
+ * @example
+ * const frame = runStreamFrame(JSON.parse(message.data));
+ * if (frame.kind === "output") console.log(frame.event.stream, frame.event.line);
+ */
+export function runStreamFrame(event: RunStreamEvent): RunStreamFrame {
+  if ("handle" in event) return { kind: "start", event };
+  if ("line" in event) return { kind: "output", event };
+  return { kind: "exit", event };
+}
+
+export function runStreamEventKind(event: RunStreamEvent): RunStreamFrame["kind"] {
+  return runStreamFrame(event).kind;
 }
 
 /** Event names of the follow streams: captured lines are replayed first, then live ones, then `eof`. */

@@ -14,6 +14,8 @@ export const PendingReason = Type.Enum([
   "no_executors_available",
   "no_resources_available",
   "pool_at_capacity",
+  "building_image",
+  "pulling_image",
 ]);
 
 export { MANAGEMENT_PORT, Port };
@@ -88,6 +90,41 @@ export type FileSystemMount = Static<typeof FileSystemMount>;
 /** Limit of mounts per sandbox. */
 export const MAX_MOUNTS = 8;
 
+/**
+ * Why a pending sandbox waits (`pending_reason`). The spec's values, then the service's own in the same snake_case:
+ * `building_image` (the built-in image, once per machine) and `pulling_image` (an OCI image not yet on the host).
+ */
+export type PendingReason = Static<typeof PendingReason>;
+
+/**
+ * Why a sandbox ended other than by a delete or its timeout (`termination_reason`, with `error_details`). One rule
+ * names every value, the spec's and the service's own:
+ * - something the request names (an image, a file system, a snapshot, a mount) is missing or cannot be used:
+ *   PascalCase `<Thing><Failure>`, as the spec's `FileSystemNotFound`;
+ * - the service's own course (capacity, a delete while pending, a start, a host or a daemon failing): snake_case,
+ *   as the spec's `no_capacity`.
+ * The executor's start errors, the sandbox record, the SDK's SandboxTerminatedError and the console all use it.
+ */
+export const TerminationReason = Type.Enum(
+  [
+    // the spec's
+    "FileSystemNotFound",
+    "FileSystemSnapshotNotFound",
+    "ImageNotFound",
+    "no_capacity",
+    "cancelled",
+    // the service's own
+    "ImagePullFailed",
+    "ImagePullUnauthorized",
+    "MountFailed",
+    "start_failed",
+    "executor_lost",
+    "daemon_unreachable",
+  ],
+  { $id: "TerminationReason" },
+);
+export type TerminationReason = Static<typeof TerminationReason>;
+
 export const Sandbox = Type.Object(
   {
     /** The public SDKs read this as `sandbox_id` and refuse a record that carries both names. */
@@ -95,9 +132,9 @@ export const Sandbox = Type.Object(
     namespace: Type.String(),
     image: Type.Optional(nullable(Type.String())),
     status: SandboxStatus,
-    pending_reason: Type.Optional(nullable(Type.String())),
+    pending_reason: Type.Optional(nullable(PendingReason)),
     outcome: Type.Optional(nullable(Type.String())),
-    termination_reason: Type.Optional(nullable(Type.String())),
+    termination_reason: Type.Optional(nullable(TerminationReason)),
     error_details: Type.Optional(nullable(Type.String())),
     created_at: EpochMs,
     /** When the sandbox ended; null while it lives. */
@@ -177,7 +214,7 @@ export const CreateSandboxResponse = Type.Object(
   {
     sandbox_id: Type.String(),
     status: SandboxStatus,
-    pending_reason: Type.Optional(nullable(Type.String())),
+    pending_reason: Type.Optional(nullable(PendingReason)),
     sandbox_url: Type.Optional(nullable(Type.String())),
     ingress_endpoint: Type.Optional(nullable(Type.String())),
     name: Type.Optional(nullable(Type.String())),

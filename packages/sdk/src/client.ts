@@ -8,7 +8,7 @@ import {
 } from "@svc/contract";
 import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.ts";
 import { Documents } from "./documents.ts";
-import { SvcError } from "./errors.ts";
+import { ClientError } from "./errors.ts";
 import { FileSystems } from "./file-systems.ts";
 import { Pools } from "./pools.ts";
 import { Sandboxes } from "./sandbox.ts";
@@ -99,7 +99,7 @@ const SANDBOX_ID_HEADER = "x-svc-sandbox-id";
 function runtimeBase(record: SandboxRecord, proxyUrl: string | undefined): string {
   if (proxyUrl) return proxyUrl.replace(/\/+$/, "");
   if (!record.sandbox_url)
-    throw new SvcError(`sandbox ${record.id} has no URL (${record.status})`, "SANDBOX_NOT_RUNNING", 0);
+    throw new ClientError(`sandbox ${record.id} has no URL (${record.status})`, "SANDBOX_NOT_RUNNING");
   return record.sandbox_url.replace(/\/+$/, "");
 }
 

@@ -36,7 +36,7 @@ import {
   type WebhookDeliveriesPage,
   type WebhookDelivery,
 } from "@svc/contract";
-import { NotFoundError, SvcError } from "./errors.ts";
+import { ClientError, NotFoundError, TimeoutError } from "./errors.ts";
 import { multipartBody } from "./multipart.ts";
 import type { Transport } from "./transport.ts";
 
@@ -263,10 +263,8 @@ export class Documents {
       }
     } catch (error) {
       if (timeout.signal.aborted && !options.signal?.aborted) {
-        throw new SvcError(
+        throw new TimeoutError(
           `parse job ${parseId} did not end within ${timeoutMs} ms (last status: ${last?.status ?? "unknown"})`,
-          "TIMEOUT",
-          0,
         );
       }
       throw error;
@@ -392,9 +390,9 @@ export class DocumentFiles {
     let fileName = options.fileName;
     if (typeof source === "string") {
       const info = await stat(source).catch((error: NodeJS.ErrnoException) => {
-        throw new SvcError(`cannot read ${source}: ${error.code ?? error.message}`, "INVALID_FILE", 0);
+        throw new ClientError(`cannot read ${source}: ${error.code ?? error.message}`, "INVALID_FILE");
       });
-      if (!info.isFile()) throw new SvcError(`${source} is not a file`, "INVALID_FILE", 0);
+      if (!info.isFile()) throw new ClientError(`${source} is not a file`, "INVALID_FILE");
       fileName ||= path.basename(source);
       // Opened when the body is first pulled, so a request that never starts leaves no file open.
       data = (async function* () {
@@ -404,7 +402,7 @@ export class DocumentFiles {
       data = source as AsyncIterable<Uint8Array> | Uint8Array;
     }
     if (!fileName)
-      throw new SvcError("uploading bytes or a stream needs options.fileName", "INVALID_FILE", 0);
+      throw new ClientError("uploading bytes or a stream needs options.fileName", "INVALID_FILE");
     let sourceError: unknown;
     const guarded =
       data instanceof Uint8Array
@@ -434,10 +432,9 @@ export class DocumentFiles {
       });
     } catch (error) {
       if (sourceError !== undefined) {
-        throw new SvcError(
+        throw new ClientError(
           `reading the file to upload failed: ${(sourceError as Error).message}`,
           "INVALID_FILE",
-          0,
         );
       }
       throw error;

@@ -11,7 +11,7 @@ import {
   runtimeRoutes,
 } from "@svc/contract";
 import { WebSocket } from "ws";
-import { ConnectionError, errorFromResponse, SvcError } from "./errors.ts";
+import { ClientError, ConnectionError, errorFromResponse } from "./errors.ts";
 import type { Transport } from "./transport.ts";
 
 /** Options of `sandbox.pty()`. */
@@ -68,9 +68,7 @@ export function opened(ws: WebSocket, options: { paused?: boolean } = {}): Promi
         reject(errorFromResponse(res.statusCode ?? 0, body));
       });
     });
-    ws.once("error", (error) =>
-      reject(new ConnectionError(`WebSocket failed: ${error.message}`, "CONNECTION_FAILED", 0)),
-    );
+    ws.once("error", (error) => reject(new ConnectionError(`WebSocket failed: ${error.message}`)));
   });
 }
 
@@ -130,7 +128,7 @@ export class PtyTerminal {
       const exit = this.#exitCode ?? parsePtyExitCloseReason(reason.toString("utf8"));
       if (exit !== undefined) this.#resolveExit(exit);
       else if (code === PTY_CLOSE_SESSION_DELETED)
-        this.#rejectExit(new SvcError("the PTY session was deleted", "SESSION_DELETED", 0));
+        this.#rejectExit(new ClientError("the PTY session was deleted", "SESSION_DELETED"));
     });
     await opened(ws);
     ws.send(encodePtyReady());
@@ -213,7 +211,7 @@ export class PtyTerminal {
 
   #open(): WebSocket {
     if (this.#ws?.readyState !== WebSocket.OPEN)
-      throw new SvcError("the terminal is not connected", "NOT_CONNECTED", 0);
+      throw new ClientError("the terminal is not connected", "NOT_CONNECTED");
     return this.#ws;
   }
 }

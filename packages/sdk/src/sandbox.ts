@@ -5,10 +5,9 @@ import {
   type Process,
   type ProcessOutput,
   type ProcessUser,
-  type RunExitEvent,
-  type RunOutputEvent,
-  type RunStartEvent,
+  type RunStreamEvent,
   readSseStream,
+  runStreamFrame,
   runtimeRoutes,
   type Sandbox as SandboxRecord,
   type SandboxStartTimeline,
@@ -16,7 +15,7 @@ import {
   sandboxRoutes,
   type UpdateSandboxRequest,
 } from "@svc/contract";
-import { SvcError } from "./errors.ts";
+import { ClientError, SandboxTerminatedError, TimeoutError } from "./errors.ts";
 import { openPty, type PtyOptions, type PtyTerminal } from "./pty.ts";
 import type { Transport } from "./transport.ts";
 import { Tunnel } from "./tunnel.ts";
@@ -81,7 +80,7 @@ export class Sandbox {
   /** The transport to this sandbox's daemon (needs the record: call refresh() or waitUntilRunning() first). */
   runtime(): Transport {
     if (!this.record)
-      throw new SvcError("the sandbox record is not loaded: call refresh() first", "NO_RECORD", 0);
+      throw new ClientError("the sandbox record is not loaded: call refresh() first", "NO_RECORD");
     this.#runtime ??= this.#connector.transportFor(this.record);
     return this.#runtime;
   }
@@ -110,17 +109,14 @@ export class Sandbox {
       const record = await this.refresh();
       if (record.status === "running") return record;
       if (record.status === "terminated") {
-        throw new SvcError(
+        throw new SandboxTerminatedError(
           `sandbox ${this.id} ended before running: ${record.termination_reason ?? record.outcome ?? "terminated"}${record.error_details ? ` (${record.error_details})` : ""}`,
-          record.termination_reason ?? "SANDBOX_TERMINATED",
-          0,
+          record.termination_reason ?? null,
         );
       }
       if (Date.now() > deadline) {
-        throw new SvcError(
+        throw new TimeoutError(
           `sandbox ${this.id} is still ${record.status} (${record.pending_reason ?? ""})`,
-          "TIMEOUT",
-          0,
         );
       }
       await new Promise((r) => setTimeout(r, interval));
@@ -282,25 +278,29 @@ export class Sandbox {
     };
     let ended = false;
     for await (const message of readSseStream(response.body as unknown as AsyncIterable<Uint8Array>)) {
-      const event = JSON.parse(message.data) as RunStartEvent | RunOutputEvent | RunExitEvent;
-      if ("line" in event) {
-        if (event.stream === "stderr") {
-          result.stderr += `${event.line}\n`;
-          options.onStderr?.(event.line);
-        } else {
-          result.stdout += `${event.line}\n`;
-          options.onStdout?.(event.line);
-        }
-      } else if ("pid" in event) result.pid = event.pid;
-      else {
-        ended = true;
-        const exit = event as { exit_code?: number; signal?: number; oom_killed?: boolean };
-        result.exitCode = exit.exit_code ?? null;
-        result.signal = exit.signal ?? null;
-        result.oomKilled = exit.oom_killed === true;
+      const frame = runStreamFrame(JSON.parse(message.data) as RunStreamEvent);
+      switch (frame.kind) {
+        case "start":
+          result.pid = frame.event.pid;
+          break;
+        case "output":
+          if (frame.event.stream === "stderr") {
+            result.stderr += `${frame.event.line}\n`;
+            options.onStderr?.(frame.event.line);
+          } else {
+            result.stdout += `${frame.event.line}\n`;
+            options.onStdout?.(frame.event.line);
+          }
+          break;
+        case "exit":
+          ended = true;
+          result.exitCode = "exit_code" in frame.event ? frame.event.exit_code : null;
+          result.signal = "signal" in frame.event ? frame.event.signal : null;
+          result.oomKilled = "oom_killed" in frame.event && frame.event.oom_killed === true;
+          break;
       }
     }
-    if (!ended) throw new SvcError("the run stream ended before the process did", "STREAM_ENDED", 0);
+    if (!ended) throw new ClientError("the run stream ended before the process did", "STREAM_ENDED");
     return result;
   }
 }
@@ -451,7 +451,7 @@ export class Files {
    */
   async readStream(path: string): Promise<ReadableStream<Uint8Array>> {
     const response = await this.#runtime().send(runtimeRoutes.readSandboxFile, { query: { path } });
-    if (!response.body) throw new SvcError("the file response has no body", "EMPTY_BODY", 0);
+    if (!response.body) throw new ClientError("the file response has no body", "EMPTY_BODY");
     return response.body as ReadableStream<Uint8Array>;
   }
 

@@ -76,11 +76,7 @@ export class Transport {
       } as RequestInit);
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message;
-      throw new ConnectionError(
-        `cannot reach ${this.baseUrl}: ${cause ?? (error as Error).message}`,
-        "CONNECTION_FAILED",
-        0,
-      );
+      throw new ConnectionError(`cannot reach ${this.baseUrl}: ${cause ?? (error as Error).message}`);
     }
     if (!response.ok) {
       const text = await response.text();

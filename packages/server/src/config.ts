@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { nullable } from "@svc/contract";
 import { Ajv } from "ajv";
 import Type, { type Static, type TSchema } from "typebox";
 import { ALL_ROLES, checkRoles } from "./hosts/roles.ts";
@@ -25,7 +26,7 @@ export const ModelProviderConfig = Type.Object(
     baseUrl: Type.String({ pattern: "^https?://[^\\s]+$" }),
     model: Type.String({ minLength: 1, maxLength: 200 }),
     /** Name of the environment variable that holds the API key; unset for servers without keys. */
-    apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), Type.Null()])),
+    apiKeyEnv: Type.Optional(nullable(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }))),
     /** Longest wait for one HTTP attempt (default 120). */
     timeoutSecs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     /** Attempts after the first on 429, 5xx and network errors (default 3). */
@@ -67,14 +68,14 @@ export const options = {
   databaseUrl: {
     env: "SVC_DATABASE_URL",
     flag: "--database-url",
-    schema: Type.Union([Type.String({ pattern: "^postgres(ql)?://" }), Type.Null()]),
+    schema: nullable(Type.String({ pattern: "^postgres(ql)?://" })),
     default: null,
     description: "PostgreSQL URL (postgres://user:pass@host/db); unset means SQLite in the data directory",
   },
   adminToken: {
     env: "SVC_ADMIN_TOKEN",
     flag: "--admin-token",
-    schema: Type.Union([Type.String({ minLength: 20 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 20 })),
     default: null,
     description:
       "Admin token for key and project management; unset means one is generated on first start into <data dir>/admin-token",
@@ -82,7 +83,7 @@ export const options = {
   consoleDir: {
     env: "SVC_CONSOLE_DIR",
     flag: "--console-dir",
-    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1 })),
     default: null,
     description:
       "Folder of the built web console, served at / on the control API port; unset: the console package's dist",
@@ -118,7 +119,7 @@ export const options = {
   proxyPublicUrl: {
     env: "SVC_PROXY_PUBLIC_URL",
     flag: "--proxy-public-url",
-    schema: Type.Union([Type.String({ minLength: 1, pattern: "^https?://[^/?#]+(/[^?#]*)?$" }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1, pattern: "^https?://[^/?#]+(/[^?#]*)?$" })),
     default: null,
     description:
       "Base URL clients reach the proxy at, for path-form sandbox URLs <url>/sandboxes/<id>; unset: http://127.0.0.1:<proxyPort> when proxyDomain is *.localhost, else host names <id>.<proxyDomain>",
@@ -126,7 +127,7 @@ export const options = {
   proxyTlsCert: {
     env: "SVC_PROXY_TLS_CERT",
     flag: "--proxy-tls-cert",
-    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1 })),
     default: null,
     description:
       "PEM certificate file: with proxyTlsKey, the proxy serves HTTPS and sandbox URLs are https://",
@@ -134,7 +135,7 @@ export const options = {
   proxyTlsKey: {
     env: "SVC_PROXY_TLS_KEY",
     flag: "--proxy-tls-key",
-    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1 })),
     default: null,
     description: "PEM private key file of proxyTlsCert",
   },
@@ -231,7 +232,7 @@ export const options = {
   hostId: {
     env: "SVC_HOST_ID",
     flag: "--host-id",
-    schema: Type.Union([Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$" }), Type.Null()]),
+    schema: nullable(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$" })),
     default: null,
     description:
       "This host's name among the hosts of one database (its executor is local-<hostId>); unset: the machine's hostname",
@@ -254,7 +255,7 @@ export const options = {
   relayAdvertise: {
     env: "SVC_RELAY_ADVERTISE",
     flag: "--relay-advertise",
-    schema: Type.Union([Type.String({ minLength: 1, pattern: "^[A-Za-z0-9.:\\[\\]-]+$" }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1, pattern: "^[A-Za-z0-9.:\\[\\]-]+$" })),
     default: null,
     description:
       "Address other hosts reach the relay at; unset: relayHost (which then must not be 0.0.0.0 or ::)",
@@ -286,7 +287,7 @@ export const options = {
   modelProviders: {
     env: "SVC_MODEL_PROVIDERS",
     flag: "--model-providers",
-    schema: Type.Union([Type.Record(Type.String(), ModelProviderConfig), Type.Null()]),
+    schema: nullable(Type.Record(Type.String(), ModelProviderConfig)),
     default: null,
     description:
       "Named model providers, a JSON object {name: {kind, baseUrl, model, apiKeyEnv?, timeoutSecs?, retries?, vision?, maxTokens?}}; a request's model_provider (gpt_4o_mini, sonnet, gemini3, their aliases, or any name here) uses the provider of that name; unset: only the offline provider",
@@ -294,14 +295,14 @@ export const options = {
   classificationProvider: {
     env: "SVC_CLASSIFICATION_PROVIDER",
     flag: "--classification-provider",
-    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1 })),
     default: null,
     description: "The modelProviders entry that classifies pages; unset: the offline classifier",
   },
   enrichmentProvider: {
     env: "SVC_ENRICHMENT_PROVIDER",
     flag: "--enrichment-provider",
-    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    schema: nullable(Type.String({ minLength: 1 })),
     default: null,
     description:
       "The modelProviders entry that writes table and figure summaries and reads raster charts (with vision); unset: the offline methods",

@@ -15,16 +15,23 @@ import { resolveMount } from "./filesystems/mount-source.ts";
 import { createFileSystemRepository } from "./filesystems/repository.ts";
 import { LocalFileSystemStorage } from "./filesystems/storage.ts";
 import { createExecutorRegistry } from "./hosts/registry.ts";
-import { clusterSecret, createRelayServer, createSandboxDialer, type SandboxDialer } from "./hosts/relay.ts";
+import {
+  type ControlHandler,
+  clusterSecret,
+  createRelayServer,
+  createSandboxDialer,
+  type SandboxDialer,
+} from "./hosts/relay.ts";
 import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
 import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
 import { PoolKeeper } from "./sandboxes/pool-keeper.ts";
 import { createPoolRepository } from "./sandboxes/pools.ts";
-import { createSandboxRepository } from "./sandboxes/repository.ts";
+import { createSandboxRepository, type SandboxRepository } from "./sandboxes/repository.ts";
 import type { SandboxDeps } from "./sandboxes/routes.ts";
 import { Scheduler } from "./sandboxes/scheduler.ts";
+import type { ClusterScheduling } from "./sandboxes/scheduler-options.ts";
 import { createSnapshotRepository } from "./sandboxes/snapshots.ts";
 import { createTemplateRepository } from "./sandboxes/templates.ts";
 import { createSshGateway, type SshGatewayOptions } from "./ssh/gateway.ts";
@@ -66,7 +73,10 @@ interface ClusterParts {
   dialer: SandboxDialer;
 }
 
-/** The sandbox domain: repository, this host's executor (if any) and the scheduler, started. */
+/**
+ * The sandbox domain: repository, this host's executor (if any), the cluster parts (with several hosts) and the
+ * scheduler, started.
+ */
 async function startSandboxes(
   store: Store,
   config: Config,
@@ -76,68 +86,22 @@ async function startSandboxes(
   onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps & { cluster: ClusterParts | null }> {
   const repo = createSandboxRepository(store.db);
-  const log: Logger = (message, fields) => {
-    if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
-  };
-  let executor: LocalExecutor | null = null;
+  const log = jsonLog(config);
   const roles = rolesOf(config);
-  if (config.executor === "local" && roles.has("executor")) {
-    executor = new LocalExecutor({
-      dataDir: config.dataDir,
-      imageCacheDir: config.imageCacheDir,
-      hostId: hostIdOf(config),
-      cpuOvercommit: config.cpuOvercommit,
-      memoryOvercommit: config.memoryOvercommit,
-      log,
-      lookup,
-      dnsUpstreams,
-      onStarted,
-    });
-    await executor.init();
-    const reason = executor.unavailableReason();
-    if (reason)
-      notes.push(`this host runs no sandboxes (${reason}): they wait pending with no_executors_available`);
-  }
+  const executor =
+    config.executor === "local" && roles.has("executor")
+      ? await startLocalExecutor(config, log, notes, { lookup, dnsUpstreams, onStarted })
+      : null;
   const secretOf = await sandboxSecretDeriver(store.settings);
-  // Several hosts: the executors table, the relay other hosts reach this executor's sandboxes by, and the
-  // dialer this host's proxy reaches theirs with.
-  let cluster: ClusterParts | null = null;
-  if (isClustered(config)) {
-    const registry = createExecutorRegistry(store.db);
-    const secret = await clusterSecret(store.settings);
-    const local = executor && !executor.unavailableReason() ? executor : null;
-    let relay: net.Server | null = null;
-    let relayAddress: string | null = null;
-    if (local) {
-      relay = createRelayServer({
-        secret,
-        executorId: local.id,
+  const cluster = isClustered(config)
+    ? await startCluster(store, config, {
         repo,
         log,
+        notes,
+        executor,
         control: (op, id, args) => scheduler.control(op, id, args),
-      });
-      const server = relay;
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.relayPort, config.relayHost, () => resolve());
-      });
-      const bound = relay.address();
-      const port = typeof bound === "object" && bound ? bound.port : config.relayPort;
-      const host = config.relayAdvertise ?? config.relayHost;
-      if (/^(127\.|::1$|localhost$)/.test(host)) {
-        notes.push(
-          `the host relay is on ${host}: proxies on other hosts cannot reach this executor's sandboxes (set relayHost or relayAdvertise)`,
-        );
-      }
-      relayAddress = `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
-    }
-    cluster = {
-      registry,
-      relay,
-      relayAddress,
-      dialer: createSandboxDialer({ secret, registry, localExecutorId: local?.id ?? null }),
-    };
-  }
+      })
+    : null;
   const fileSystems = {
     repo: createFileSystemRepository(store.db),
     storage: new LocalFileSystemStorage(config.dataDir),
@@ -159,16 +123,7 @@ async function startSandboxes(
     log,
     resolveMount: (projectId, mount) => resolveMount(fileSystems, projectId, mount),
     keepPools: (now) => keeper.pass(now),
-    cluster: cluster
-      ? {
-          registry: cluster.registry,
-          places: roles.has("scheduler"),
-          hostId: hostIdOf(config),
-          relayAddress: cluster.relayAddress,
-          lostAfterMs: config.executorLostSecs * 1000,
-          dialer: cluster.dialer,
-        }
-      : undefined,
+    cluster: cluster ? clusterScheduling(config, cluster, roles) : undefined,
   });
   try {
     await scheduler.start();
@@ -199,6 +154,108 @@ async function startSandboxes(
       scheme: config.proxyTlsCert ? "https" : "http",
       publicUrl: config.proxyPublicUrl,
     },
+  };
+}
+
+/** The sandbox domain's log: one JSON line per message on stderr, none when the log level is silent. */
+function jsonLog(config: Config): Logger {
+  return (message, fields) => {
+    if (config.logLevel !== "silent") console.error(JSON.stringify({ msg: message, ...fields }));
+  };
+}
+
+/** This host's executor, initialized; a host that cannot run sandboxes says why in the start notes. */
+async function startLocalExecutor(
+  config: Config,
+  log: Logger,
+  notes: string[],
+  options: Pick<LocalExecutorOptions, "lookup" | "dnsUpstreams" | "onStarted">,
+): Promise<LocalExecutor> {
+  const executor = new LocalExecutor({
+    dataDir: config.dataDir,
+    imageCacheDir: config.imageCacheDir,
+    hostId: hostIdOf(config),
+    cpuOvercommit: config.cpuOvercommit,
+    memoryOvercommit: config.memoryOvercommit,
+    log,
+    ...options,
+  });
+  await executor.init();
+  const reason = executor.unavailableReason();
+  if (reason)
+    notes.push(`this host runs no sandboxes (${reason}): they wait pending with no_executors_available`);
+  return executor;
+}
+
+/**
+ * Several hosts: the executors table, the relay other hosts reach this executor's sandboxes by (when this host
+ * runs sandboxes), and the dialer this host's proxy reaches theirs with.
+ */
+async function startCluster(
+  store: Store,
+  config: Config,
+  parts: {
+    repo: SandboxRepository;
+    log: Logger;
+    notes: string[];
+    executor: LocalExecutor | null;
+    /** Serves the operations other hosts ask of this host's sandboxes (the scheduler's `control`). */
+    control: ControlHandler;
+  },
+): Promise<ClusterParts> {
+  const registry = createExecutorRegistry(store.db);
+  const secret = await clusterSecret(store.settings);
+  const local = parts.executor && !parts.executor.unavailableReason() ? parts.executor : null;
+  const relay = local
+    ? await listenRelay(
+        createRelayServer({
+          secret,
+          executorId: local.id,
+          repo: parts.repo,
+          log: parts.log,
+          control: parts.control,
+        }),
+        config,
+      )
+    : null;
+  return {
+    registry,
+    relay,
+    relayAddress: relay ? relayAddressOf(relay, config, parts.notes) : null,
+    dialer: createSandboxDialer({ secret, registry, localExecutorId: local?.id ?? null }),
+  };
+}
+
+async function listenRelay(relay: net.Server, config: Config): Promise<net.Server> {
+  await new Promise<void>((resolve, reject) => {
+    relay.once("error", reject);
+    relay.listen(config.relayPort, config.relayHost, () => resolve());
+  });
+  return relay;
+}
+
+/** Where other hosts reach the relay (`host:port`); a loopback address gets a note, since they cannot. */
+function relayAddressOf(relay: net.Server, config: Config, notes: string[]): string {
+  const bound = relay.address();
+  const port = typeof bound === "object" && bound ? bound.port : config.relayPort;
+  const host = config.relayAdvertise ?? config.relayHost;
+  if (/^(127\.|::1$|localhost$)/.test(host)) {
+    notes.push(
+      `the host relay is on ${host}: proxies on other hosts cannot reach this executor's sandboxes (set relayHost or relayAdvertise)`,
+    );
+  }
+  return `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
+}
+
+/** The scheduler's view of the cluster: this host places sandboxes when it has the scheduler role. */
+function clusterScheduling(config: Config, cluster: ClusterParts, roles: Set<Role>): ClusterScheduling {
+  return {
+    registry: cluster.registry,
+    places: roles.has("scheduler"),
+    hostId: hostIdOf(config),
+    relayAddress: cluster.relayAddress,
+    lostAfterMs: config.executorLostSecs * 1000,
+    dialer: cluster.dialer,
   };
 }
 

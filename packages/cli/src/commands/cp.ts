@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, UsageError } from "../usage.ts";
 
 /** `<sandbox>:<path>` → its parts; a plain path is local. */
@@ -15,8 +16,7 @@ function remote(spec: string): { sandbox: string; path: string } | null {
 export async function cpCommand(args: string[]): Promise<number | undefined> {
   const { positionals } = parse(args, {}, 2);
   const [src, dst] = positionals;
-  if (!src || !dst)
-    throw new UsageError("usage: svc cp <sandbox>:<path> <local> | svc cp <local> <sandbox>:<path>");
+  if (!src || !dst) throw new UsageError(usageOf("cp"));
   const from = remote(src);
   const to = remote(dst);
   if ((from && to) || (!from && !to)) throw new UsageError("exactly one side of svc cp is <sandbox>:<path>");

@@ -9,6 +9,7 @@ import type {
   TableOutputMode,
 } from "@svc/contract";
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import {
   integerOption,
   LIST_OPTIONS,
@@ -193,9 +194,6 @@ export async function datasetsCommand(args: string[]): Promise<number | undefine
       return 0;
     }
     default:
-      throw new UsageError(
-        "usage: svc datasets create <name> [--description D] [--chunking S] [--tables M] [--settings FILE.json] | list | " +
-          "get <name-or-id> [--analytics] | update <name-or-id> [--name N] ... | delete <name-or-id> | data <name-or-id>",
-      );
+      throw new UsageError(usageOf("datasets"));
   }
 }

@@ -1,5 +1,6 @@
 import { Client } from "@svc/sdk";
-import { UsageError } from "../usage.ts";
+import { usageOf } from "../help.ts";
+import { numberOption, UsageError } from "../usage.ts";
 
 /**
  * `svc exec <sandbox> [--user U] [--cwd D] [--env K=V]... [--timeout S] -- command args...`: runs a command,
@@ -8,8 +9,7 @@ import { UsageError } from "../usage.ts";
  */
 export async function execCommand(args: string[]): Promise<number | undefined> {
   const dash = args.indexOf("--");
-  if (dash < 1 || dash === args.length - 1)
-    throw new UsageError("usage: svc exec <sandbox> [options] -- command [args...]");
+  if (dash < 1 || dash === args.length - 1) throw new UsageError(usageOf("exec"));
   const [target, ...options] = args.slice(0, dash);
   const [command, ...commandArgs] = args.slice(dash + 1);
   const env: Record<string, string> = {};
@@ -26,7 +26,7 @@ export async function execCommand(args: string[]): Promise<number | undefined> {
         workingDir = value;
         break;
       case "--timeout":
-        timeout = Number(value);
+        timeout = numberOption(value, "timeout");
         break;
       case "--env": {
         const eq = value?.indexOf("=") ?? -1;

@@ -1,5 +1,6 @@
 import type { Labels } from "@svc/contract";
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import {
   integerOption,
   LIST_OPTIONS,
@@ -70,8 +71,6 @@ export async function filesCommand(args: string[]): Promise<number | undefined> 
       return 0;
     }
     default:
-      throw new UsageError(
-        "usage: svc files upload <path> [--label K=V] [--mime T] | list | get <id> | delete <id>",
-      );
+      throw new UsageError(usageOf("files"));
   }
 }

@@ -51,7 +51,7 @@ export async function fsCommand(args: string[]): Promise<number | undefined> {
     }
     case "push": {
       const { values, positionals } = parse(rest, { message: { type: "string" } }, 2);
-      if (!positionals[1]) throw new UsageError("usage: svc fs push <fs> <dir|archive> [--message M]");
+      if (!positionals[1]) throw new UsageError(usageOf("fs", "push"));
       const result = await client.fileSystems.push(positionals[0], archiveOf(positionals[1]), {
         message: values.message,
       });
@@ -94,13 +94,13 @@ export async function fsCommand(args: string[]): Promise<number | undefined> {
     }
     case "cat": {
       const { positionals } = parse(rest, {}, 2);
-      if (!positionals[1]) throw new UsageError("usage: svc fs cat <fs> <path>");
+      if (!positionals[1]) throw new UsageError(usageOf("fs", "cat"));
       process.stdout.write(await client.fileSystems.read(positionals[0], positionals[1]));
       return 0;
     }
     case "put": {
       const { positionals } = parse(rest, {}, 3);
-      if (!positionals[2]) throw new UsageError("usage: svc fs put <fs> <path> <local|->");
+      if (!positionals[2]) throw new UsageError(usageOf("fs", "put"));
       const data = positionals[2] === "-" ? await stdin() : readFileSync(positionals[2]);
       await client.fileSystems.write(positionals[0], positionals[1], data);
       return 0;

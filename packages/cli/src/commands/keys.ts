@@ -1,4 +1,5 @@
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, printTable, UsageError } from "../usage.ts";
 
 /** `svc keys create|list|delete`: API key management through the admin API. */
@@ -30,6 +31,6 @@ export async function keysCommand(args: string[]): Promise<number | undefined> {
       return 0;
     }
     default:
-      throw new UsageError("usage: svc keys create|list|delete");
+      throw new UsageError(usageOf("keys"));
   }
 }

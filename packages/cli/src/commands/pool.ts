@@ -1,6 +1,6 @@
 import { Client } from "@svc/sdk";
 import { usageOf } from "../help.ts";
-import { integerOption, parse, printFields, printTable, UsageError } from "../usage.ts";
+import { integerOption, numberOption, parse, printFields, printTable, UsageError } from "../usage.ts";
 
 const USAGE = usageOf("pool");
 
@@ -19,13 +19,13 @@ export async function poolCommand(args: string[]): Promise<number | undefined> {
         disk: { type: "string" },
         timeout: { type: "string" },
       });
-      const cpus = values.cpus === undefined ? undefined : Number(values.cpus);
+      const cpus = numberOption(values.cpus, "cpus");
       if (cpus !== undefined && !(cpus > 0)) throw new UsageError("--cpus needs a positive number");
       const created = await client.pools.create({
         image: values.image,
-        warm_containers: values.warm === undefined ? undefined : Number(values.warm),
+        warm_containers: numberOption(values.warm, "warm", { integer: true, min: 0 }),
         max_containers: integerOption(values.max, "max"),
-        timeout_secs: values.timeout === undefined ? undefined : Number(values.timeout),
+        timeout_secs: numberOption(values.timeout, "timeout", { integer: true, min: 0 }),
         resources: {
           cpus,
           memory_mb: integerOption(values.memory, "memory"),

@@ -1,4 +1,5 @@
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, printTable, UsageError } from "../usage.ts";
 
 /** `svc projects create|list`: project management through the admin API. */
@@ -20,6 +21,6 @@ export async function projectsCommand(args: string[]): Promise<number | undefine
       return 0;
     }
     default:
-      throw new UsageError("usage: svc projects create|list");
+      throw new UsageError(usageOf("projects"));
   }
 }

@@ -1,6 +1,7 @@
 import type { Sandbox as SandboxRecord } from "@svc/contract";
 import { Client } from "@svc/sdk";
-import { parse, printTable, UsageError } from "../usage.ts";
+import { usageOf } from "../help.ts";
+import { type NumberRange, numberOption, parse, printTable, UsageError } from "../usage.ts";
 import { waitForSandbox } from "./sandbox-wait.ts";
 
 function printRecord(record: SandboxRecord, json: boolean | undefined): void {
@@ -36,15 +37,14 @@ function printRecord(record: SandboxRecord, json: boolean | undefined): void {
     if (value !== undefined && value !== null) console.log(`${key.padEnd(19)}${value}`);
 }
 
-const numberOption = (value: string | undefined, name: string): number | undefined => {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name} needs a number`);
-  return n;
-};
+const PORT: NumberRange = { integer: true, min: 1, max: 65535 };
 
 const portsOption = (value: string | undefined): number[] | undefined =>
-  value === undefined ? undefined : value === "" ? [] : value.split(",").map((p) => Number(p.trim()));
+  value === undefined
+    ? undefined
+    : value === ""
+      ? []
+      : value.split(",").map((p) => numberOption(p.trim(), "ports", PORT) as number);
 
 /** `svc sandbox create|list|get|update|delete|mount|unmount|suspend|resume|snapshot`. */
 export async function sandboxCommand(args: string[]): Promise<number | undefined> {
@@ -133,10 +133,7 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
         3,
       );
       const [sandboxId, fileSystem, mountPath] = positionals;
-      if (!mountPath)
-        throw new UsageError(
-          "usage: svc sandbox mount <sb> <file-system> <path> [--read-only] [--snapshot ID]",
-        );
+      if (!mountPath) throw new UsageError(usageOf("sandbox", "mount"));
       const sandbox = await client.sandboxes.get(sandboxId);
       const record = await sandbox.mount({
         file_system_id: fileSystem,
@@ -150,14 +147,14 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
     case "suspend":
     case "resume": {
       const { values, positionals } = parse(rest, {}, 1);
-      if (!positionals[0]) throw new UsageError(`usage: svc sandbox ${sub} <sb>`);
+      if (!positionals[0]) throw new UsageError(usageOf("sandbox", sub));
       const sandbox = await client.sandboxes.get(positionals[0]);
       printRecord(sub === "suspend" ? await sandbox.suspend() : await sandbox.resume(), values.json);
       return 0;
     }
     case "snapshot": {
       const { values, positionals } = parse(rest, { "no-wait": { type: "boolean" } }, 1);
-      if (!positionals[0]) throw new UsageError("usage: svc sandbox snapshot <sb> [--no-wait]");
+      if (!positionals[0]) throw new UsageError(usageOf("sandbox", "snapshot"));
       const { snapshot_id } = await (await client.sandboxes.get(positionals[0])).snapshot();
       const snapshot = values["no-wait"]
         ? await client.snapshots.get(snapshot_id)
@@ -168,13 +165,11 @@ export async function sandboxCommand(args: string[]): Promise<number | undefined
     }
     case "unmount": {
       const { values, positionals } = parse(rest, {}, 2);
-      if (!positionals[1]) throw new UsageError("usage: svc sandbox unmount <sb> <path>");
+      if (!positionals[1]) throw new UsageError(usageOf("sandbox", "unmount"));
       printRecord(await (await client.sandboxes.get(positionals[0])).unmount(positionals[1]), values.json);
       return 0;
     }
     default:
-      throw new UsageError(
-        "usage: svc sandbox create|list|get|update|delete|mount|unmount|suspend|resume|snapshot",
-      );
+      throw new UsageError(usageOf("sandbox"));
   }
 }

@@ -1,4 +1,5 @@
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, UsageError } from "../usage.ts";
 
 /** Input waiting for the network above this pauses reading this terminal's stdin. */
@@ -20,7 +21,7 @@ export async function shellCommand(args: string[]): Promise<number | undefined> 
     1,
   );
   const [target] = positionals;
-  if (!target) throw new UsageError("usage: svc shell <sandbox> [--command C] [--cwd D] [--env K=V]...");
+  if (!target) throw new UsageError(usageOf("shell"));
   const env: Record<string, string> = {};
   for (const pair of values.env ?? []) {
     const eq = pair.indexOf("=");

@@ -1,4 +1,5 @@
 import { Client } from "@svc/sdk";
+import { usageOf } from "../help.ts";
 import { parse, printFields, printTable, UsageError } from "../usage.ts";
 
 /** `svc snapshot list|get|delete`: sandbox snapshots (taken with `svc sandbox snapshot`). */
@@ -17,18 +18,18 @@ export async function snapshotCommand(args: string[]): Promise<number | undefine
     }
     case "get": {
       const { values, positionals } = parse(rest, {}, 1);
-      if (!positionals[0]) throw new UsageError("usage: svc snapshot get <id>");
+      if (!positionals[0]) throw new UsageError(usageOf("snapshot", "get"));
       printFields(await client.snapshots.get(positionals[0]), values.json);
       return 0;
     }
     case "delete": {
       const { positionals } = parse(rest, {}, 1);
-      if (!positionals[0]) throw new UsageError("usage: svc snapshot delete <id>");
+      if (!positionals[0]) throw new UsageError(usageOf("snapshot", "delete"));
       await client.snapshots.delete(positionals[0]);
       console.log(`deleted ${positionals[0]}`);
       return 0;
     }
     default:
-      throw new UsageError("usage: svc snapshot list | get <id> | delete <id>");
+      throw new UsageError(usageOf("snapshot"));
   }
 }

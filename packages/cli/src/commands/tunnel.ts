@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { Client } from "@svc/sdk";
-import { parse, UsageError } from "../usage.ts";
+import { usageOf } from "../help.ts";
+import { numberOption, parse, UsageError } from "../usage.ts";
 
 /**
  * `svc tunnel <sandbox> <port> [--local-port N]`: listens on 127.0.0.1:<local-port> (default: the same port
@@ -10,12 +11,10 @@ import { parse, UsageError } from "../usage.ts";
 export async function tunnelCommand(args: string[]): Promise<number | undefined> {
   const { values, positionals } = parse(args, { "local-port": { type: "string" } }, 2);
   const [target, portText] = positionals;
-  const port = Number(portText);
-  const localPort = values["local-port"] === undefined ? port : Number(values["local-port"]);
-  if (!target || !Number.isInteger(port) || port < 1 || port > 65535)
-    throw new UsageError("usage: svc tunnel <sandbox> <port> [--local-port N]");
-  if (!Number.isInteger(localPort) || localPort < 0 || localPort > 65535)
-    throw new UsageError("--local-port must be an integer from 0 to 65535");
+  if (!target || portText === undefined) throw new UsageError(usageOf("tunnel"));
+  const port = numberOption(portText, "<port>", { integer: true, min: 1, max: 65535 }) as number;
+  const localPort =
+    numberOption(values["local-port"], "local-port", { integer: true, min: 0, max: 65535 }) ?? port;
   const sandbox = await new Client().sandboxes.get(target);
   const tunnel = sandbox.tunnel(port);
   // Fails early, with the server's error, when nothing listens on the port.

@@ -1,4 +1,4 @@
-import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, type StdioOptions, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -54,6 +54,13 @@ export interface ProcessManagerOptions {
 }
 
 type StartRequest = StartProcessRequest & { timeout?: number };
+
+/** Where a process's memory is accounted, and the OOM-kill count there before it started (see #groupFor). */
+interface ProcessGroup {
+  cgroupName: string | undefined;
+  memory: MemoryCgroup | undefined;
+  oomBaseline: number | undefined;
+}
 
 /** PATH of every process: the request's `env` may replace it. */
 const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -287,14 +294,7 @@ export class ProcessManager {
    */
   async start(request: StartRequest): Promise<ManagedProcess> {
     if (this.#closing) throw new ServiceError("SPAWN_FAILED", "the daemon is shutting down");
-    const user = request.user === undefined ? this.defaultUser : resolveUser(request.user, this.#users);
-    const switchUser = user.uid !== process.getuid?.() || user.gid !== process.getgid?.();
-    if (switchUser && !this.#isRoot) {
-      throw new ServiceError(
-        "INVALID_USER",
-        `the daemon runs as uid ${process.getuid?.()} (not root) and can only start processes as that user`,
-      );
-    }
+    const { user, switchUser } = this.#runAs(request.user);
     const cwd = this.#workingDir(request.working_dir, user);
     const env: Record<string, string> = {
       PATH: BASE_PATH,
@@ -313,34 +313,80 @@ export class ProcessManager {
       capture(request.stderr_mode),
     ];
     const args = request.args ?? [];
+    const group = this.#groupFor();
+    const child = await this.#spawn(request.command, args, group, {
+      cwd,
+      env,
+      stdio,
+      detached: true,
+      ...(switchUser ? { uid: user.uid, gid: user.gid } : {}),
+    });
+    const managed = this.#manage(child, request.command, args, stdinPiped, group.cgroupName);
+    this.#watchExit(managed, child, request.timeout, group);
+    this.#register(managed);
+    return managed;
+  }
+
+  /** The user a request runs as; a daemon that is not root can start processes only as itself. */
+  #runAs(requested: StartRequest["user"]): { user: ResolvedUser; switchUser: boolean } {
+    const user = requested === undefined ? this.defaultUser : resolveUser(requested, this.#users);
+    const switchUser = user.uid !== process.getuid?.() || user.gid !== process.getgid?.();
+    if (switchUser && !this.#isRoot) {
+      throw new ServiceError(
+        "INVALID_USER",
+        `the daemon runs as uid ${process.getuid?.()} (not root) and can only start processes as that user`,
+      );
+    }
+    return { user, switchUser };
+  }
+
+  /**
+   * Where the next process's memory is accounted: its own cgroup when the daemon has them, else the shared
+   * memory cgroup, whose OOM-kill count before the start tells this process's OOM kill from an earlier one.
+   */
+  #groupFor(): ProcessGroup {
     const cgroupName = this.#cgroups ? `${this.#cgroupPrefix}-${this.#nextHandle}` : undefined;
     const memory =
       this.#cgroups && cgroupName && this.#cgroups.hierarchies.includes("memory")
         ? new MemoryCgroup(join(this.#cgroups.root, "workload", "memory", cgroupName))
         : this.#cgroup;
     const oomBaseline = cgroupName && memory ? 0 : memory?.oomKillCount();
-    const run = () =>
-      spawn(request.command, args, {
-        cwd,
-        env,
-        stdio,
-        detached: true,
-        ...(switchUser ? { uid: user.uid, gid: user.gid } : {}),
-      });
+    return { cgroupName, memory, oomBaseline };
+  }
+
+  /** Spawns the process in its group; a failed spawn removes the group and is SPAWN_FAILED. */
+  async #spawn(
+    command: string,
+    args: string[],
+    { cgroupName }: ProcessGroup,
+    options: SpawnOptions,
+  ): Promise<ChildProcess & { pid: number }> {
+    const run = () => spawn(command, args, options);
     let child: ChildProcess;
     try {
       child = this.#cgroups && cgroupName ? this.#cgroups.spawnInto(cgroupName, run) : run();
     } catch (error) {
       if (cgroupName) this.#cgroups?.remove(cgroupName);
-      throw spawnFailed(request.command, error);
+      throw spawnFailed(command, error);
     }
     if (child.pid === undefined) {
       const [error] = (await once(child, "error")) as [Error];
       if (cgroupName) this.#cgroups?.remove(cgroupName);
-      throw spawnFailed(request.command, error);
+      throw spawnFailed(command, error);
     }
     if (!cgroupName) this.#prepareChild(child.pid);
     else this.#cgroups?.raiseOomScore(child.pid);
+    return child as ChildProcess & { pid: number };
+  }
+
+  /** The record of a started process, with its output captured into a store that spools beyond its memory. */
+  #manage(
+    child: ChildProcess & { pid: number },
+    command: string,
+    args: string[],
+    stdinPiped: boolean,
+    cgroupName: string | undefined,
+  ): ManagedProcess {
     const output = new OutputStore({
       spoolPath: join(this.#spoolDir, `${this.#nextHandle}.spool`),
       maxMemoryBytes: this.#maxMemory,
@@ -350,8 +396,8 @@ export class ProcessManager {
     });
     const managed = new ManagedProcess({
       handle: this.#nextHandle++,
-      child: child as ChildProcess & { pid: number },
-      command: request.command,
+      child,
+      command,
       args,
       output,
       stdinPiped,
@@ -360,10 +406,23 @@ export class ProcessManager {
     capturePipe(child.stdout, "stdout", output);
     capturePipe(child.stderr, "stderr", output);
     child.on("error", (error) => this.#log(`process ${managed.pid}: ${error.message}`));
+    return managed;
+  }
 
+  /**
+   * Ends the process at its timeout, and records how it ended: its exit code, or its signal, which is an OOM
+   * kill when the kernel's count of them in its group went up and the daemon did not kill it.
+   */
+  #watchExit(
+    managed: ManagedProcess,
+    child: ChildProcess,
+    timeoutSecs: number | undefined,
+    group: ProcessGroup,
+  ): void {
+    const { cgroupName, memory, oomBaseline } = group;
     let timer: NodeJS.Timeout | undefined;
-    if (request.timeout !== undefined) {
-      timer = setTimeout(() => this.#kill(managed), request.timeout * 1000);
+    if (timeoutSecs !== undefined) {
+      timer = setTimeout(() => this.#kill(managed), timeoutSecs * 1000);
     }
     child.once("exit", (code, signalName) => {
       clearTimeout(timer);
@@ -387,16 +446,17 @@ export class ProcessManager {
       if (cgroupName) this.#cgroups?.remove(cgroupName);
       this.#sweepCgroups();
     });
-    void managed.closed.then(() => output.setMemoryLimit(this.#maxEndedMemory));
+    void managed.closed.then(() => managed.output.setMemoryLimit(this.#maxEndedMemory));
+  }
 
+  /** Makes the process addressable by its pid; an older record under a pid the kernel reused is dropped. */
+  #register(managed: ManagedProcess): void {
     const previous = this.#processes.get(managed.pid);
     if (previous) {
-      // The pid was reused by the kernel: the older record can no longer be addressed.
       this.#processes.delete(managed.pid);
       void previous.output.dispose();
     }
     this.#processes.set(managed.pid, managed);
-    return managed;
   }
 
   /** SIGKILL to the process's whole group; resolves once the process has been reaped (or after a bound). */

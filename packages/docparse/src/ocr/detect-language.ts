@@ -8,8 +8,8 @@ import {
   readUpright,
   turn,
 } from "./orientation.ts";
-import type { ReadContext, WordReader } from "./recognize-page.ts";
 import type { TsvPage, TsvWord } from "./tsv.ts";
+import type { ReadContext, WordReader } from "./word-reader.ts";
 
 /** A page read upright in the languages found for it. */
 export interface DetectedReading {

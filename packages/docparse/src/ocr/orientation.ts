@@ -1,18 +1,8 @@
 import sharp from "sharp";
-import type { ReadContext, WordReader } from "./recognize-page.ts";
 import type { TsvPage } from "./tsv.ts";
+import type { OrientationGuess, ReadContext, Rotation, WordReader } from "./word-reader.ts";
 
-export type Rotation = 0 | 90 | 180 | 270;
-
-/** An orientation detector's answer: the clockwise turn that makes the page upright, and how sure it is. */
-export interface OrientationGuess {
-  rotation: Rotation;
-  /** Tesseract OSD's orientation confidence: above about 2 it is rarely wrong. */
-  confidence: number;
-  /** The script OSD saw (`Latin`, `Han`, `Arabic`...), when it named one. */
-  script?: string;
-  scriptConfidence?: number;
-}
+export type { OrientationGuess, Rotation } from "./word-reader.ts";
 
 /** How well a pass read a page: upside-down or sideways text reads as low-confidence gibberish. */
 export interface ReadingQuality {

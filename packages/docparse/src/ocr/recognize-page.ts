@@ -3,40 +3,15 @@ import { rasterRules } from "../images/rules.ts";
 import type { Rule } from "../paginated/geometry.ts";
 import { deskew } from "./deskew.ts";
 import { readDetectingLanguage } from "./detect-language.ts";
-import type { OcrOptions, OcrPage } from "./engine.ts";
 import { missedInk } from "./missed-ink.ts";
 import { OcrError } from "./ocr-error.ts";
-import { type OrientationGuess, type Rotation, readUpright, turn } from "./orientation.ts";
+import type { OcrOptions, OcrPage } from "./ocr-page.ts";
+import { readUpright, turn } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
 import { type TsvPage, toRunsAndLines } from "./tsv.ts";
+import type { Rotation, WordReader } from "./word-reader.ts";
 
-/** What one OCR pass of a reader needs besides the image. */
-export interface ReadContext {
-  /** Tesseract language codes joined by `+`. */
-  language: string;
-  /** Aborted when the page runs out of time or the caller gives up; the reader stops its work then. */
-  signal: AbortSignal;
-  /**
-   * Read what is left on a page whose words were painted out (missed-ink.ts) as one block of text (Tesseract page
-   * segmentation 6), whose layout analysis does not drop small isolated words as the automatic one does.
-   */
-  sparse?: boolean;
-}
-
-/**
- * One OCR program as the page recognizer drives it: read the words of a grayscale PNG, and (when it can) guess
- * the page's orientation. Errors are OcrErrors.
- */
-export interface WordReader {
-  /** The engine's name and version, recorded on the page. */
-  name(): Promise<string>;
-  /** Words and lines of the image (Tesseract page segmentation 3: fully automatic), in its pixels. */
-  readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage>;
-  /** The language codes it has data for; English only when left out. */
-  languages?(): Promise<string[]>;
-  /** Tesseract's orientation and script detection; null when it cannot tell. */
-  detectOrientation?(png: Buffer, dpi: number, context: ReadContext): Promise<OrientationGuess | null>;
-}
+export type { ReadContext, WordReader } from "./word-reader.ts";
 
 export const DEFAULT_OCR_TIMEOUT_MS = 120_000;
 

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import type Tesseract from "tesseract.js";
 import type { PageRaster } from "../images/decode.ts";
-import type { OcrOptions, OcrPage } from "./engine.ts";
 import { OcrError } from "./ocr-error.ts";
+import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import { abortedError, type ReadContext, recognizePage, type WordReader } from "./recognize-page.ts";
 import { parseTesseractTsv, type TsvPage } from "./tsv.ts";
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { PageRaster } from "../images/decode.ts";
-import type { OcrOptions, OcrPage } from "./engine.ts";
 import { OcrError } from "./ocr-error.ts";
+import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import type { OrientationGuess, Rotation } from "./orientation.ts";
 import { abortedError, type ReadContext, recognizePage, type WordReader } from "./recognize-page.ts";
 import { parseTesseractTsv, type TsvPage } from "./tsv.ts";

@@ -1,5 +1,5 @@
-import type { OcrLine, OcrRun } from "./engine.ts";
 import { isRightToLeft, unspacedScript } from "./languages.ts";
+import type { OcrLine, OcrRun } from "./ocr-page.ts";
 
 /**
  * Tesseract's TSV output (the `tsv` config of the program, `tsv: true` in tesseract.js): one row per page, block,

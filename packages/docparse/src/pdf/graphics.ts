@@ -539,184 +539,216 @@ function updateVisibility(s: GraphicsState): void {
  * const horizontal = graphics.rules.filter((rule) => rule.orientation === "h");
  */
 export function pageGraphics(ops: PDFOperatorList, viewportTransform: readonly number[]): PageGraphics {
-  const c = new Collector();
-  const stack: GraphicsState[] = [];
-  let s = initialState(viewportTransform);
+  const walk = new OperatorWalk(viewportTransform);
   const { fnArray, argsArray } = ops;
-  let annotationDepth = 0;
   for (let i = 0, n = fnArray.length; i < n; i++) {
     const fn = fnArray[i];
-    const args = argsArray[i] as unknown[] | null;
-    if (annotationDepth > 0) {
-      if (fn === OPS.beginAnnotation) annotationDepth++;
-      else if (fn === OPS.endAnnotation) annotationDepth--;
-      continue;
-    }
-    switch (fn) {
-      case OPS.save:
-        stack.push(s);
-        s = { ...s };
-        break;
-      case OPS.restore:
-        s = stack.pop() ?? s;
-        break;
-      case OPS.transform:
-        if (args) s.m = multiply(s.m, args as number[]);
-        break;
-      case OPS.paintFormXObjectBegin: {
-        stack.push(s);
-        s = { ...s };
-        const matrix = args?.[0] as number[] | null;
-        if (matrix) s.m = multiply(s.m, matrix);
-        break;
-      }
-      case OPS.beginGroup: {
-        stack.push(s);
-        s = { ...s };
-        const matrix = (args?.[0] as { matrix?: number[] } | null)?.matrix;
-        if (matrix) s.m = multiply(s.m, matrix);
-        break;
-      }
-      case OPS.paintFormXObjectEnd:
-      case OPS.endGroup:
-        s = stack.pop() ?? s;
-        break;
-      case OPS.beginAnnotation:
-        annotationDepth = 1;
-        break;
-      case OPS.setLineWidth:
-        s.lineWidth = args?.[0] as number;
-        break;
-      case OPS.setGState:
-        for (const [key, value] of (args?.[0] as [string, unknown][] | undefined) ?? []) {
-          if (key === "LW") s.lineWidth = value as number;
-          else if (key === "ca") s.fillAlpha = value as number;
-          else if (key === "CA") s.strokeAlpha = value as number;
-          else if (key === "Font") setFont(s, (value as unknown[])[1]);
-        }
-        updateVisibility(s);
-        break;
-      case OPS.setFillRGBColor:
-        s.fillColorVisible = !isWhite(args?.[0]);
-        updateVisibility(s);
-        break;
-      case OPS.setStrokeRGBColor:
-        s.strokeColorVisible = !isWhite(args?.[0]);
-        updateVisibility(s);
-        break;
-      case OPS.setFillColorN:
-        // A pattern or shading: not white.
-        s.fillColorVisible = true;
-        updateVisibility(s);
-        break;
-      case OPS.setStrokeColorN:
-        s.strokeColorVisible = true;
-        updateVisibility(s);
-        break;
-      case OPS.setFillTransparent:
-        s.fillColorVisible = false;
-        updateVisibility(s);
-        break;
-      case OPS.setStrokeTransparent:
-        s.strokeColorVisible = false;
-        updateVisibility(s);
-        break;
-      case OPS.constructPath:
-        if (args) paintPath(c, s, args);
-        break;
-      case OPS.beginText:
-        s.tm = null;
-        s.x = s.y = s.lineX = s.lineY = 0;
-        break;
-      case OPS.setFont:
-        setFont(s, args?.[1]);
-        break;
-      case OPS.setCharSpacing:
-        s.charSpacing = args?.[0] as number;
-        break;
-      case OPS.setWordSpacing:
-        s.wordSpacing = args?.[0] as number;
-        break;
-      case OPS.setHScale:
-        s.hScale = (args?.[0] as number) / 100;
-        break;
-      case OPS.setLeading:
-        s.leading = -(args?.[0] as number);
-        break;
-      case OPS.setTextRise:
-        s.rise = args?.[0] as number;
-        break;
-      case OPS.setTextRenderingMode:
-        s.renderMode = args?.[0] as number;
-        break;
-      case OPS.setTextMatrix:
-        s.tm = Array.from(args?.[0] as ArrayLike<number>);
-        s.x = s.y = s.lineX = s.lineY = 0;
-        break;
-      case OPS.setLeadingMoveText:
-        s.leading = args?.[1] as number;
-        s.lineX += args?.[0] as number;
-        s.lineY += args?.[1] as number;
-        s.x = s.lineX;
-        s.y = s.lineY;
-        break;
-      case OPS.moveText:
-        s.lineX += args?.[0] as number;
-        s.lineY += args?.[1] as number;
-        s.x = s.lineX;
-        s.y = s.lineY;
-        break;
-      case OPS.nextLine:
-        s.lineY += s.leading;
-        s.x = s.lineX;
-        s.y = s.lineY;
-        break;
-      case OPS.showText:
-        if (Array.isArray(args?.[0])) showText(c, s, args[0] as unknown[], i);
-        break;
-      case OPS.paintImageXObject:
-      case OPS.paintInlineImageXObject:
-      case OPS.paintImageMaskXObject:
-        c.image(s.m, i);
-        break;
-      case OPS.paintSolidColorImageMask:
-        if (s.fillVisible) c.filledBox(boxUnder(s.m, 0, 0, 1, 1));
-        c.endDrawing();
-        break;
-      case OPS.paintImageXObjectRepeat: {
-        const [, scaleX, scaleY, positions] = args as [unknown, number, number, ArrayLike<number>];
-        for (let k = 0; k + 1 < positions.length; k += 2) {
-          c.image(multiply(s.m, [scaleX, 0, 0, scaleY, positions[k], positions[k + 1]]), i);
-        }
-        break;
-      }
-      case OPS.paintImageMaskXObjectRepeat: {
-        const [, scaleX, skewX, skewY, scaleY, positions] = args as [
-          unknown,
-          number,
-          number,
-          number,
-          number,
-          ArrayLike<number>,
-        ];
-        for (let k = 0; k + 1 < positions.length; k += 2) {
-          c.image(multiply(s.m, [scaleX, skewX ?? 0, skewY ?? 0, scaleY, positions[k], positions[k + 1]]), i);
-        }
-        break;
-      }
-      case OPS.paintImageMaskXObjectGroup:
-        for (const image of (args?.[0] as { transform: number[] }[] | undefined) ?? []) {
-          c.image(multiply(s.m, image.transform), i);
-        }
-        break;
-      case OPS.paintInlineImageXObjectGroup:
-        for (const entry of (args?.[1] as { transform: number[] }[] | undefined) ?? []) {
-          c.image(multiply(s.m, entry.transform), i);
-        }
-        break;
-    }
+    if (walk.skipsAnnotation(fn)) continue;
+    (STEPS[fn] ?? ignore)(walk, argsArray[i] as unknown[] | null, i);
   }
-  hideCoveredText(c);
+  hideCoveredText(walk.c);
+  return collected(walk.c);
+}
+
+/** The walk over one operator list: what it collected, the graphics state, and the states saved under it. */
+class OperatorWalk {
+  readonly c = new Collector();
+  s: GraphicsState;
+  readonly #saved: GraphicsState[] = [];
+  /** Nesting of the annotation being skipped: its appearance is not the page's content. */
+  #annotationDepth = 0;
+
+  constructor(viewportTransform: readonly number[]) {
+    this.s = initialState(viewportTransform);
+  }
+
+  /** Saves the state (q, a form, a group), the copy going on under `matrix` when one is given. */
+  save(matrix?: Matrix | null): void {
+    this.#saved.push(this.s);
+    this.s = { ...this.s };
+    if (matrix) this.s.m = multiply(this.s.m, matrix);
+  }
+
+  restore(): void {
+    this.s = this.#saved.pop() ?? this.s;
+  }
+
+  enterAnnotation(): void {
+    this.#annotationDepth = 1;
+  }
+
+  /** Whether the operator is inside an annotation (counting the annotations nested in it), so skipped. */
+  skipsAnnotation(fn: number): boolean {
+    if (this.#annotationDepth === 0) return false;
+    if (fn === OPS.beginAnnotation) this.#annotationDepth++;
+    else if (fn === OPS.endAnnotation) this.#annotationDepth--;
+    return true;
+  }
+}
+
+/** What one operator does to the walk; `index` is its place in the operator list. */
+type OperatorStep = (walk: OperatorWalk, args: unknown[] | null, index: number) => void;
+
+/** Saving and restoring the state (q/Q, forms, transparency groups), the CTM, and annotations to skip. */
+const STATE_STEPS: Record<number, OperatorStep> = {
+  [OPS.save]: (w) => w.save(),
+  [OPS.restore]: (w) => w.restore(),
+  [OPS.transform]: (w, args) => {
+    if (args) w.s.m = multiply(w.s.m, args as number[]);
+  },
+  [OPS.paintFormXObjectBegin]: (w, args) => w.save(args?.[0] as number[] | null),
+  [OPS.beginGroup]: (w, args) => w.save((args?.[0] as { matrix?: number[] } | null)?.matrix),
+  [OPS.paintFormXObjectEnd]: (w) => w.restore(),
+  [OPS.endGroup]: (w) => w.restore(),
+  [OPS.beginAnnotation]: (w) => w.enterAnnotation(),
+};
+
+/** Line width, alpha and colours: whether fills and strokes show at all (white or transparent ones do not). */
+const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
+  [OPS.setLineWidth]: (w, args) => {
+    w.s.lineWidth = args?.[0] as number;
+  },
+  [OPS.setGState]: ({ s }, args) => {
+    for (const [key, value] of (args?.[0] as [string, unknown][] | undefined) ?? []) {
+      if (key === "LW") s.lineWidth = value as number;
+      else if (key === "ca") s.fillAlpha = value as number;
+      else if (key === "CA") s.strokeAlpha = value as number;
+      else if (key === "Font") setFont(s, (value as unknown[])[1]);
+    }
+    updateVisibility(s);
+  },
+  [OPS.setFillRGBColor]: ({ s }, args) => {
+    s.fillColorVisible = !isWhite(args?.[0]);
+    updateVisibility(s);
+  },
+  [OPS.setStrokeRGBColor]: ({ s }, args) => {
+    s.strokeColorVisible = !isWhite(args?.[0]);
+    updateVisibility(s);
+  },
+  // A pattern or shading: not white.
+  [OPS.setFillColorN]: ({ s }) => {
+    s.fillColorVisible = true;
+    updateVisibility(s);
+  },
+  [OPS.setStrokeColorN]: ({ s }) => {
+    s.strokeColorVisible = true;
+    updateVisibility(s);
+  },
+  [OPS.setFillTransparent]: ({ s }) => {
+    s.fillColorVisible = false;
+    updateVisibility(s);
+  },
+  [OPS.setStrokeTransparent]: ({ s }) => {
+    s.strokeColorVisible = false;
+    updateVisibility(s);
+  },
+};
+
+/** The text state and the text position: font, spacing, scaling, leading, rise, render mode, matrix, moves. */
+const TEXT_STATE_STEPS: Record<number, OperatorStep> = {
+  [OPS.beginText]: ({ s }) => {
+    s.tm = null;
+    s.x = s.y = s.lineX = s.lineY = 0;
+  },
+  [OPS.setFont]: ({ s }, args) => setFont(s, args?.[1]),
+  [OPS.setCharSpacing]: ({ s }, args) => {
+    s.charSpacing = args?.[0] as number;
+  },
+  [OPS.setWordSpacing]: ({ s }, args) => {
+    s.wordSpacing = args?.[0] as number;
+  },
+  [OPS.setHScale]: ({ s }, args) => {
+    s.hScale = (args?.[0] as number) / 100;
+  },
+  [OPS.setLeading]: ({ s }, args) => {
+    s.leading = -(args?.[0] as number);
+  },
+  [OPS.setTextRise]: ({ s }, args) => {
+    s.rise = args?.[0] as number;
+  },
+  [OPS.setTextRenderingMode]: ({ s }, args) => {
+    s.renderMode = args?.[0] as number;
+  },
+  [OPS.setTextMatrix]: ({ s }, args) => {
+    s.tm = Array.from(args?.[0] as ArrayLike<number>);
+    s.x = s.y = s.lineX = s.lineY = 0;
+  },
+  [OPS.setLeadingMoveText]: ({ s }, args) => {
+    s.leading = args?.[1] as number;
+    moveText(s, args?.[0] as number, args?.[1] as number);
+  },
+  [OPS.moveText]: ({ s }, args) => moveText(s, args?.[0] as number, args?.[1] as number),
+  [OPS.nextLine]: ({ s }) => {
+    s.lineY += s.leading;
+    s.x = s.lineX;
+    s.y = s.lineY;
+  },
+};
+
+/** What paints: paths, text, and images (single, repeated, grouped, masks). */
+const PAINT_STEPS: Record<number, OperatorStep> = {
+  [OPS.constructPath]: (w, args) => {
+    if (args) paintPath(w.c, w.s, args);
+  },
+  [OPS.showText]: (w, args, index) => {
+    if (Array.isArray(args?.[0])) showText(w.c, w.s, args[0] as unknown[], index);
+  },
+  [OPS.paintImageXObject]: (w, _args, index) => w.c.image(w.s.m, index),
+  [OPS.paintInlineImageXObject]: (w, _args, index) => w.c.image(w.s.m, index),
+  [OPS.paintImageMaskXObject]: (w, _args, index) => w.c.image(w.s.m, index),
+  [OPS.paintSolidColorImageMask]: ({ c, s }) => {
+    if (s.fillVisible) c.filledBox(boxUnder(s.m, 0, 0, 1, 1));
+    c.endDrawing();
+  },
+  [OPS.paintImageXObjectRepeat]: ({ c, s }, args, index) => {
+    const [, scaleX, scaleY, positions] = args as [unknown, number, number, ArrayLike<number>];
+    for (let k = 0; k + 1 < positions.length; k += 2) {
+      c.image(multiply(s.m, [scaleX, 0, 0, scaleY, positions[k], positions[k + 1]]), index);
+    }
+  },
+  [OPS.paintImageMaskXObjectRepeat]: ({ c, s }, args, index) => {
+    const [, scaleX, skewX, skewY, scaleY, positions] = args as [
+      unknown,
+      number,
+      number,
+      number,
+      number,
+      ArrayLike<number>,
+    ];
+    for (let k = 0; k + 1 < positions.length; k += 2) {
+      c.image(multiply(s.m, [scaleX, skewX ?? 0, skewY ?? 0, scaleY, positions[k], positions[k + 1]]), index);
+    }
+  },
+  [OPS.paintImageMaskXObjectGroup]: ({ c, s }, args, index) => {
+    for (const image of (args?.[0] as { transform: number[] }[] | undefined) ?? []) {
+      c.image(multiply(s.m, image.transform), index);
+    }
+  },
+  [OPS.paintInlineImageXObjectGroup]: ({ c, s }, args, index) => {
+    for (const entry of (args?.[1] as { transform: number[] }[] | undefined) ?? []) {
+      c.image(multiply(s.m, entry.transform), index);
+    }
+  },
+};
+
+/** Every pdf.js operator's step, indexed by its OPS number (a packed array); the others change nothing here. */
+const STEPS: OperatorStep[] = Array.from({ length: Math.max(...Object.values(OPS)) + 1 }, () => ignore);
+for (const table of [STATE_STEPS, PAINT_STATE_STEPS, TEXT_STATE_STEPS, PAINT_STEPS]) {
+  for (const [fn, step] of Object.entries(table)) STEPS[Number(fn)] = step;
+}
+
+function ignore(): void {}
+
+/** Moves to the start of the next line, offset (tx, ty) from the start of the current one (Td, TD). */
+function moveText(s: GraphicsState, tx: number, ty: number): void {
+  s.lineX += tx;
+  s.lineY += ty;
+  s.x = s.lineX;
+  s.y = s.lineY;
+}
+
+/** The page's graphics from what the walk collected: rules joined, invisible text pieces joined per line. */
+function collected(c: Collector): PageGraphics {
   return {
     rules: joinRules(c.rules),
     rects: c.rects,

@@ -1,4 +1,4 @@
-import type { SandboxNetworkAccessControl, StartStep } from "@svc/contract";
+import type { SandboxNetworkAccessControl, StartStep, TerminationReason } from "@svc/contract";
 
 /** What an executor needs to start one sandbox. */
 export interface SandboxSpec {
@@ -30,8 +30,8 @@ export interface StartedSandbox {
 
 /** A failure of start that ends the sandbox with a typed termination reason. */
 export class ExecutorError extends Error {
-  readonly reason: string;
-  constructor(reason: string, message: string) {
+  readonly reason: TerminationReason;
+  constructor(reason: TerminationReason, message: string) {
     super(message);
     this.name = "ExecutorError";
     this.reason = reason;

@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /**
  * Named file systems of a project and their permanent snapshots. The trees themselves live in the file-system

@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /**
  * The executors of a deployment: one row per host that runs sandboxes, with where other hosts reach its relay,

@@ -4,9 +4,12 @@ import net from "node:net";
 import { type ErrorCode, errorBody, errorCatalog, ServiceError } from "@svc/contract";
 import type { Logger } from "../log.ts";
 import { connectionThrough } from "../sandboxes/daemon-link.ts";
-import type { SandboxRepository, SandboxRow } from "../sandboxes/repository.ts";
+import type { SandboxRepository } from "../sandboxes/repository.ts";
 import type { SettingsRepository } from "../store/settings.ts";
 import type { ExecutorRegistry } from "./registry.ts";
+import type { ControlOp, SandboxDialer } from "./sandbox-dialer.ts";
+
+export type { ControlOp, SandboxDialer } from "./sandbox-dialer.ts";
 
 /**
  * The host relay: how a proxy (or SSH gateway) on one host reaches a sandbox that runs on another. Sandbox
@@ -64,8 +67,6 @@ export function checkPreamble(secret: Buffer, line: string, now: number): Preamb
   return p;
 }
 
-/** Operations another host asks of the executor host that runs a sandbox. */
-export type ControlOp = "network" | "mounts" | "unmount" | "suspend" | "resume" | "snapshot";
 const CONTROL_OPS = new Set<string>(["network", "mounts", "unmount", "suspend", "resume", "snapshot"]);
 
 export type ControlHandler = (
@@ -185,16 +186,6 @@ export function createRelayServer(options: RelayOptions): net.Server {
     });
   }
   return server;
-}
-
-/** Opens streams to sandboxes that run on other hosts, through their executors' relays. */
-export interface SandboxDialer {
-  /** Whether the sandbox runs on another host's executor (then `connect` goes through that host's relay). */
-  isRemote(row: SandboxRow): boolean;
-  /** A connected stream to `port` of the sandbox, through its executor's relay. */
-  connect(row: SandboxRow, port: number): Promise<net.Socket>;
-  /** Runs an operation on the executor host of the sandbox; its ServiceError is thrown here as it was there. */
-  control(row: SandboxRow, op: ControlOp, args?: Record<string, unknown>): Promise<unknown>;
 }
 
 export function createSandboxDialer(options: {

@@ -1,5 +1,4 @@
 import os from "node:os";
-import type { Config } from "../config.ts";
 
 /**
  * The roles of `svc server`. One process runs all of them by default (one host, SQLite); with a PostgreSQL URL
@@ -14,24 +13,34 @@ export const ALL_ROLES = ["api", "proxy", "scheduler", "executor", "worker"] as 
 
 export type Role = (typeof ALL_ROLES)[number];
 
+/** The options of config.ts that say which roles this host runs and how other hosts reach it. */
+export interface HostOptions {
+  /** Comma-separated roles. */
+  roles: string;
+  hostId: string | null;
+  databaseUrl: string | null;
+  relayHost: string;
+  relayAdvertise: string | null;
+}
+
 /** The set of roles named by the `roles` option (checked by checkRoles at load). */
-export function rolesOf(config: Pick<Config, "roles">): Set<Role> {
+export function rolesOf(config: Pick<HostOptions, "roles">): Set<Role> {
   return new Set(config.roles.split(",") as Role[]);
 }
 
 /** This host's name among the hosts of one database. */
-export function hostIdOf(config: Pick<Config, "hostId">): string {
+export function hostIdOf(config: Pick<HostOptions, "hostId">): string {
   return config.hostId ?? os.hostname();
 }
 
 /** Whether this process is one host of several: a PostgreSQL store coordinates it with the others. */
-export function isClustered(config: Pick<Config, "databaseUrl">): boolean {
+export function isClustered(config: Pick<HostOptions, "databaseUrl">): boolean {
   return config.databaseUrl !== null;
 }
 
 /** Why a combination of options cannot run, or null. */
 export function checkRoles(
-  config: Pick<Config, "roles" | "databaseUrl" | "relayHost" | "relayAdvertise">,
+  config: Pick<HostOptions, "roles" | "databaseUrl" | "relayHost" | "relayAdvertise">,
 ): string | null {
   const unknown = config.roles.split(",").filter((role) => !(ALL_ROLES as readonly string[]).includes(role));
   if (unknown.length > 0) {

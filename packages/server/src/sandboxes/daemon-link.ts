@@ -1,7 +1,7 @@
 import http from "node:http";
 import type net from "node:net";
 import { FORWARDED_AUTH_HEADER, FORWARDED_PROJECT_HEADER, signForwardedAuth } from "@svc/contract";
-import type { SandboxDialer } from "../hosts/relay.ts";
+import type { SandboxDialer } from "../hosts/sandbox-dialer.ts";
 import type { SandboxRow } from "./repository.ts";
 
 /** How the server reaches one running sandbox's daemon: its recorded address and forwarded-auth secret. */

@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /** The sandbox table: one row per sandbox ever created in a project, terminated ones included (history). */
 export const sandboxesMigration: Migration = {

@@ -1,5 +1,12 @@
 import { randomBytes } from "node:crypto";
-import type { FileSystemMount, SandboxNetworkAccessControl, SandboxStatus, StartStep } from "@svc/contract";
+import type {
+  FileSystemMount,
+  PendingReason,
+  SandboxNetworkAccessControl,
+  SandboxStatus,
+  StartStep,
+  TerminationReason,
+} from "@svc/contract";
 import type { Db, SqlParam } from "../store/db.ts";
 
 /** One sandbox as stored. JSON columns are parsed; the API record is a view of this (see record.ts). */
@@ -8,9 +15,9 @@ export interface SandboxRow {
   projectId: string;
   name: string | null;
   status: SandboxStatus;
-  pendingReason: string | null;
+  pendingReason: PendingReason | null;
   outcome: string | null;
-  terminationReason: string | null;
+  terminationReason: TerminationReason | null;
   errorDetails: string | null;
   image: string | null;
   cpus: number;

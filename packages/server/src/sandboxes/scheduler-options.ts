@@ -1,4 +1,4 @@
-import type { FileSystemMount } from "@svc/contract";
+import type { FileSystemMount, TerminationReason } from "@svc/contract";
 import type { Executor } from "../executor/executor.ts";
 import type { ExecutorRegistry } from "../hosts/registry.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
@@ -64,7 +64,7 @@ export type SchedulerSettings = Required<Omit<SchedulerOptions, Optional>> &
 /** How a sandbox is ended (Scheduler.terminate): the outcome, and the reason and details when it failed. */
 export interface Ending {
   outcome: string;
-  reason?: string;
+  reason?: TerminationReason;
   details?: string;
 }
 

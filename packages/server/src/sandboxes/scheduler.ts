@@ -190,7 +190,7 @@ export class Scheduler {
    */
   async terminate(row: SandboxRow, how: Ending): Promise<SandboxRow> {
     const { repo, executor, now } = this.#o;
-    const fields =
+    const fields: Partial<SandboxRow> =
       row.status === "pending"
         ? { terminationReason: "cancelled", errorDetails: "deleted while pending", outcome: "cancelled" }
         : {

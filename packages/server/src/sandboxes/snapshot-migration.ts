@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /**
  * Sandbox snapshots (a root disk copied while the sandbox was frozen), templates (named root disks, from a

@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.ts";
+import type { Migration } from "../store/migration.ts";
 
 /**
  * Each sandbox's start timeline (JSON: when the executor began, and its steps), written when the start ends.

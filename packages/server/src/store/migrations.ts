@@ -4,13 +4,9 @@ import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
+import type { Migration } from "./migration.ts";
 
-/** One step of the schema. SQL that both SQLite and PostgreSQL accept; applied once, in its own transaction. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration } from "./migration.ts";
 
 /** Every migration, in order. Append only: an applied migration is never edited. */
 export const migrations: readonly Migration[] = [

@@ -55,7 +55,7 @@ import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RUNTIME_PORT } from "@svc/contract";
+import { DEFAULT_PROCESS_USER, RUNTIME_PORT } from "@svc/contract";
 import { launchThroughRunner, runHostCommand } from "./host-command.ts";
 import { writeSeccompFile } from "./seccomp.ts";
 
@@ -185,7 +185,7 @@ export function daemonCommand(options: DaemonCommandOptions): string[] {
     options.bundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
     ...["--port", String(options.port ?? RUNTIME_PORT), "--host", options.host ?? "0.0.0.0"],
     ...["--auth-secret-file", SANDBOX_PATHS.authSecret, "--sandbox-id", options.sandboxId],
-    ...["--default-user", options.defaultUser ?? "svc-user"],
+    ...["--default-user", options.defaultUser ?? DEFAULT_PROCESS_USER],
     ...(options.memoryCgroup ? ["--memory-cgroup", SANDBOX_PATHS.memoryCgroup] : []),
     ...(options.extraArgs ?? []),
   ];
