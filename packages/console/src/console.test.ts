@@ -286,6 +286,20 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     assert.deepEqual(record.exposed_ports, [8080, 3000]);
     assert.equal(record.allow_unauthenticated_access, true);
     assert.doesNotMatch(await text(".ports"), /needs a key/);
+    // A server in the sandbox on that port: the link opens it in the browser, with no key.
+    await page.type("input[name=command]", "python3 -m http.server 8080 --directory /tmp");
+    await page.keyboard.press("Enter");
+    const href = await page.$eval(".ports a", (a) => a.getAttribute("href") ?? "");
+    let body = "";
+    for (let i = 0; i < 120 && !body.includes("hello-console.txt"); i++) {
+      // Until the server inside listens, the proxy answers 502.
+      const response = await page.goto(href, { waitUntil: "domcontentloaded" }).catch(() => null);
+      body = response?.status() === 200 ? await response.text() : "";
+      if (!body.includes("hello-console.txt")) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.match(body, /Directory listing[\s\S]*hello-console\.txt/);
+    await page.goto(`${server.url}/#/sandbox/${sandboxId}`, { waitUntil: "domcontentloaded" });
+    await page.waitForFunction(`document.querySelector(".term-state")?.textContent === "connected"`, WAIT);
   });
 
   test("snapshot, suspend and resume from the sandbox's page; the terminal comes back", async () => {

@@ -398,6 +398,7 @@ function processesPanel(sandbox: Sandbox, host: HTMLElement) {
     event.preventDefault();
     try {
       await sandbox.processes.start({ command: "sh", args: ["-c", runInput.value] });
+      runInput.value = "";
       await refresh();
     } catch (error) {
       showError(status, error);
