@@ -1,5 +1,6 @@
 import type { ParsingOptions } from "@svc/contract";
 import type { DocumentModel } from "./model.ts";
+import type { VisionTranscription } from "./vision/page-transcription.ts";
 
 /** What a backend reads: the document's bytes, or text given directly (raw_text), and the request's options. */
 export interface BackendInput {
@@ -13,6 +14,8 @@ export interface BackendInput {
    * images) read only these; the model still lists every page. The views apply the range in any case.
    */
   pageRange: string | null;
+  /** The vision model pages read from their image may go to; absent: OCR only (the default). */
+  vision?: VisionTranscription;
   /** How deep inside containers (emails, archives) this input is: 0 for the document itself. */
   depth?: number;
 }

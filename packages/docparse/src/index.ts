@@ -33,6 +33,7 @@ import { toChunks } from "./views/chunks.ts";
 import { toPages } from "./views/fragments.ts";
 import { toMarkdown } from "./views/markdown.ts";
 import type { ViewOptions } from "./views/selection.ts";
+import type { VisionTranscription } from "./vision/page-transcription.ts";
 
 export { BackendRegistry, baseMimeType, type FormatBackend } from "./backend.ts";
 export { CLASSIFICATION_THRESHOLD, classifyPages, type PageClassification } from "./intelligence/classify.ts";
@@ -61,6 +62,12 @@ export { toChunks } from "./views/chunks.ts";
 export { toPages } from "./views/fragments.ts";
 export { itemToMarkdown, toMarkdown } from "./views/markdown.ts";
 export type { ViewOptions } from "./views/selection.ts";
+export {
+  LOW_OCR_CONFIDENCE,
+  ocrConfidence,
+  TranscriptionError,
+  type VisionTranscription,
+} from "./vision/page-transcription.ts";
 
 /** The formats this engine reads. Later formats (PDF, images, Office) are added here as backends. */
 export const defaultRegistry = new BackendRegistry([
@@ -100,6 +107,8 @@ export interface ParseInput {
   text?: string;
   mimeType: string;
   options?: ParseOptions;
+  /** A vision model for pages read from their image (handwriting, poor scans); absent: OCR only. */
+  vision?: VisionTranscription;
 }
 
 /** The views of the API's ParseResult. */
@@ -210,6 +219,7 @@ export async function loadDocument(
     mimeType,
     parsing: withParsingDefaults(input.options?.parsing),
     pageRange: input.options?.pageRange ?? null,
+    vision: input.vision,
   });
   return warning ? { ...doc, warnings: [warning, ...doc.warnings] } : doc;
 }

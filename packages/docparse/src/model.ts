@@ -90,6 +90,17 @@ export interface TextItem extends ItemBase {
   speakerNotes?: boolean;
   /** A reviewer's comment (slides, sheets): who wrote it and when, when the file says. */
   comment?: { author: string | null; time: string | null };
+  /**
+   * The lines of a text block laid out on a page (PDF, images), with their boxes: what lines up across blocks
+   * (a column of labels beside a column of values) is read from them. Absent for other formats.
+   */
+  lines?: TextLine[];
+}
+
+/** One line of a text block and its box. */
+export interface TextLine {
+  text: string;
+  bbox: Box;
 }
 
 export interface HeadingItem extends ItemBase {

@@ -307,6 +307,14 @@ export const options = {
     description:
       "The modelProviders entry that writes table and figure summaries and reads raster charts (with vision); unset: the offline methods",
   },
+  visionProvider: {
+    env: "SVC_VISION_PROVIDER",
+    flag: "--vision-provider",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description:
+      "The modelProviders entry (vision: true) that transcribes pages OCR reads with low confidence (handwriting, poor scans); unset: OCR only",
+  },
   logLevel: {
     env: "SVC_LOG_LEVEL",
     flag: "--log-level",
@@ -413,7 +421,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
 
 /**
  * The model provider settings are consistent: names are plain, `tensorlake` (the offline provider) is not
- * redefined, classificationProvider and enrichmentProvider name configured providers, and every apiKeyEnv is set.
+ * redefined, classificationProvider, enrichmentProvider and visionProvider name configured providers (the last one
+ * with vision), and every apiKeyEnv is set.
  */
 function checkModelProviders(config: Config, env: NodeJS.ProcessEnv): void {
   const providers = config.modelProviders ?? {};
@@ -432,10 +441,15 @@ function checkModelProviders(config: Config, env: NodeJS.ProcessEnv): void {
       );
     }
   }
-  for (const key of ["classificationProvider", "enrichmentProvider"] as const) {
+  for (const key of ["classificationProvider", "enrichmentProvider", "visionProvider"] as const) {
     const name = config[key];
     if (name !== null && !Object.hasOwn(providers, name)) {
       throw new ConfigError(`${key} names ${JSON.stringify(name)}, which modelProviders does not define`);
     }
+  }
+  if (config.visionProvider !== null && providers[config.visionProvider].vision !== true) {
+    throw new ConfigError(
+      `visionProvider names ${JSON.stringify(config.visionProvider)}, which is not configured for images (set vision: true)`,
+    );
   }
 }

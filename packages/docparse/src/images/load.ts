@@ -31,7 +31,7 @@ export async function loadImage(input: BackendInput): Promise<DocumentModel> {
         images: [],
       },
       // A photo of a page is rarely straight: every image is deskewed before OCR.
-      { alwaysDeskew: true },
+      { alwaysDeskew: true, vision: input.vision },
     );
     // Codes are looked for in the image as stored, so only on a page OCR did not turn.
     if (input.parsing.barcode_detection && page.width === raster.widthPt) {

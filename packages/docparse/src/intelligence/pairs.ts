@@ -4,7 +4,8 @@
  * value cells), one-row tables (header above value), and a heading with the prose under it. Each pair keeps where
  * it was read (page, box, source text) and the heading it sits under.
  */
-import type { Box, DocItem, TableCell, TableItem } from "../model.ts";
+import type { Box, DocItem, TableCell, TableItem, TextLine } from "../model.ts";
+import { box } from "../paginated/geometry.ts";
 import { labelTerms, terms } from "./terms.ts";
 
 export type PairKind = "colon" | "table" | "checkbox" | "section" | "title";
@@ -185,7 +186,17 @@ export function collectPairs(
   const firstContent = items.find((other) => !other.furniture);
   const hasTitle = items.some((other) => other.label === "title");
 
+  const columns = columnPairs(items, known);
   items.forEach((item, index) => {
+    const rows = columns.get(item);
+    if (rows) {
+      // A column of labels read with the column of values beside it: one pair per row; the value column's own
+      // text is not read again.
+      for (const row of rows) add({ ...row, kind: "table", page: where(item).page });
+      pendingLabel = null;
+      return;
+    }
+    if (columns.has(item)) return;
     if (item.label === "section_header" || item.label === "title") {
       scope = new Set(terms(item.text));
       // The document's title answers a `title` field: a title item, else a first item that is a top heading
@@ -197,6 +208,10 @@ export function collectPairs(
         !known(mainLabelTerms(item.text));
       if (item.label === "title" || (topHeading && !hasTitle)) {
         add({ label: "Title", value: item.text, kind: "title", ...where(item), source: item.text });
+      }
+      // A heading that states a pair, as a bold, larger "Total Due: $1,440.00" line set apart from the rest.
+      for (const pair of headingPairs(item.text, known, vocabulary)) {
+        add({ label: pair.label, value: pair.value, kind: "colon", ...where(item), source: item.text });
       }
       // A heading with the prose under it: a candidate for long text fields (summary, notes...).
       const body: DocItem[] = [];
@@ -253,6 +268,112 @@ export function collectPairs(
     }
   });
   return pairs;
+}
+
+/** Amounts, counts and percentages: what a label in a heading may be followed by without a colon. */
+const HEADING_VALUE = /^(.*\p{L}.*?)\s+((?:[A-Z]{3}\s?)?[-(]?[$€£¥]?\s?\d[\d,.\s]*%?\)?(?:\s?[A-Z]{3})?)$/u;
+
+/**
+ * The pairs a heading states: `Label: value` (colonPairs), or a label some field answers to followed by an
+ * amount or a number ("TOTAL DUE $1,440.00"). None for an ordinary heading.
+ */
+function headingPairs(
+  text: string,
+  known: KnownLabel,
+  vocabulary: (term: string) => boolean,
+): { label: string; value: string }[] {
+  const found = colonPairs(text, known, vocabulary).filter((pair) => pair.value !== "");
+  if (found.length > 0) return found;
+  const split = HEADING_VALUE.exec(text.trim());
+  if (!split || !isLabel(split[1]) || !known(mainLabelTerms(split[1]))) return [];
+  return [{ label: split[1].trim(), value: split[2].trim() }];
+}
+
+/** A row read across a label column and a value column. */
+type ColumnRow = Omit<Pair, "order" | "labelTerms" | "scope" | "kind" | "page">;
+
+/** The lines of an item laid out on a page: a text block's lines, or a one-line heading. */
+function linesOf(item: DocItem): TextLine[] | null {
+  if (item.furniture) return null;
+  if (item.label === "text" || item.label === "key_value_region") return item.lines ?? null;
+  const bbox = item.prov[0]?.bbox;
+  if (item.label === "section_header" && bbox && !item.text.includes("\n"))
+    return [{ text: item.text, bbox }];
+  return null;
+}
+
+/**
+ * Label columns with their value columns: a block of text lines on a page and, to its left, the blocks of short
+ * label lines beside it (a label column the layout cut in two at a gap included), every label line with a value
+ * line on its baseline (a value wrapped over more lines continues the row above it). Two rows or more, or one
+ * whose label a field answers to (a bold "TOTAL DUE" with its amount at the right margin). Keyed by the first of
+ * the blocks in reading order (its rows); the others map to no rows (read through it).
+ */
+function columnPairs(items: readonly DocItem[], known: KnownLabel): Map<DocItem, ColumnRow[]> {
+  const found = new Map<DocItem, ColumnRow[]>();
+  const laid = items.flatMap((item) => {
+    const lines = linesOf(item);
+    const bbox = item.prov[0]?.bbox;
+    return lines && lines.length > 0 && bbox ? [{ item, lines, bbox, page: item.prov[0].page }] : [];
+  });
+  const labelLike = laid.filter(({ lines }) => lines.every((line) => isLabel(line.text.replace(/:$/, ""))));
+  for (const values of laid) {
+    if (values.item.label === "section_header" || found.has(values.item)) continue;
+    const right = values.bbox;
+    const columns = labelLike.filter(
+      ({ item, bbox, page }) =>
+        item !== values.item &&
+        !found.has(item) &&
+        page === values.page &&
+        bbox.x2 < right.x1 &&
+        right.x1 - bbox.x2 <= 4 * (bbox.x2 - bbox.x1) + 72 &&
+        bbox.y1 < right.y2 &&
+        bbox.y2 > right.y1,
+    );
+    if (columns.length === 0) continue;
+    const labels = columns.flatMap(({ lines }) => lines).sort((a, b) => a.bbox.y1 - b.bbox.y1);
+    const rows = alignedRows(labels, values.lines);
+    if (!rows) continue;
+    if (rows.length < 2 && !known(mainLabelTerms(rows[0].label.text.replace(/:$/, "")))) continue;
+    const involved = [...columns.map(({ item }) => item), values.item].sort(
+      (a, b) => items.indexOf(a) - items.indexOf(b),
+    );
+    for (const item of involved) found.set(item, []);
+    found.set(
+      involved[0],
+      rows.map(({ label, value }) => ({
+        label: label.text.trim().replace(/:$/, ""),
+        value: value.map((line) => line.text.trim()).join(" "),
+        bbox: box.union(value.map((line) => line.bbox)),
+        source: value.map((line) => line.text.trim()).join(" "),
+      })),
+    );
+  }
+  return found;
+}
+
+/**
+ * The value lines of each label line, or null when the two columns do not line up: every label line needs a
+ * value line on its baseline (centres within half a line), and a value line between two label lines belongs to
+ * the one above it; value lines above the first label line mean another layout.
+ */
+function alignedRows(
+  labels: readonly TextLine[],
+  values: readonly TextLine[],
+): { label: TextLine; value: TextLine[] }[] | null {
+  const rows = labels.map((label) => ({ label, value: [] as TextLine[] }));
+  const middle = (line: TextLine) => (line.bbox.y1 + line.bbox.y2) / 2;
+  for (const value of values) {
+    let row = -1;
+    for (let k = 0; k < labels.length; k++) if (labels[k].bbox.y1 <= middle(value) + 1) row = k;
+    if (row < 0) return null;
+    rows[row].value.push(value);
+  }
+  for (const { label, value } of rows) {
+    const tall = Math.max(1, label.bbox.y2 - label.bbox.y1);
+    if (value.length === 0 || Math.abs(middle(value[0]) - middle(label)) > tall / 2) return null;
+  }
+  return rows;
 }
 
 function addTablePairs(

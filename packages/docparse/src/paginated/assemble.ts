@@ -11,6 +11,7 @@ import {
   type ModelPage,
   type TableItem,
   type TextItem,
+  type TextLine,
 } from "../model.ts";
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
@@ -189,7 +190,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           break;
         }
         default:
-          sink.add<TextItem>({ ...base, label: label.label, text });
+          sink.add<TextItem>({ ...base, label: label.label, text, lines: lineBoxes(block) });
       }
       listIndents.length = 0;
     }
@@ -229,4 +230,9 @@ function mergedTableGroups(
       numCols: group.numCols,
     };
   });
+}
+
+/** A text block's lines with their boxes (TextItem.lines). */
+function lineBoxes(block: Block): TextLine[] {
+  return block.lines.map((line) => ({ text: line.text, bbox: box.round(line.box) }));
 }

@@ -2,6 +2,7 @@ import type { ParsingOptions } from "@svc/contract";
 import type { PageRaster } from "../images/decode.ts";
 import { ocrEngineFor } from "../ocr/engine.ts";
 import { OcrError } from "../ocr/ocr-error.ts";
+import { transcribePage, type VisionTranscription } from "../vision/page-transcription.ts";
 import type { PageGeometry } from "./geometry.ts";
 
 /** How many pages are prepared ahead of the OCR slots: enough to keep every core busy, few enough to bound memory. */
@@ -12,13 +13,14 @@ export const OCR_PAGES_IN_FLIGHT = 3;
  * crash of the OCR program) becomes a page without text and a warning: one bad page does not fail the document.
  * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
  * nothing at all on text skewed by a few degrees; `alwaysDeskew` straightens every page first (image files:
- * photos of pages are rarely straight).
+ * photos of pages are rarely straight). With `vision`, a page OCR reads poorly (or every page) is transcribed by
+ * the vision model instead (vision/page-transcription.ts).
  */
 export async function ocrPageGeometry(
   raster: PageRaster,
   parsing: Required<ParsingOptions>,
   base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images">,
-  options: { alwaysDeskew?: boolean } = {},
+  options: { alwaysDeskew?: boolean; vision?: VisionTranscription } = {},
 ): Promise<PageGeometry> {
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
@@ -31,18 +33,19 @@ export async function ocrPageGeometry(
     }
     // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go. A page
     // without drawn rules (a scan, an image) has the ruling lines found in its raster.
+    const transcribed = options.vision ? await transcribePage(raster, page, options.vision) : null;
     const turned = page.rotation !== 0;
     const rules = turned || base.rules.length === 0 ? page.rules : base.rules;
     return {
       pageNumber: base.pageNumber,
       width: page.width,
       height: page.height,
-      runs: page.runs,
+      runs: transcribed?.runs ?? page.runs,
       rules,
       rects: turned ? [] : base.rects,
       images: turned ? [] : base.images,
       textSource: "ocr",
-      warnings: [],
+      warnings: transcribed?.warning ? [transcribed.warning] : [],
     };
   } catch (error) {
     if (!(error instanceof OcrError)) throw error;

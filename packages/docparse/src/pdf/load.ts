@@ -184,7 +184,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
         scale: 1,
         ocrDpi: rendered.dpi,
       };
-      const read = await ocrPageGeometry(raster, input.parsing, page);
+      const read = await ocrPageGeometry(raster, input.parsing, page, { vision: input.vision });
       // Codes are looked for in the page as rendered, so only on a page OCR did not turn.
       if (barcodes && read.width === page.width)
         read.barcodes = await barcodesOf(rendered.png, 72 / rendered.dpi);

@@ -26,7 +26,7 @@ export interface DocumentsDeps {
   settings?: Partial<DocumentsSettings>;
   /** The configured model providers (see model-providers.ts); none by default: every feature runs offline. */
   modelProviders?: ModelProviders;
-  log: { error(object: unknown, message: string): void };
+  log: { error(object: unknown, message: string): void; warn?(object: unknown, message: string): void };
   /** Called when webhook events were queued (the webhook dispatcher's wake). */
   onWebhookQueued?: () => void;
   /** Test hook: which non-public addresses file_url may reach. */

@@ -57,22 +57,33 @@ function sum(entries: [string, TokenUsage][]): TokenUsage {
 }
 
 /**
- * The usage of a job: the parse's, plus the tokens of its provider calls: classification and extraction under
- * `extraction_*`, summaries and charts under `summarization_*`, and each provider's total under `model_providers`.
+ * The usage of a job: the parse's, plus the tokens of its provider calls: page transcriptions by a vision model
+ * under `ocr_*`, classification and extraction under `extraction_*`, summaries and charts under
+ * `summarization_*`, and each provider's total under `model_providers`.
  */
-export function usageOf(views: ParseViews, intelligence: IntelligenceResult | null): ParseUsage {
+export function usageOf(
+  views: ParseViews,
+  intelligence: IntelligenceResult | null,
+  ocr: [string, TokenUsage][] = [],
+): ParseUsage {
   const usage: ParseUsage = { ...views.usage };
-  if (!intelligence) return usage;
-  const { extraction, summarization } = intelligence.usage;
-  if (extraction.length === 0 && summarization.length === 0) return usage;
-  const extracted = sum(extraction);
-  const summarized = sum(summarization);
-  usage.extraction_input_tokens_used = extracted.inputTokens;
-  usage.extraction_output_tokens_used = extracted.outputTokens;
-  usage.summarization_input_tokens_used = summarized.inputTokens;
-  usage.summarization_output_tokens_used = summarized.outputTokens;
+  if (ocr.length > 0) {
+    const read = sum(ocr);
+    usage.ocr_input_tokens_used = read.inputTokens;
+    usage.ocr_output_tokens_used = read.outputTokens;
+  }
+  const { extraction, summarization } = intelligence?.usage ?? { extraction: [], summarization: [] };
+  if (extraction.length > 0 || summarization.length > 0) {
+    const extracted = sum(extraction);
+    const summarized = sum(summarization);
+    usage.extraction_input_tokens_used = extracted.inputTokens;
+    usage.extraction_output_tokens_used = extracted.outputTokens;
+    usage.summarization_input_tokens_used = summarized.inputTokens;
+    usage.summarization_output_tokens_used = summarized.outputTokens;
+  }
+  if (ocr.length === 0 && extraction.length === 0 && summarization.length === 0) return usage;
   const byProvider: NonNullable<ParseUsage["model_providers"]> = {};
-  for (const [name, tokens] of [...extraction, ...summarization]) {
+  for (const [name, tokens] of [...ocr, ...extraction, ...summarization]) {
     const total = byProvider[name] ?? { input_tokens: 0, output_tokens: 0 };
     total.input_tokens += tokens.inputTokens;
     total.output_tokens += tokens.outputTokens;
@@ -87,6 +98,7 @@ export function storedResultOf(
   kind: JobKind,
   views: ParseViews,
   intelligence: IntelligenceResult | null,
+  ocrUsage: [string, TokenUsage][] = [],
 ): StoredResult {
   const pages =
     kind === "parse" && intelligence?.page_classes
@@ -95,7 +107,7 @@ export function storedResultOf(
   const stored: StoredResult = {
     pages,
     chunks: views.chunks,
-    usage: usageOf(views, intelligence),
+    usage: usageOf(views, intelligence, ocrUsage),
   };
   if (views.merged_tables) stored.merged_tables = views.merged_tables;
   if (kind === "parse") {

@@ -16,7 +16,7 @@ import type { FileRepository } from "./files.ts";
 import type { JobEvents } from "./job-events.ts";
 import { checkRequest, jobRequest, settingsWithDefaults, urlFileName } from "./job-request.ts";
 import { createJobRepository, type JobKind, type JobRepository, jobListFilters } from "./jobs.ts";
-import { checkModelProviders, type ModelProviders } from "./model-providers.ts";
+import { checkModelProviders, type ModelProviders, visionTaskOf } from "./model-providers.ts";
 import { parseEventOf, toParseResult } from "./parse-result.ts";
 import { notifyJobEvent } from "./webhooks/index.ts";
 import { webhookPayload } from "./workers.ts";
@@ -67,7 +67,9 @@ export async function createJob(
 ): Promise<ParseJob> {
   const { body } = input;
   checkRequest(body);
+  // Every job reads pages with the ocr_model it names; parse jobs also run their extractions' providers.
   if (input.kind === "parse") checkModelProviders(deps.providers, input.settings);
+  else visionTaskOf(deps.providers, input.settings.parsing_options);
   let fileName: string | null = null;
   if (body.file_id) {
     const file = await deps.files.get(input.projectId, body.file_id);

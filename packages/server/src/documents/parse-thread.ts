@@ -9,8 +9,11 @@ import {
   type JsonSchema,
   loadDocument,
   type ModelProvider,
+  TranscriptionError,
   UnderstandingError,
+  UsageMeter,
   understandDocument,
+  type VisionTranscription,
 } from "@svc/docparse";
 import type { IntelligenceResult, IntelligenceTask, ParseTask, ParseThreadReply } from "./parse-threads.ts";
 
@@ -83,6 +86,13 @@ async function understand(document: DocumentModel, task: ParseTask): Promise<Int
   return understanding;
 }
 
+/** The task's vision transcription, with a client that counts its tokens into `meter`; undefined for OCR only. */
+function visionOf(task: ParseTask, meter: UsageMeter): VisionTranscription | undefined {
+  if (!task.vision) return undefined;
+  const { provider, settings, pages, required } = task.vision;
+  return { provider: meter.wrap(createProvider(provider, settings)), pages, required };
+}
+
 port.on("message", async (task: ParseTask) => {
   let reply: ParseThreadReply;
   try {
@@ -91,21 +101,30 @@ port.on("message", async (task: ParseTask) => {
       throw new DocumentLoadError("The input has neither bytes nor text");
     }
     const options = { parsing: task.parsingOptions, pageRange: task.pageRange };
+    const ocrMeter = new UsageMeter();
     const document = await loadDocument({
       bytes: task.bytes,
       text: task.text,
       mimeType: task.mimeType,
       options,
+      vision: visionOf(task, ocrMeter),
     });
     // Views come after understanding: enrichment adds summaries and chart data to the model they show.
     const intelligence = task.intelligence ? await understand(document, task) : null;
-    reply = { id: task.id, kind: "ok", result: documentViews(document, options), intelligence };
+    reply = {
+      id: task.id,
+      kind: "ok",
+      result: documentViews(document, options),
+      intelligence,
+      ocrUsage: ocrMeter.entries(),
+      warnings: document.warnings,
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     reply =
       error instanceof DocumentLoadError
         ? { id: task.id, kind: "load-error", message, code: error.code }
-        : error instanceof UnderstandingError
+        : error instanceof UnderstandingError || error instanceof TranscriptionError
           ? { id: task.id, kind: "provider-error", message }
           : { id: task.id, kind: "error", message };
   }

@@ -8,6 +8,7 @@ import type {
   StructuredExtractionOptions,
 } from "@svc/contract";
 import type { ParseViews, ProviderSettings, TokenUsage } from "@svc/docparse";
+import type { VisionTask } from "./model-providers.ts";
 
 /**
  * What runs after the parse (docparse's understandDocument): classification, extraction, enrichment, with the
@@ -41,12 +42,22 @@ export interface ParseTask {
   pageRange: string | null;
   /** Null when the job asks for none of classification, extraction and enrichment. */
   intelligence: IntelligenceTask | null;
+  /** The vision model pages read from their image go to; null: OCR only. */
+  vision: VisionTask | null;
 }
 
 /** A thread's answer: the views, bad input (DocumentLoadError), or another error (an engine defect). */
 export type ParseReply =
-  | { kind: "ok"; result: ParseViews; intelligence: IntelligenceResult | null }
-  /** A model provider failed, or kept answering outside the schema. */
+  | {
+      kind: "ok";
+      result: ParseViews;
+      intelligence: IntelligenceResult | null;
+      /** Tokens of the vision model's page transcriptions, by provider. */
+      ocrUsage: [string, TokenUsage][];
+      /** Problems on pages that did not stop the parse. */
+      warnings: string[];
+    }
+  /** A model provider failed, or kept answering outside the schema, or failed a transcription the job required. */
   | { kind: "provider-error"; message: string }
   | { kind: "load-error"; message: string; code: string | null }
   | { kind: "error"; message: string };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { WebhookEventName } from "@svc/contract";
-import type { ParseViews } from "@svc/docparse";
+import type { ParseViews, TokenUsage } from "@svc/docparse";
 import type { Db } from "../store/db.ts";
 import { toRfc3339 } from "../store/ids.ts";
 import type { BlobStore } from "./blob-store.ts";
@@ -9,7 +9,7 @@ import type { JobEvents } from "./job-events.ts";
 import { intelligenceTask, storedResultOf } from "./job-intelligence.ts";
 import { type ClaimedJob, createJobRepository, type JobRecord, type StoredResult } from "./jobs.ts";
 import { mimeTypeOf } from "./mime-types.ts";
-import type { ModelProviders } from "./model-providers.ts";
+import { type ModelProviders, type VisionTask, visionTaskOf } from "./model-providers.ts";
 import { type IntelligenceResult, ParseThread } from "./parse-threads.ts";
 import type { DocumentsSettings } from "./settings.ts";
 import { type AddressGuard, fetchPublicUrl } from "./url-fetch.ts";
@@ -20,8 +20,11 @@ export interface JobWorkersDeps {
   blobs: BlobStore;
   settings: DocumentsSettings;
   events: JobEvents;
-  /** Where failures of the workers themselves (not of jobs) are reported. */
-  log: { error(object: unknown, message: string): void };
+  /**
+   * Where failures of the workers themselves (not of jobs) are reported, and the warnings of successful parses
+   * (a page OCR could not read, a vision model that failed on a page).
+   */
+  log: { error(object: unknown, message: string): void; warn?(object: unknown, message: string): void };
   /** Called after a job event is queued for webhooks, so they are sent without waiting for a poll. */
   onWebhookQueued?: () => void;
   /** Test hook: which non-public addresses file_url may reach. */
@@ -148,6 +151,12 @@ export class JobWorkers {
       // The providers are resolved again when the job runs: this host's configuration is the one that counts.
       const intelligence = intelligenceTask(job.request, this.#deps.providers);
       if (typeof intelligence === "string") return await this.#fail(job, owner, intelligence);
+      let vision: VisionTask | null;
+      try {
+        vision = visionTaskOf(this.#deps.providers, job.request.parsingOptions);
+      } catch (error) {
+        return await this.#fail(job, owner, (error as Error).message);
+      }
       let input: JobInput;
       try {
         input = await this.#input(job);
@@ -164,13 +173,16 @@ export class JobWorkers {
           parsingOptions: job.request.parsingOptions,
           pageRange: job.request.pageRange,
           intelligence,
+          vision,
         },
         settings.jobTimeoutSecs * 1000,
         stop,
       );
       switch (outcome.kind) {
         case "ok":
-          return await this.#complete(job, owner, outcome.result, outcome.intelligence);
+          if (outcome.warnings.length > 0)
+            this.#deps.log.warn?.({ job: job.id, warnings: outcome.warnings }, "the parse has warnings");
+          return await this.#complete(job, owner, outcome.result, outcome.intelligence, outcome.ocrUsage);
         case "provider-error":
           return await this.#fail(job, owner, outcome.message);
         case "load-error":
@@ -247,8 +259,9 @@ export class JobWorkers {
     owner: string,
     views: ParseViews,
     intelligence: IntelligenceResult | null,
+    ocrUsage: [string, TokenUsage][],
   ): Promise<void> {
-    const stored: StoredResult = storedResultOf(job.kind, views, intelligence);
+    const stored: StoredResult = storedResultOf(job.kind, views, intelligence, ocrUsage);
     await this.#finish(job, "document_ingestion.job.completed", (jobs) =>
       jobs.complete(job.id, owner, {
         result: stored,

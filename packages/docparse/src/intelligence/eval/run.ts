@@ -1,13 +1,15 @@
 /**
- * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--fresh N (3)] [--unseen N (3)] [--mixed N (10)] [--format pdf] [--verbose]
- * [--json]`: generates the labelled set in a temporary directory, prints field precision and recall of the offline
+ * `npm run eval:extract [-- --per-layout N (3)] [--held-out N (3)] [--fresh N (3)] [--unseen N (3)] [--mixed N (10)] [--drawn N (3)]
+ * [--format pdf] [--verbose] [--json]`: generates the labelled set in a temporary directory, prints field precision and recall of the offline
  * extractor per kind, per format and overall (and apart, on held-out, fresh and unseen label wordings), and page-classification
- * accuracy on the mixed documents. Needs LibreOffice for the DOCX and PDF copies.
+ * accuracy on the mixed documents; then the invoices of each wording set drawn as PDFs in label/value columns and
+ * with a bold total line (drawn-invoices.ts). Needs LibreOffice for the DOCX and PDF copies.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DRAWN_LAYOUTS, drawnInvoiceEval } from "./drawn-invoices.ts";
 import { runExtractionEval } from "./extraction-eval.ts";
 import { type FieldCounts, precision, recall } from "./extraction-score.ts";
 import { FORMATS, type Format } from "./extraction-set.ts";
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     "held-out": { type: "string", default: "3" },
     fresh: { type: "string", default: "3" },
     unseen: { type: "string", default: "3" },
+    drawn: { type: "string", default: "3" },
     verbose: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
@@ -96,6 +99,19 @@ try {
     if (values.verbose) {
       for (const page of report.pages.filter((entry) => entry.expected !== entry.predicted)) {
         console.log(`  ${page.document} page ${page.page}: expected ${page.expected}, got ${page.predicted}`);
+      }
+    }
+  }
+  const drawn = Number(values.drawn);
+  if (drawn > 0 && !values.json) {
+    console.log("Invoices drawn as PDFs (pdf-lib): label/value columns, and a bold, larger total line");
+    for (const wording of ["dev", "held-out", "fresh", "unseen"] as const) {
+      const counts = await drawnInvoiceEval(drawn, wording);
+      for (const layout of DRAWN_LAYOUTS) {
+        const c = counts[layout];
+        console.log(
+          `${wording.padEnd(9)} ${layout.padEnd(11)} precision ${precision(c).toFixed(3)}  recall ${recall(c).toFixed(3)}  (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`,
+        );
       }
     }
   }
