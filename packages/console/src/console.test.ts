@@ -345,6 +345,10 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
     await page.goto(`${server.url}/#/documents`, { waitUntil: "domcontentloaded" });
     // Dropped on the drop zone as a file dragged from the desktop would be.
     await page.waitForSelector(".drop", WAIT);
+    // From the keyboard, the drop zone opens the file chooser.
+    await page.focus(".drop");
+    const [chooser] = await Promise.all([page.waitForFileChooser(WAIT), page.keyboard.press("Enter")]);
+    await chooser.cancel();
     const base64 = (await readFile(corpusPath(...PDF))).toString("base64");
     await page.evaluate(`{
       const bytes = Uint8Array.from(atob(${JSON.stringify(base64)}), (c) => c.charCodeAt(0));
@@ -366,8 +370,17 @@ describe("web console in Chromium", { skip, timeout: 1_500_000 }, () => {
       await page.$eval(`.box[data-fragment="${key}"]`, (e) => e.classList.contains("active")),
       true,
     );
-    await page.click("[data-tab=Markdown]");
+    // The tabs: arrow keys move between them; markdown, JSON and tables each show the result.
+    await page.focus("[data-tab=Fragments]");
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await page.$eval("[data-tab=Markdown]", (e) => e.getAttribute("aria-selected")), "true");
+    assert.equal(await page.evaluate("document.activeElement?.dataset.tab"), "Markdown");
     assert.match(await text(".markdown"), /Hyper Parameter Optimization/);
+    await page.click("[data-tab=JSON]");
+    assert.match(await text(".json"), new RegExp(`"parse_id": "${parseHash.replace("#/parse/", "")}"`));
+    await page.click("[data-tab=Tables]");
+    assert.match(await text("#tab-tables-panel"), /OTSL/);
+    await page.click("[data-tab=Markdown]");
     await assertAccessible("the viewer");
   });
 
