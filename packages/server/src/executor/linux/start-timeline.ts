@@ -20,6 +20,8 @@ export interface TimelineStep {
 export class StartTimeline {
   /** When the start began, in this process's performance.now() ms. */
   readonly originMs = performance.now();
+  /** The same moment as a wall-clock time (epoch ms), comparable with the store's times. */
+  readonly beganAt = Date.now();
   readonly steps: TimelineStep[] = [];
 
   /** Runs `action` as step `step`; the step is recorded whether it succeeds or throws. */
@@ -59,7 +61,7 @@ export class StartTimeline {
   toRecord(): { beganAt: number; steps: StartStep[] } {
     const tenth = (ms: number) => Math.round(Math.max(0, ms) * 10) / 10;
     return {
-      beganAt: Math.round(performance.timeOrigin + this.originMs),
+      beganAt: this.beganAt,
       steps: [...this.steps]
         .sort((a, b) => a.from - b.from)
         .map((s) => ({ step: s.step, from_ms: tenth(s.from), to_ms: tenth(Math.max(s.from, s.to)) })),
