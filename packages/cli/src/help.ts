@@ -77,12 +77,36 @@ export const COMMANDS = {
     },
   },
   template: {
-    summary: "templates: images made from a snapshot or a directory tree",
+    summary: "templates: images made from a snapshot, a directory tree or a Dockerfile",
     subcommands: {
       create: ["svc template create <name> (--snapshot ID | --dir D | --tar F)"],
+      build: [
+        "svc template build <name> [-f Dockerfile] [context] [--build-arg K=V]... [--no-internet] [--allow-out D]...",
+        "  builds the Dockerfile (default <context>/Dockerfile) with the context directory (default .), streaming",
+        "  the log; RUN steps run in a build sandbox under the egress policy given, each step is cached",
+      ],
       list: ["svc template list"],
       get: ["svc template get <t>"],
       delete: ["svc template delete <t>"],
+    },
+  },
+  registry: {
+    summary: "the project's credentials for OCI registries (sandbox images by reference)",
+    subcommands: {
+      login: [
+        "svc registry login <host[:port]> --username U --password-stdin   save credentials (encrypted)",
+      ],
+      list: ["svc registry list                  registry hosts and usernames (never passwords)"],
+      logout: ["svc registry logout <host[:port]>  delete the credentials"],
+    },
+  },
+  image: {
+    summary: "images uploaded as docker save or OCI archives (then --image <name>)",
+    subcommands: {
+      upload: ["svc image upload <name> <archive.tar>   a `docker save` or OCI archive"],
+      list: ["svc image list"],
+      get: ["svc image get <name>"],
+      delete: ["svc image delete <name>"],
     },
   },
   pool: {

@@ -37,6 +37,17 @@ export const errorCatalog = {
   TEMPLATE_NOT_FOUND: { status: 404, message: "Template not found" },
   TEMPLATE_EXISTS: { status: 409, message: "A template with this name already exists in the project" },
   TEMPLATE_IN_USE: { status: 409, message: "A sandbox is being created from the template" },
+  IMAGE_NOT_FOUND: { status: 404, message: "Image not found" },
+  IMAGE_EXISTS: { status: 409, message: "The project already has an image with this name" },
+  INVALID_IMAGE: {
+    status: 400,
+    message: "The image is not a valid OCI reference, docker save or OCI archive",
+  },
+  REGISTRY_CREDENTIAL_NOT_FOUND: { status: 404, message: "The project has no credentials for this registry" },
+  IMAGES_UNAVAILABLE: { status: 409, message: "This host runs no sandboxes, so it keeps no images" },
+  BUILD_NOT_FOUND: { status: 404, message: "Template build not found" },
+  INVALID_DOCKERFILE: { status: 400, message: "The Dockerfile cannot be built" },
+  BUILD_FAILED: { status: 422, message: "The template build failed" },
   SNAPSHOT_IN_USE: {
     status: 409,
     message: "The snapshot is used by a pool or a sandbox being created from it",

@@ -25,6 +25,12 @@ export const PTY_DEFAULT_COLS = 80;
 export const PTY_TOKEN_HEADER = "x-pty-token";
 /** The user processes run as when a start request names none. */
 export const DEFAULT_PROCESS_USER = "svc-user";
+/**
+ * A file in a sandbox's root that gives its processes defaults, `{env?, working_dir?, user?}` (a template built
+ * from a Dockerfile holds one from its ENV, WORKDIR and USER). The daemon reads it when it starts; a request's
+ * own env, working_dir and user win over it.
+ */
+export const PROCESS_DEFAULTS_FILE = "/etc/svc/process-defaults.json";
 /** WebSocket close code of a tunnel that received a text frame (only binary frames are relayed). */
 export const TUNNEL_CLOSE_TEXT_FRAME = 1003;
 /** Port of the in-sandbox sshd (loopback only), which the service's SSH gateway reaches through a TCP tunnel. */

@@ -463,6 +463,22 @@ export const CopySandboxQuery = Type.Object(
   closed,
 );
 
+/**
+ * What a template's sandboxes start their processes with, as a Dockerfile build left it (`ENV`, `WORKDIR`,
+ * `USER`, `ENTRYPOINT`, `CMD`); null fields were not set.
+ */
+export const TemplateConfig = Type.Object(
+  {
+    env: Type.Record(Type.String(), Type.String()),
+    working_dir: nullable(Type.String()),
+    user: nullable(Type.String()),
+    entrypoint: nullable(Type.Array(Type.String())),
+    cmd: nullable(Type.Array(Type.String())),
+  },
+  { $id: "TemplateConfig" },
+);
+export type TemplateConfig = Static<typeof TemplateConfig>;
+
 /** A named starting point for sandboxes: a root disk made from a snapshot or from a directory tree. */
 export const Template = Type.Object(
   {
@@ -475,6 +491,8 @@ export const Template = Type.Object(
     source: Type.Enum(["snapshot", "tree"]),
     snapshot_id: Type.Optional(nullable(Type.String())),
     size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    /** Process defaults of a template made by a Dockerfile build; null for the others. */
+    config: Type.Optional(nullable(TemplateConfig)),
     created_at: EpochMs,
   },
   { $id: "Template" },
@@ -731,12 +749,24 @@ export const sandboxRoutes = defineRoutes({
         method: "POST",
         path: "/templates/{template}/tree",
         summary:
-          "Make a template named {template} from a tar of a directory tree, laid over the default image",
+          "Make a template named {template} from a tar of a directory tree, laid over the default image or ?image=",
         params: Type.Object({ template: EntityName }),
+        query: Type.Object(
+          {
+            image: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 255,
+                description: "the image the tree lies over: an OCI reference or an uploaded image's name",
+              }),
+            ),
+          },
+          closed,
+        ),
         bodyKind: "raw",
         status: 200,
         response: Template,
-        errors: ["TEMPLATE_EXISTS", "INVALID_FILE"],
+        errors: ["TEMPLATE_EXISTS", "INVALID_FILE", "INVALID_IMAGE"],
       },
       listTemplates: {
         method: "GET",

@@ -2,6 +2,7 @@ import { createDaemonApp, type DaemonApp, type DaemonAppOptions } from "./app.ts
 import { registerFileRoutes } from "./files/routes.ts";
 import { registerInfoRoutes } from "./info/routes.ts";
 import { registerLogRoutes } from "./logs/routes.ts";
+import { readProcessDefaults } from "./processes/defaults.ts";
 import { ProcessManager, type ProcessManagerOptions } from "./processes/manager.ts";
 import { registerProcessRoutes } from "./processes/routes.ts";
 import { PtyManager, type PtyManagerOptions } from "./pty/manager.ts";
@@ -18,6 +19,11 @@ export interface DaemonOptions
     PtyManagerOptions {
   host: string;
   port: number;
+  /**
+   * A file of process defaults in the sandbox's root (PROCESS_DEFAULTS_FILE, from a template's Dockerfile
+   * build); its env lies over `defaultEnv`, its working_dir and user replace `defaultWorkingDir` and `defaultUser`.
+   */
+  processDefaultsFile?: string;
 }
 
 export interface RunningDaemon {
@@ -41,13 +47,26 @@ export interface BuiltDaemon {
   close(): Promise<void>;
 }
 
+/** The options with the defaults of `processDefaultsFile` laid over them. */
+function withProcessDefaults<T extends Omit<DaemonOptions, "host" | "port">>(options: T): T {
+  if (!options.processDefaultsFile) return options;
+  const log = options.log ?? ((message: string) => process.stderr.write(`svc-daemon: ${message}\n`));
+  const file = readProcessDefaults(options.processDefaultsFile, log);
+  return {
+    ...options,
+    defaultEnv: { ...options.defaultEnv, ...file.env },
+    defaultWorkingDir: file.workingDir ?? options.defaultWorkingDir,
+    defaultUser: file.user ?? options.defaultUser,
+  };
+}
+
 /**
  * Builds the runtime daemon: every runtime route of the contract registered, nothing listening yet. Used by
  * `startDaemon`, and by `svc-daemon --warm-up`, which loads all the daemon's code to fill a compile cache.
  */
 export function buildDaemon(options: Omit<DaemonOptions, "host" | "port">): BuiltDaemon {
   const app = createDaemonApp(options);
-  const processes = new ProcessManager(options);
+  const processes = new ProcessManager(withProcessDefaults(options));
   registerProcessRoutes(app, processes);
   registerFileRoutes(app, { defaultUser: processes.defaultUser });
   registerInfoRoutes(app, processes);

@@ -39,8 +39,11 @@ export class Transport {
     const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(
       ([, v]) => v !== undefined,
     );
-    if (query.length > 0)
-      url += `?${new URLSearchParams(query.map(([k, v]): [string, string] => [k, String(v)]))}`;
+    // An array is the key repeated, as the contract's array query fields are read.
+    const pairs = query.flatMap(([k, v]): [string, string][] =>
+      Array.isArray(v) ? v.map((item): [string, string] => [k, String(item)]) : [[k, String(v)]],
+    );
+    if (pairs.length > 0) url += `?${new URLSearchParams(pairs)}`;
     return url;
   }
 

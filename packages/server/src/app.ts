@@ -1,7 +1,9 @@
 import {
   allRoutes,
   buildOpenApi,
+  buildRoutes,
   documentRoutes,
+  imageRoutes,
   platformRoutes,
   sandboxRoutes,
   validatorCompiler,
@@ -19,6 +21,9 @@ import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./docu
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
+import { imageHandlers } from "./images/routes.ts";
+import { buildLauncher } from "./sandboxes/build-launcher.ts";
+import { buildHandlers } from "./sandboxes/build-routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
 import type { Store } from "./store/store.ts";
 
@@ -83,17 +88,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRoutes(app, platformRoutes, platformHandlers(deps.store, openapi), authenticator);
   // Contract routes whose domains are not served yet answer 501 after authentication and validation.
   installFileSystemBodies(app);
+  const sandboxLifecycle = sandboxHandlers(deps.sandboxes);
   registerRoutes(
     app,
     sandboxRoutes,
     {
-      ...sandboxHandlers(deps.sandboxes),
+      ...sandboxLifecycle,
       ...fileSystemHandlers({
         ...deps.sandboxes.fileSystems,
         sandboxes: deps.sandboxes.repo,
         maxBytes: deps.config.maxFileBytes,
       }),
     },
+    authenticator,
+  );
+  registerRoutes(app, imageRoutes, imageHandlers(deps.sandboxes.images), authenticator);
+  registerRoutes(
+    app,
+    buildRoutes,
+    buildHandlers(deps.sandboxes, buildLauncher(deps.sandboxes, sandboxLifecycle)),
     authenticator,
   );
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};

@@ -26,6 +26,13 @@ export interface ProcessManagerOptions {
    */
   defaultUser?: string;
   /**
+   * Environment of every process under the request's `env` and over the clean base: an OCI image's `ENV`
+   * (its PATH included), given by the executor.
+   */
+  defaultEnv?: Readonly<Record<string, string>>;
+  /** Working directory of requests that name none (an OCI image's `WORKDIR`); default the user's home. */
+  defaultWorkingDir?: string;
+  /**
    * A memory cgroup directory (v1 `/sys/fs/cgroup/memory/<group>`, or a v2 group): children are moved into it
    * right after they start, and its `oom_kill` counter tells OOM kills from other SIGKILLs.
    */
@@ -235,6 +242,8 @@ export class ProcessManager {
   readonly #maxLine: number;
   readonly #maxEnded: number;
   readonly #isRoot: boolean;
+  readonly #defaultEnv: Readonly<Record<string, string>>;
+  readonly #defaultWorkingDir: string | undefined;
   #nextHandle = 1;
   #oomAdjustable = true;
   #cgroupJoinable = true;
@@ -256,6 +265,8 @@ export class ProcessManager {
     this.#maxEnded = positive(options.maxEndedProcesses, 1000, "maxEndedProcesses");
     this.#isRoot = process.getuid?.() === 0;
     this.defaultUser = this.#resolveDefaultUser(options.defaultUser);
+    this.#defaultEnv = options.defaultEnv ?? {};
+    this.#defaultWorkingDir = options.defaultWorkingDir;
     if (options.spoolDir) {
       mkdirSync(options.spoolDir, { recursive: true, mode: 0o700 });
       this.#spoolDir = options.spoolDir;
@@ -303,6 +314,7 @@ export class ProcessManager {
       LOGNAME: user.name,
       SHELL: this.#users.byUid(user.uid)?.shell || "/bin/sh",
       LANG: "C.UTF-8",
+      ...this.#defaultEnv,
       ...request.env,
     };
     const capture = (mode: string | undefined) => (mode === "discard" ? "ignore" : "pipe");
@@ -526,6 +538,8 @@ export class ProcessManager {
   }
 
   #workingDir(requested: string | undefined, user: ResolvedUser): string {
+    if (requested === undefined && this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir))
+      return this.#defaultWorkingDir;
     if (requested === undefined) return isDirectory(user.home) ? user.home : "/";
     const path = resolve(user.home, requested);
     let stat: ReturnType<typeof statSync>;

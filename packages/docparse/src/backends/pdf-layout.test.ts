@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { ParsingOptions } from "@svc/contract";
 import { rgb } from "pdf-lib";
 import { type ParseViews, parseDocument } from "../index.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
   drawParagraph,
@@ -11,6 +13,7 @@ import {
   PAGE_WIDTH,
   pdfBytes,
   textImage,
+  typeThreeLine,
 } from "./pdf-fixtures.ts";
 
 /**
@@ -82,6 +85,33 @@ describe("pdf layout: text without a text layer on a digital page", () => {
     assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
     const text = result.markdown.match(/Ferry crossings/g) ?? [];
     assert.equal(text.length, 1, "the text layer's own text is not read twice");
+  });
+});
+
+describe("pdf layout: glyphs without characters", () => {
+  test("a title in a Type3 font without ToUnicode is read by OCR in its place; no stray characters", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    typeThreeLine(pdf, page, "HARBOUR", fonts.bold, { x: 72, top: 90, size: 32 });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["HARBOUR", body]);
+    const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
+    assert.deepEqual(stray, [], result.markdown);
+  });
+});
+
+describe("pdf layout: glyphs without characters, public", () => {
+  test("redp5110's Highlights box, set in a font whose glyphs map to no characters, is read", {
+    skip: NO_CORPUS,
+  }, async () => {
+    const file = corpusPath("docling/tests/data/pdf/sources/redp5110_sampled.pdf");
+    const result = await parsePdf(new Uint8Array(readFileSync(file)));
+    const box = result.markdown.slice(result.markdown.indexOf("Highlights"));
+    assert.match(box, /performance of your database operations/, box.slice(0, 600));
+    assert.doesNotMatch(result.markdown, /^! " #$/m);
   });
 });
 

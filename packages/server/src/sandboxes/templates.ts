@@ -1,4 +1,4 @@
-import type { Template } from "@svc/contract";
+import type { Template, TemplateConfig } from "@svc/contract";
 import type { Db } from "../store/db.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import { newId } from "../store/ids.ts";
@@ -12,12 +12,17 @@ export interface TemplateRow {
   source: "snapshot" | "tree";
   snapshotId: string | null;
   sizeBytes: number | null;
+  /** Process defaults a Dockerfile build left (ENV, WORKDIR, USER...); null for other templates. */
+  config: TemplateConfig | null;
   createdAt: number;
 }
 
 export interface TemplateRepository {
   /** Null when the project already has a template of that name. */
-  create(row: Omit<TemplateRow, "id" | "createdAt">, id?: string): Promise<TemplateRow | null>;
+  create(
+    row: Omit<TemplateRow, "id" | "createdAt" | "config"> & { config?: TemplateConfig | null },
+    id?: string,
+  ): Promise<TemplateRow | null>;
   /** By id or name, within the project. */
   find(projectId: string, idOrName: string): Promise<TemplateRow | null>;
   list(projectId: string): Promise<TemplateRow[]>;
@@ -44,11 +49,12 @@ export function toTemplate(row: TemplateRow, namespace: string): Template {
     source: row.source,
     snapshot_id: row.snapshotId,
     size_bytes: row.sizeBytes,
+    config: row.config,
     created_at: row.createdAt,
   };
 }
 
-const COLUMNS = "id, project_id, name, base_image, source, snapshot_id, size_bytes, created_at";
+const COLUMNS = "id, project_id, name, base_image, source, snapshot_id, size_bytes, config, created_at";
 
 function fromRow(row: Record<string, unknown>): TemplateRow {
   return {
@@ -59,6 +65,7 @@ function fromRow(row: Record<string, unknown>): TemplateRow {
     source: row.source as TemplateRow["source"],
     snapshotId: (row.snapshot_id as string | null) ?? null,
     sizeBytes: row.size_bytes === null || row.size_bytes === undefined ? null : Number(row.size_bytes),
+    config: typeof row.config === "string" ? (JSON.parse(row.config) as TemplateConfig) : null,
     createdAt: Number(row.created_at),
   };
 }
@@ -67,9 +74,9 @@ export function createTemplateRepository(db: Db): TemplateRepository {
   const select = `SELECT ${COLUMNS} FROM sandbox_templates`;
   return {
     async create(fields, id = newTemplateId()) {
-      const row: TemplateRow = { ...fields, id, createdAt: Date.now() };
+      const row: TemplateRow = { ...fields, config: fields.config ?? null, id, createdAt: Date.now() };
       try {
-        await db.execute(`INSERT INTO sandbox_templates (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+        await db.execute(`INSERT INTO sandbox_templates (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
           row.id,
           row.projectId,
           row.name,
@@ -77,6 +84,7 @@ export function createTemplateRepository(db: Db): TemplateRepository {
           row.source,
           row.snapshotId,
           row.sizeBytes,
+          row.config === null ? null : JSON.stringify(row.config),
           row.createdAt,
         ]);
       } catch (error) {

@@ -1,5 +1,7 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
+import { imagesMigration } from "../images/migration.ts";
+import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
@@ -162,6 +164,8 @@ export const migrations: readonly Migration[] = [
   snapshotsAndPoolsMigration,
   executorsMigration,
   startTimelineMigration,
+  templateBuildsMigration,
+  imagesMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -27,9 +27,14 @@ describe("Dockerfile reading", () => {
     const { steps, warnings } = parseDockerfile(text, { VERSION: "2.0" });
     assert.deepEqual(
       steps.map((s) => s.kind),
-      ["from", "env", "env", "workdir", "run", "run", "copy", "copy", "user", "entrypoint", "cmd"],
+      ["from", "arg", "env", "env", "workdir", "run", "run", "copy", "copy", "user", "entrypoint", "cmd"],
     );
     assert.deepEqual(steps[0], { kind: "from", line: 3, image: "python:3.12-slim" });
+    assert.deepEqual(
+      steps.splice(1, 1),
+      [{ kind: "arg", line: 4, vars: [["VERSION", "2.0"]] }],
+      "RUN's environment",
+    );
     assert.deepEqual(steps[1], {
       kind: "env",
       line: 5,
@@ -81,8 +86,9 @@ describe("Dockerfile reading", () => {
       "x x d e set  $A",
     );
     const { steps } = parseDockerfile("FROM alpine\nENV N=env\nARG N=arg\nWORKDIR /w/$N\nRUN echo $N\n");
-    assert.deepEqual(steps[2], { kind: "workdir", line: 4, path: "/w/env" });
-    assert.deepEqual(steps[3], { kind: "run", line: 5, command: ["/bin/sh", "-c", "echo $N"], shell: true });
+    assert.deepEqual(steps[2], { kind: "arg", line: 3, vars: [["N", "arg"]] });
+    assert.deepEqual(steps[3], { kind: "workdir", line: 4, path: "/w/env" });
+    assert.deepEqual(steps[4], { kind: "run", line: 5, command: ["/bin/sh", "-c", "echo $N"], shell: true });
   });
 
   test("what cannot be built is refused with its line", () => {

@@ -16,6 +16,8 @@ export type DockerfileStep =
   | { kind: "from"; line: number; image: string }
   | { kind: "run"; line: number; command: string[]; shell: boolean }
   | { kind: "env"; line: number; vars: [string, string][] }
+  /** An `ARG` after `FROM` with the values it has: the environment of later `RUN`s, not of the image. */
+  | { kind: "arg"; line: number; vars: [string, string][] }
   | { kind: "workdir"; line: number; path: string }
   | {
       kind: "copy";
@@ -207,6 +209,7 @@ export function parseDockerfile(text: string, buildArgs: Readonly<Record<string,
         break;
       }
       case "ARG": {
+        const valued: [string, string][] = [];
         for (const word of words(rest, line)) {
           const eq = word.indexOf("=");
           const name = eq < 0 ? word : word.slice(0, eq);
@@ -216,7 +219,9 @@ export function parseDockerfile(text: string, buildArgs: Readonly<Record<string,
           const value = buildArgs[name] ?? (eq < 0 ? undefined : sub(word.slice(eq + 1)));
           // An ENV of the same name wins over an ARG, as in Docker.
           if (value !== undefined && !envNames.has(name)) vars.set(name, value);
+          if (value !== undefined) valued.push([name, value]);
         }
+        if (steps.length > 0 && valued.length > 0) steps.push({ kind: "arg", line, vars: valued });
         break;
       }
       case "ENV": {
