@@ -129,7 +129,8 @@ export function action(
     } catch (error) {
       showError(status, error);
     } finally {
-      button.disabled = false;
+      // Enabled again, unless the state of what it acts on disallows it (`data-blocked`).
+      button.disabled = button.dataset.blocked === "true";
     }
   });
   return button;

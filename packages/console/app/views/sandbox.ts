@@ -116,9 +116,14 @@ export const sandboxView: View = (session, main, id) => {
 
   function show(record: SandboxRecord) {
     // Only what the sandbox's state allows (suspend and snapshot a running one, resume a suspended one).
-    suspendButton.disabled = record.status !== "running";
-    snapshotButton.disabled = record.status !== "running";
-    resumeButton.disabled = record.status !== "suspended";
+    for (const [button, allowed] of [
+      [suspendButton, record.status === "running"],
+      [snapshotButton, record.status === "running"],
+      [resumeButton, record.status === "suspended"],
+    ] as const) {
+      button.dataset.blocked = String(!allowed);
+      button.disabled = !allowed;
+    }
     if (record.status !== "pending") void showPhases();
     const last = seen.at(-1);
     const reason = record.status === "pending" ? (record.pending_reason ?? "") : "";
