@@ -179,6 +179,43 @@ describe("template builds", { skip }, () => {
       "svc-user\n/opt/app\n/opt/app bonjour\n",
       "ENV, WORKDIR and USER are the defaults of the template's processes",
     );
+    // The Dockerfile's CMD ran at start as a listed process, as USER in WORKDIR.
+    const created = await call("POST", "/sandboxes", { template_id: "web", resources: { cpus: 0.5 } });
+    const id = created.json.sandbox_id;
+    try {
+      assert.deepEqual(created.json.entrypoint ?? (await call("GET", `/sandboxes/${id}`)).json.entrypoint, [
+        "cat",
+        "built.txt",
+      ]);
+      const deadline = Date.now() + BUILD_TIMEOUT_MS;
+      let sandbox = (await call("GET", `/sandboxes/${id}`)).json;
+      while (sandbox.status === "pending" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        sandbox = (await call("GET", `/sandboxes/${id}`)).json;
+      }
+      type Answer = {
+        processes: { pid: number; command: string; args: string[]; status: string; exit_code: number }[];
+        lines: string[];
+      };
+      const daemon = (path: string) =>
+        fetch(`${sandbox.sandbox_url}${path}`, {
+          headers: { authorization: `Bearer ${server.apiKey}` },
+        }).then((r) => r.json() as Promise<Answer>);
+      let listed = (await daemon("/api/v1/processes")).processes;
+      while (listed.some((p) => p.status === "running") && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        listed = (await daemon("/api/v1/processes")).processes;
+      }
+      assert.deepEqual(
+        listed.map((p) => [p.command, p.args, p.exit_code]),
+        [["cat", ["built.txt"], 0]],
+      );
+      assert.deepEqual((await daemon(`/api/v1/processes/${listed[0].pid}/stdout`)).lines, [
+        "bonjour from root in /opt/app",
+      ]);
+    } finally {
+      await call("DELETE", `/sandboxes/${id}`);
+    }
   });
 
   test("a rebuild with every step cached starts no sandbox; a changed file reruns from its COPY", {

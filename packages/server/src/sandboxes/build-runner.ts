@@ -340,6 +340,8 @@ async function startBuildSandbox(
       disk_mb: BUILD_SANDBOX.disk_mb,
     },
     timeout_secs: BUILD_SANDBOX.timeout_secs,
+    // A build runs its steps, never its base image's (or template's) ENTRYPOINT/CMD.
+    entrypoint: [],
     // A host with no room ends the build sandbox (and so the build) rather than keeping it waiting for ever.
     max_pending_secs: Math.ceil((deps.startTimeoutMs ?? START_TIMEOUT_MS) / 1000),
     ...(input.network ? { network: input.network } : {}),

@@ -20,7 +20,7 @@ import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 import { suspendSnapshotHandlers } from "./suspend-snapshot.ts";
 import { templateHandlers } from "./template-routes.ts";
-import type { TemplateRepository } from "./templates.ts";
+import { type TemplateRepository, templateCommand } from "./templates.ts";
 
 export interface SandboxDeps {
   store: Store;
@@ -128,7 +128,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
         ),
         timeoutSecs: body.timeout_secs ?? 0,
         maxPendingSecs: body.max_pending_secs ?? null,
-        entrypoint: body.entrypoint ?? null,
+        entrypoint: body.entrypoint ?? templateCommand(template?.config) ?? null,
         network: body.network ?? null,
         exposedPorts: userPorts(body.exposed_ports),
         allowUnauthenticatedAccess: body.allow_unauthenticated_access ?? false,

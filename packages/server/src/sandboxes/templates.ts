@@ -114,3 +114,12 @@ export function createTemplateRepository(db: Db): TemplateRepository {
     },
   };
 }
+
+/**
+ * What a sandbox from a Dockerfile-built template runs at start: the Dockerfile's ENTRYPOINT followed by its CMD;
+ * undefined when it set neither (the base image's own then run, as Docker inherits them).
+ */
+export function templateCommand(config: TemplateConfig | null | undefined): string[] | undefined {
+  if (!config?.entrypoint && !config?.cmd) return undefined;
+  return [...(config.entrypoint ?? []), ...(config.cmd ?? [])];
+}
