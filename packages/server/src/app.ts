@@ -19,7 +19,7 @@ import { installConsole } from "./console/routes.ts";
 import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
-import { rolesOf } from "./hosts/roles.ts";
+import { hostIdOf, rolesOf } from "./hosts/roles.ts";
 import { buildLauncher } from "./sandboxes/build-launcher.ts";
 import { buildHandlers } from "./sandboxes/build-routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
@@ -100,12 +100,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     authenticator,
   );
-  registerRoutes(
-    app,
-    buildRoutes,
-    buildHandlers(deps.sandboxes, buildLauncher(deps.sandboxes, sandboxLifecycle)),
-    authenticator,
-  );
+  const builds = buildLauncher(deps.sandboxes, sandboxLifecycle, hostIdOf(deps.config));
+  registerRoutes(app, buildRoutes, buildHandlers(deps.sandboxes, builds), authenticator);
+  // The sandboxes were reconciled before the app was built: a build sandbox of an interrupted build is removed.
+  app.addHook("onReady", () => builds.recover());
+  app.addHook("onClose", () => builds.book.flush());
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
   const webhooks = new WebhookDispatcher({
     db: deps.store.db,

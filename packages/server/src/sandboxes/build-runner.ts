@@ -274,6 +274,8 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
       }
     } finally {
       await deps.sandboxes.remove(auth, sandbox.id).catch(() => undefined);
+      record.sandboxId = null;
+      record.changed();
     }
   } else {
     for (const [offset, planned] of todo.entries()) {
@@ -344,6 +346,8 @@ async function startBuildSandbox(
     max_pending_secs: Math.ceil((deps.startTimeoutMs ?? START_TIMEOUT_MS) / 1000),
     ...(input.network ? { network: input.network } : {}),
   });
+  // Stored with the record, so a server that dies mid-build removes it when it starts again.
+  input.record.sandboxId = created.sandbox_id;
   input.record.line(`Build sandbox ${created.sandbox_id} starting`);
   const deadline = Date.now() + (deps.startTimeoutMs ?? START_TIMEOUT_MS) + 60_000;
   for (;;) {

@@ -1,6 +1,7 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
+import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import type { Db } from "./db.ts";
@@ -162,6 +163,7 @@ export const migrations: readonly Migration[] = [
   snapshotsAndPoolsMigration,
   executorsMigration,
   templateBuildsMigration,
+  templateBuildRecordsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
