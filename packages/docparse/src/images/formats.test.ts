@@ -9,6 +9,7 @@ import sharp from "sharp";
 import { textImage } from "../backends/pdf-fixtures.ts";
 import { DocumentLoadError, parseDocument } from "../index.ts";
 import { DocumentLoadError as ModelLoadError } from "../model.ts";
+import { ocrSlots } from "../ocr/slots.ts";
 import { wordRecall } from "../ocr/test-support.ts";
 import { sniffMimeType } from "../sniff.ts";
 import { decodeBmp } from "./bmp.ts";
@@ -156,7 +157,15 @@ describe("image formats", () => {
           .tiff({ pageHeight: height } as never)
           .toBuffer();
       });
-    const { result } = await parseDocument({ bytes: tiff, mimeType: "image/tiff", options: {} });
+    // The pages are read at once, one per OCR slot (one per core).
+    let mostBusy = 0;
+    const watch = setInterval(() => {
+      mostBusy = Math.max(mostBusy, ocrSlots.busy);
+    }, 2);
+    const { result } = await parseDocument({ bytes: tiff, mimeType: "image/tiff", options: {} }).finally(() =>
+      clearInterval(watch),
+    );
+    assert.equal(mostBusy, Math.min(2, ocrSlots.size));
     assert.equal(result.total_pages, 2);
     assert.match(
       result.pages[0].page_fragments?.map((f) => JSON.stringify(f.content)).join(" ") ?? "",

@@ -3,22 +3,24 @@ import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.
 import { requestedPages } from "../page-range.ts";
 import { assembleDocument } from "../paginated/assemble.ts";
 import { barcodesOf } from "../paginated/barcode-stage.ts";
-import type { PageGeometry } from "../paginated/geometry.ts";
 import { layoutPage } from "../paginated/layout.ts";
-import { ocrPageGeometry } from "../paginated/ocr-stage.ts";
+import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
 import { tableStage } from "../paginated/tables-stage.ts";
-import { decodeImagePages, imagePageCount } from "./decode.ts";
+import { decodeImage, imagePageCount } from "./decode.ts";
 
 /**
  * Images (PNG, JPEG, TIFF with every page, WebP, GIF, AVIF): each page is OCRed and its words go through the
- * same layout as a PDF's text. Pages are decoded one at a time, so a long TIFF is never in memory whole.
+ * same layout as a PDF's text. Pages are decoded a few at a time, so a long TIFF is never in memory whole.
  */
 export async function loadImage(input: BackendInput): Promise<DocumentModel> {
-  if (!input.bytes) throw new DocumentLoadError("An image needs the file's bytes, not text");
-  const total = await imagePageCount(input.bytes);
+  const bytes = input.bytes;
+  if (!bytes) throw new DocumentLoadError("An image needs the file's bytes, not text");
+  const total = await imagePageCount(bytes);
   const wanted = requestedPages(input.pageRange, total);
-  const geometry: PageGeometry[] = [];
-  for await (const raster of decodeImagePages(input.bytes, { pageNumbers: wanted })) {
+  // Pages are read a few at a time, each in an OCR slot (one per core): a multi-page TIFF keeps every core busy,
+  // and no more than OCR_PAGES_IN_FLIGHT pages are decoded at once.
+  const geometry = await mapLimited(wanted, OCR_PAGES_IN_FLIGHT, async (pageNumber) => {
+    const [raster] = await decodeImage(bytes, { pageNumbers: [pageNumber] });
     const page = await ocrPageGeometry(
       raster,
       input.parsing,
@@ -37,8 +39,8 @@ export async function loadImage(input: BackendInput): Promise<DocumentModel> {
     if (input.parsing.barcode_detection && page.width === raster.widthPt) {
       page.barcodes = await barcodesOf(raster.png, 72 / raster.ocrDpi);
     }
-    geometry.push(page);
-  }
+    return page;
+  });
   const sizes = new Map(
     geometry.map((page) => [page.pageNumber, { width: page.width, height: page.height }]),
   );

@@ -4,7 +4,7 @@ import type { PageFragment } from "@svc/contract";
 import sharp from "sharp";
 import { parseDocument } from "../index.ts";
 import { tableImage } from "../ocr/test-support.ts";
-import { rasterRules } from "./rules.ts";
+import { rasterRules, scaleRules } from "./rules.ts";
 
 const ROWS = [
   ["Item", "Quantity", "Price"],
@@ -47,6 +47,8 @@ describe("tables in images", () => {
       await rasterRules(await tableImage(ROWS, { ruled: false, dpi: 200 }), 72 / 200, 200),
       [],
     );
+    // Rules found once in pixels and scaled are the rules found in points.
+    assert.deepEqual(scaleRules(await rasterRules(png, 1, 200), 72 / 200), rules);
     const blank = await sharp({ create: { width: 400, height: 300, channels: 3, background: "#ffffff" } })
       .png()
       .toBuffer();

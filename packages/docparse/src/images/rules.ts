@@ -75,6 +75,22 @@ export async function rasterRules(png: Buffer, pointsPerPixel: number, dpi: numb
 }
 
 /**
+ * Rules found in pixels (`rasterRules(png, 1, dpi)`) in points, as `rasterRules(png, pointsPerPixel, dpi)` gives
+ * them: a page's rules are found once and used in both frames.
+ */
+export function scaleRules(rules: readonly Rule[], pointsPerPixel: number): Rule[] {
+  const round = (v: number) => Math.round(v * pointsPerPixel * 100) / 100;
+  return rules.map((rule) => ({
+    ...rule,
+    x1: round(rule.x1),
+    y1: round(rule.y1),
+    x2: round(rule.x2),
+    y2: round(rule.y2),
+    width: round(rule.width),
+  }));
+}
+
+/**
  * Runs of ink at least `minLength` long along each row ("h") or column ("v"), with small breaks bridged. Both
  * scan the pixels row by row (columns keep their state in arrays), which is what the memory layout is fast for.
  */

@@ -1,4 +1,4 @@
-import sharp, { type OverlayOptions } from "sharp";
+import sharp from "sharp";
 import { languageOfScript, latinLanguage, refineWithinScript } from "./languages.ts";
 import {
   type OrientationGuess,
@@ -8,6 +8,7 @@ import {
   readUpright,
   turn,
 } from "./orientation.ts";
+import { readRegionsInTheirScripts, stackWords, weakRegions } from "./regions.ts";
 import type { TsvPage, TsvWord } from "./tsv.ts";
 import type { ReadContext, WordReader } from "./word-reader.ts";
 
@@ -26,8 +27,6 @@ const MIN_DOUBTFUL_WORDS = 4;
 const MIN_DOUBTFUL_SHARE = 0.1;
 /** OSD orientation below this confidence is not trusted to turn a page read in another script. */
 const TRUSTED_TURN = 1.5;
-/** Doubtful words shown to OSD at most. */
-const MAX_DOUBTFUL_WORDS = 200;
 
 /**
  * Reads a page in the languages of its own script. Most pages are English or another Latin-script language: an
@@ -36,9 +35,33 @@ const MAX_DOUBTFUL_WORDS = 200;
  * page is read in that script's language; within a script, a language is refined from letters only it has
  * (Ukrainian, Persian, Urdu), and Chinese is read both simplified and traditional, the more confident winning.
  * A page mostly in Latin letters with lines in another script (English with Korean) has only its doubtful lines
- * shown to OSD, and is read in that script's language and English together.
+ * shown to OSD, and is read in that script's language and English together. Paragraphs in yet another script
+ * (a Russian paragraph on a Chinese page) read weakly, and are then read again each in its own (regions.ts).
  */
 export async function readDetectingLanguage(
+  png: Buffer,
+  dpi: number,
+  reader: WordReader,
+  context: Omit<ReadContext, "language">,
+): Promise<DetectedReading> {
+  const whole = await readWholePage(png, dpi, reader, context);
+  if (!reader.detectOrientation || weakRegions(whole.page).length === 0) return whole;
+  const installed = new Set(reader.languages ? await reader.languages() : ["eng"]);
+  const usable = (language: string | null): language is string =>
+    typeof language === "string" && language.split("+").every((code) => installed.has(code));
+  const detect = reader.detectOrientation.bind(reader);
+  const regions = await readRegionsInTheirScripts(
+    await turn(png, whole.rotation),
+    whole,
+    (image, language) => reader.readWords(image, dpi, { ...context, language }),
+    async (image) => (await detect(image, dpi, { ...context, language: "osd" }))?.script ?? null,
+    usable,
+  );
+  return { ...regions, rotation: whole.rotation };
+}
+
+/** The whole page read in one script's languages (or in one script's and English). */
+async function readWholePage(
   png: Buffer,
   dpi: number,
   reader: WordReader,
@@ -260,42 +283,4 @@ export function doubtfulWords(page: TsvPage): TsvWord[] | null {
   }
   if (doubtful.length < MIN_DOUBTFUL_WORDS || doubtfulChars < chars * MIN_DOUBTFUL_SHARE) return null;
   return doubtful;
-}
-
-/** The doubtful words cut out of the page and set in rows on white, for OSD to name their script. */
-async function stackWords(png: Buffer, words: TsvWord[]): Promise<Buffer | null> {
-  const { width = 0, height = 0 } = await sharp(png).metadata();
-  const boxes = words
-    .slice(0, MAX_DOUBTFUL_WORDS)
-    .map((word) => ({
-      left: Math.max(0, word.left),
-      top: Math.max(0, word.top),
-      width: Math.min(word.width, width - Math.max(0, word.left)),
-      height: Math.min(word.height, height - Math.max(0, word.top)),
-    }))
-    .filter((b) => b.width > 0 && b.height > 0);
-  if (boxes.length === 0) return null;
-  const pad = 12;
-  const rowWidth = Math.max(width, ...boxes.map((b) => b.width + 2 * pad));
-  const pieces: OverlayOptions[] = [];
-  let x = pad;
-  let y = pad;
-  let rowHeight = 0;
-  for (const b of boxes) {
-    if (x + b.width + pad > rowWidth) {
-      x = pad;
-      y += rowHeight + pad;
-      rowHeight = 0;
-    }
-    pieces.push({ input: await sharp(png).extract(b).png().toBuffer(), left: x, top: y });
-    x += b.width + pad * 2;
-    rowHeight = Math.max(rowHeight, b.height);
-  }
-  return sharp({
-    create: { width: rowWidth, height: y + rowHeight + pad, channels: 3, background: "#ffffff" },
-  })
-    .composite(pieces)
-    .toColourspace("b-w")
-    .png({ compressionLevel: 1 })
-    .toBuffer();
 }

@@ -5,12 +5,13 @@ import { OCR_LANGUAGES } from "@svc/contract";
 import sharp from "sharp";
 import { parseDocument } from "../index.ts";
 import { isRightToLeft, latinLanguage, refineWithinScript } from "./languages.ts";
+import { weakRegions } from "./regions.ts";
 import { parseOsd, tesseractInstallation } from "./tesseract.ts";
-import { renderTextPage } from "./test-support.ts";
+import { renderParagraphsPage, renderTextPage } from "./test-support.ts";
 import { parseTesseractTsv, toRunsAndLines } from "./tsv.ts";
 
 /** The languages the script tests read in (scripts/install.sh installs them, and the Noto fonts they are drawn in). */
-const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara", "jpn", "jpn_vert"];
+const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara", "jpn", "jpn_vert", "rus"];
 const installed = (await tesseractInstallation())?.languages ?? [];
 const missing = NEEDED.filter((code) => !installed.includes(code));
 // Without the language data the OCR tests skip, except in CI, where scripts/install.sh must have installed it.
@@ -117,6 +118,39 @@ describe("language rules", () => {
   });
 });
 
+test("paragraphs read weakly, with enough characters for OSD, are the regions read again", () => {
+  const word = (block: number, paragraph: number, conf: number, text: string) => ({
+    block,
+    paragraph,
+    line: 1,
+    left: 0,
+    top: 0,
+    width: 10,
+    height: 10,
+    conf,
+    text,
+  });
+  const page = {
+    lines: [],
+    words: [
+      word(1, 1, 96, "Комитет собрался во вторник"),
+      word(2, 1, 12, "НЕтЕЖЕРЯЯ,"),
+      word(2, 1, 8, "НУР ИНЕЕЕАЯЕ"),
+      word(2, 2, 20, "ЖЕ"),
+      word(3, 1, 30, "short but weak and long enough"),
+    ],
+  };
+  const regions = weakRegions(page);
+  // The confident paragraph and the weak one too short to name are left; the longest weak one comes first.
+  assert.deepEqual(
+    regions.map((r) => [r.block, r.paragraph, Math.round(r.confidence)]),
+    [
+      [3, 1, 30],
+      [2, 1, 10],
+    ],
+  );
+});
+
 describe("OCR in every script", { skip }, () => {
   test("every language parsing_options.ocr_languages accepts is installed (scripts/install.sh)", () => {
     const absent = OCR_LANGUAGES.filter((code) => !installed.includes(code));
@@ -154,6 +188,29 @@ describe("OCR in every script", { skip }, () => {
     const mixedMarkdown = await parsePng(mixed.png);
     assert.match(mixedMarkdown, /보고서를/, mixedMarkdown);
     assert.match(mixedMarkdown, /Please bring the report/, mixedMarkdown);
+  });
+
+  test("a page with a Russian paragraph and a Chinese one reads each in its own script", {
+    timeout: 300_000,
+  }, async () => {
+    const russian =
+      "Комитет собрался во вторник утром, чтобы рассмотреть годовой бюджет региональной библиотечной сети.";
+    const chinese =
+      "委员会于星期二上午开会，审议地区图书馆网络的年度预算。司库解释说，印刷图书的支出已连续第三年下降。";
+    const png = await renderParagraphsPage([
+      { text: russian, font: "Noto Sans" },
+      { text: chinese, font: "Noto Sans CJK SC" },
+    ]);
+    const markdown = await parsePng(png);
+    const [first, second] = [squeeze(russian), squeeze(chinese)].map((text) =>
+      orderedShare(text, squeeze(markdown)),
+    );
+    assert.ok(first >= 0.9 && second >= 0.9, `${first.toFixed(3)} ${second.toFixed(3)}: ${markdown}`);
+    // The Chinese paragraph is not read as Cyrillic letters, nor the Russian one as Chinese characters.
+    const split = markdown.indexOf("委员会");
+    assert.ok(split > markdown.indexOf("бюджет"), markdown);
+    assert.doesNotMatch(markdown.slice(0, split), /\p{Script=Han}/u, markdown);
+    assert.doesNotMatch(markdown.slice(split), /\p{Script=Cyrillic}/u, markdown);
   });
 
   test("vertical Japanese reads down its columns, the columns from the right", {

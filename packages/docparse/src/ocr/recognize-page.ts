@@ -1,5 +1,5 @@
 import type { PageRaster } from "../images/decode.ts";
-import { rasterRules } from "../images/rules.ts";
+import { rasterRules, scaleRules } from "../images/rules.ts";
 import type { Rule } from "../paginated/geometry.ts";
 import { deskew } from "./deskew.ts";
 import { readDetectingLanguage } from "./detect-language.ts";
@@ -39,12 +39,9 @@ export async function recognizePage(
       signal.throwIfAborted();
       const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
       const uprightPng = await turn(png, upright.rotation);
-      const rules = await rasterRules(uprightPng, 72 / raster.ocrDpi, raster.ocrDpi);
-      const missed = await missedInk(
-        uprightPng,
-        upright.page,
-        await rasterRules(uprightPng, 1, raster.ocrDpi),
-      );
+      const pixelRules = await rasterRules(uprightPng, 1, raster.ocrDpi);
+      const rules = scaleRules(pixelRules, 72 / raster.ocrDpi);
+      const missed = await missedInk(uprightPng, upright.page, pixelRules);
       if (missed) {
         const context = { language: upright.language, signal, sparse: true };
         const more = await reader.readWords(missed, raster.ocrDpi, context);

@@ -183,3 +183,57 @@ export async function tableImage(
     .png()
     .toBuffer();
 }
+
+/** A paragraph of a page of several scripts: its text and the font it is drawn in. */
+export interface Paragraph {
+  text: string;
+  font: string;
+  /** Set right-aligned and laid out right to left (Arabic, Hebrew). */
+  rtl?: boolean;
+}
+
+/**
+ * Paragraphs one under another on a clean A4 page at 300 dpi, 12 pt, each in its own font, a blank line apart;
+ * lines wrap at spaces, or anywhere in text written without them (Chinese, Japanese).
+ */
+export async function renderParagraphsPage(paragraphs: readonly Paragraph[], dpi = 300): Promise<Buffer> {
+  const width = Math.round(8.27 * dpi);
+  const height = Math.round(11.7 * dpi);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = "#000000";
+  const fontPx = (12 * dpi) / 72;
+  const margin = dpi;
+  let y = margin + fontPx;
+  for (const paragraph of paragraphs) {
+    context.font = `${fontPx}px "${paragraph.font}"`;
+    context.direction = paragraph.rtl ? "rtl" : "ltr";
+    context.textAlign = paragraph.rtl ? "right" : "left";
+    const spaced = /\s/.test(paragraph.text.trim());
+    const pieces = spaced ? paragraph.text.split(/\s+/) : [...paragraph.text];
+    let line = "";
+    const draw = () => {
+      context.fillText(line, paragraph.rtl ? width - margin : margin, y);
+      y += fontPx * 1.5;
+    };
+    for (const piece of pieces) {
+      const candidate = line === "" ? piece : spaced ? `${line} ${piece}` : line + piece;
+      if (line !== "" && context.measureText(candidate).width > width - 2 * margin) {
+        draw();
+        line = piece;
+      } else {
+        line = candidate;
+      }
+    }
+    if (line !== "") draw();
+    y += fontPx * 1.5;
+  }
+  return sharp(canvas.toBuffer("image/png"))
+    .flatten({ background: "#ffffff" })
+    .toColourspace("b-w")
+    .withDensity(dpi)
+    .png()
+    .toBuffer();
+}
