@@ -100,7 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     authenticator,
   );
-  const builds = buildLauncher(deps.sandboxes, sandboxLifecycle, hostIdOf(deps.config));
+  const builds = buildLauncher(deps.sandboxes, sandboxLifecycle, {
+    hostId: hostIdOf(deps.config),
+    cacheSteps: deps.config.buildCacheSteps,
+  });
   registerRoutes(app, buildRoutes, buildHandlers(deps.sandboxes, builds), authenticator);
   // The sandboxes were reconciled before the app was built: a build sandbox of an interrupted build is removed.
   app.addHook("onReady", () => builds.recover());

@@ -61,7 +61,7 @@ export function readContext(bytes: Buffer): ContextEntry[] {
 export function buildLauncher(
   sandboxes: SandboxDeps,
   lifecycle: Handlers<typeof sandboxRoutes>,
-  hostId: string,
+  options: { hostId: string; cacheSteps: number },
 ): BuildLauncher {
   const create = lifecycle.createSandbox;
   const remove = lifecycle.deleteSandbox;
@@ -86,8 +86,10 @@ export function buildLauncher(
     snapshots: sandboxes.snapshots,
     templates: sandboxes.templates,
     cache: createBuildCache(sandboxes.store.db),
+    removeSnapshotDisk: (id) => sandboxes.scheduler.removeSnapshot(id),
+    cacheSteps: options.cacheSteps,
   };
-  const book = new BuildBook(createBuildStore(sandboxes.store.db), hostId);
+  const book = new BuildBook(createBuildStore(sandboxes.store.db), options.hostId);
   return {
     book,
     deps,

@@ -8,6 +8,7 @@ import type { SandboxDialer } from "../hosts/relay.ts";
 import type { Logger } from "../log.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
+import { createBuildCache } from "./build-cache.ts";
 import { sandboxLogHandlers } from "./logs.ts";
 import { checkMounts, mountHandlers } from "./mounts.ts";
 import type { PoolKeeper } from "./pool-keeper.ts";
@@ -268,6 +269,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       templates: deps.templates,
       snapshots: deps.snapshots,
       scheduler,
+      buildCache: createBuildCache(deps.store.db),
       namespaceOf,
       tmpDir: deps.tmpDir,
       maxBytes: deps.maxUploadBytes,
