@@ -1,5 +1,6 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
+import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
@@ -162,6 +163,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  imagesMigration,
   templateBuildsMigration,
   templateBuildRecordsMigration,
 ];
