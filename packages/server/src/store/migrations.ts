@@ -163,8 +163,8 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
-  imagesMigration,
   templateBuildsMigration,
+  imagesMigration,
   templateBuildRecordsMigration,
 ];
 
