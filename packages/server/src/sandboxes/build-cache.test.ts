@@ -1,12 +1,13 @@
 /**
  * The build cache's bookkeeping on SQLite and PostgreSQL: a project keeps its newest steps and the evicted ones'
- * snapshots are answered for removal unless a template uses them; a deleted template releases the build-cache
+ * snapshots are answered for removal unless a template uses them or a sandbox is being created from them; a deleted template releases the build-cache
  * snapshots no other template uses; a sandbox's own snapshot is never answered.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { onEveryStore } from "../documents/webhooks/testing.ts";
 import { createBuildCache, removeCacheSnapshots } from "./build-cache.ts";
+import { createSandboxRepository, pendingSandbox } from "./repository.ts";
 import { createSnapshotRepository } from "./snapshots.ts";
 
 onEveryStore("template build cache", (makeTarget) => {
@@ -49,6 +50,16 @@ onEveryStore("template build cache", (makeTarget) => {
       );
       assert.equal((await snapshots.list(project.id, { includeBuildCache: true })).length, 5);
 
+      // Another build resumes from step 2: its sandbox is being created from the snapshot.
+      const repo = createSandboxRepository(store.db);
+      const resuming = pendingSandbox({ projectId: project.id, cpus: 1, memoryMb: 1024, diskMb: 1024 });
+      await repo.insert({ ...resuming, snapshotId: steps[2] });
+      assert.deepEqual(
+        await cache.evict(project.id, 2),
+        [],
+        "steps 0 and 1 are templates', 2 is starting a sandbox",
+      );
+      await repo.update(resuming.id, { status: "terminated" });
       const evicted = await cache.evict(project.id, 2);
       assert.deepEqual(evicted, [steps[2]], "steps 0 and 1 are used by templates; 3 and 4 are the newest");
       for (let i = 0; i < 5; i++) {

@@ -102,25 +102,40 @@ export function createBuildCache(db: Db): BuildCache {
            ORDER BY created_at DESC, step_key LIMIT ${db.dialect === "postgres" ? "ALL" : "-1"} OFFSET ?`,
         [projectId, keep],
       );
+      const evicted: string[] = [];
       for (const row of old) {
+        // A sandbox being created from it (a build resuming there) keeps the entry until a later eviction.
+        if (await starting(row.snapshot_id)) continue;
         await db.execute("DELETE FROM template_build_cache WHERE project_id = ? AND step_key = ?", [
           projectId,
           row.step_key,
         ]);
+        evicted.push(row.snapshot_id);
       }
-      return unused(old.map((row) => row.snapshot_id));
+      return unused(evicted);
     },
   };
 
-  /** Of these snapshots, the build cache's that no template uses (its uses, or as its own snapshot). */
+  async function starting(snapshotId: string): Promise<boolean> {
+    const rows = await db.query("SELECT id FROM sandboxes WHERE snapshot_id = ? AND status = 'pending'", [
+      snapshotId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Of these snapshots, the build cache's that no template uses (its uses, or as its own snapshot) and no sandbox
+   * is being created from (another build resuming from it).
+   */
   async function unused(ids: readonly string[]): Promise<string[]> {
     const out: string[] = [];
     for (const id of new Set(ids)) {
       const rows = await db.query(
         `SELECT id FROM sandbox_snapshots WHERE id = ? AND kind = 'build_cache'
            AND NOT EXISTS (SELECT 1 FROM template_cache_uses WHERE snapshot_id = ?)
-           AND NOT EXISTS (SELECT 1 FROM sandbox_templates WHERE snapshot_id = ?)`,
-        [id, id, id],
+           AND NOT EXISTS (SELECT 1 FROM sandbox_templates WHERE snapshot_id = ?)
+           AND NOT EXISTS (SELECT 1 FROM sandboxes WHERE snapshot_id = ? AND status = 'pending')`,
+        [id, id, id, id],
       );
       if (rows.length > 0) out.push(id);
     }
