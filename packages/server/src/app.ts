@@ -109,7 +109,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerRoutes(app, buildRoutes, buildHandlers(deps.sandboxes, builds), authenticator);
   // The sandboxes were reconciled before the app was built: a build sandbox of an interrupted build is removed.
-  app.addHook("onReady", () => builds.recover());
+  // A failure here is logged: the server serves, and the next start tries again.
+  app.addHook("onReady", () =>
+    builds
+      .recover()
+      .catch((error: Error) => app.log.error({ error: error.message }, "build recovery failed")),
+  );
   app.addHook("onClose", () => builds.book.flush());
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
   const webhooks = new WebhookDispatcher({
