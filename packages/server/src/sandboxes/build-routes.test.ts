@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type BuildLogEvent, readSseStream, type TemplateBuild } from "@svc/contract";
+import { Client } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
@@ -229,6 +230,15 @@ describe("template builds", { skip }, () => {
     const before = await cacheIds();
     assert.ok(before.has(web.snapshot_id) && before.has(changed.snapshot_id), [...before].join(" "));
     assert.equal((await call("GET", `/snapshots/${web.snapshot_id}`)).json.kind, "build_cache");
+    const sdk = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+    assert.deepEqual(
+      new Set((await sdk.snapshots.list({ includeBuildCache: true })).map((s) => s.snapshot_id)),
+      new Set([...before, ...plain.map((s) => s.snapshot_id)]),
+    );
+    assert.deepEqual(
+      (await sdk.snapshots.list()).map((s) => s.snapshot_id),
+      plain.map((s) => s.snapshot_id),
+    );
 
     // web-changed shares ARG, ENV and WORKDIR with web: its own steps go, the shared ones stay.
     assert.equal((await call("DELETE", "/templates/web-changed")).status, 204);
