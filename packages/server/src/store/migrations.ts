@@ -5,6 +5,7 @@ import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
+import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
 import type { Migration } from "./migration.ts";
 
@@ -163,6 +164,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  startTimelineMigration,
   templateBuildsMigration,
   imagesMigration,
   templateBuildRecordsMigration,
