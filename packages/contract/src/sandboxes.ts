@@ -160,6 +160,34 @@ export const Sandbox = Type.Object(
 );
 export type Sandbox = Static<typeof Sandbox>;
 
+/** One step of a sandbox's start on its executor, in ms from when the executor began it. Steps may overlap. */
+export const StartStep = Type.Object({
+  /** The executor's step: `image`, `cgroups`, `disk.*`, `network.*`, `launch`, `daemon.*`, … */
+  step: Type.String(),
+  from_ms: Type.Number({ minimum: 0 }),
+  to_ms: Type.Number({ minimum: 0 }),
+});
+export type StartStep = Static<typeof StartStep>;
+
+/**
+ * Where a sandbox's start spent its time: waiting for an executor (created_at → start_began_at), then each
+ * step the executor took until the daemon answered (running_at). Steps are empty until the start has ended.
+ */
+export const SandboxStartTimeline = Type.Object(
+  {
+    sandbox_id: Type.String(),
+    status: SandboxStatus,
+    created_at: EpochMs,
+    /** When an executor began building the sandbox; null until then. */
+    start_began_at: nullable(EpochMs),
+    /** When the sandbox was reported running; null until then (and for a start that failed). */
+    running_at: nullable(EpochMs),
+    steps: Type.Array(StartStep),
+  },
+  { $id: "SandboxStartTimeline" },
+);
+export type SandboxStartTimeline = Static<typeof SandboxStartTimeline>;
+
 export const CreateSandboxRequest = Type.Object(
   {
     image: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -239,6 +267,12 @@ export const SnapshotType = Type.Enum(["filesystem", "memory"]);
 /** `local_ready` is a status the public SDKs know; a local snapshot is `completed` as soon as it is ready. */
 export const SnapshotStatus = Type.Enum(["in_progress", "local_ready", "completed", "failed"]);
 
+export const SnapshotKind = Type.Enum(["sandbox", "build_cache"]);
+
+/** The build cache's snapshots are listed only when asked for. */
+export const ListSnapshotsQuery = Type.Object({ include: Type.Optional(Type.Enum(["build_cache"])) });
+export type ListSnapshotsQuery = Static<typeof ListSnapshotsQuery>;
+
 export const SnapshotRequest = Type.Object({ snapshot_type: Type.Optional(SnapshotType) }, closed);
 
 export const Snapshot = Type.Object(
@@ -256,6 +290,11 @@ export const Snapshot = Type.Object(
     size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
     /** Size of the root disk it restores, bytes. */
     rootfs_disk_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    /**
+     * `sandbox`: taken of a sandbox by its owner. `build_cache`: a cached step of a template build, removed with
+     * the last template that uses it or when the project's build cache is full.
+     */
+    kind: Type.Optional(SnapshotKind),
     created_at: EpochMs,
   },
   { $id: "Snapshot" },
@@ -509,6 +548,15 @@ const sandboxLifecycle = {
     response: Sandbox,
     errors: ["SANDBOX_NOT_FOUND"],
   },
+  getSandboxStartTimeline: {
+    method: "GET",
+    path: "/sandboxes/{sandbox_id}/start-timeline",
+    summary: "Where the sandbox's start spent its time: the wait for an executor, then each executor step",
+    params: SandboxParams,
+    status: 200,
+    response: SandboxStartTimeline,
+    errors: ["SANDBOX_NOT_FOUND"],
+  },
   updateSandbox: {
     method: "PATCH",
     path: "/sandboxes/{sandbox_id}",
@@ -669,7 +717,8 @@ export const sandboxRoutes = defineRoutes({
       listSnapshots: {
         method: "GET",
         path: "/snapshots",
-        summary: "List the project's sandbox snapshots",
+        summary: "List the project's sandbox snapshots (`include=build_cache`: the build cache's too)",
+        query: ListSnapshotsQuery,
         status: 200,
         response: Type.Object({ snapshots: Type.Array(Snapshot) }),
       },

@@ -9,12 +9,13 @@ import { type ImageDeps, imageOfRequest } from "../images/routes.ts";
 import type { Logger } from "../log.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
+import { createBuildCache } from "./build-cache.ts";
 import { sandboxLogHandlers } from "./logs.ts";
 import { checkMounts, mountHandlers } from "./mounts.ts";
 import type { PoolKeeper } from "./pool-keeper.ts";
 import { poolHandlers } from "./pool-routes.ts";
 import type { PoolRepository } from "./pools.ts";
-import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
+import { type IngressConfig, toCreateResponse, toSandbox, toStartTimeline } from "./record.ts";
 import { pendingSandbox, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
@@ -202,6 +203,11 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   const get: NonNullable<Handlers<typeof sandboxRoutes>["getSandbox"]> = async ({ params, auth }) =>
     view(auth, await found(auth, params.sandbox_id));
 
+  const startTimeline: NonNullable<Handlers<typeof sandboxRoutes>["getSandboxStartTimeline"]> = async ({
+    params,
+    auth,
+  }) => toStartTimeline(await found(auth, params.sandbox_id));
+
   const update: NonNullable<Handlers<typeof sandboxRoutes>["updateSandbox"]> = async ({
     params,
     body,
@@ -258,6 +264,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     createSandbox: create,
     listSandboxes: list,
     getSandbox: get,
+    getSandboxStartTimeline: startTimeline,
     updateSandbox: update,
     deleteSandbox: remove,
     listArchivedSandboxes: listArchived,
@@ -275,6 +282,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       templates: deps.templates,
       snapshots: deps.snapshots,
       scheduler,
+      buildCache: createBuildCache(deps.store.db),
       namespaceOf,
       imageOf: (projectId, image) => imageOfRequest(deps.images.images, projectId, image),
       tmpDir: deps.tmpDir,

@@ -2,8 +2,10 @@ import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
 import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
+import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
+import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
 import type { Migration } from "./migration.ts";
 
@@ -162,8 +164,10 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
-  imagesMigration,
+  startTimelineMigration,
   templateBuildsMigration,
+  imagesMigration,
+  templateBuildRecordsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
