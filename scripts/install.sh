@@ -23,13 +23,13 @@ runtime_debs=(ca-certificates bubblewrap util-linux e2fsprogs iproute2 nftables 
 # Tests: PostgreSQL for the store suite; sshd and sshpass for the SSH tests of a daemon on the host; the fonts
 # test documents are laid out in (DejaVu for the OCR pages and office conversions, Liberation as a second family
 # with other metrics, which extraction and chart reading must not depend on, Noto for every script the OCR tests
-# draw, CJK included); the reference registry and htpasswd for the OCI image tests; Chromium, which the web
-# console's tests drive headless; poppler-utils (pdftotext, the baseline of the PDF evaluations; pdftoppm for the
+# draw, CJK included); the reference registry, htpasswd and busybox-static (an image with no libc) for the OCI
+# image tests; Chromium, which the web console's tests drive headless; poppler-utils (pdftotext, the baseline of the PDF evaluations; pdftoppm for the
 # OCR scripts bench); curl for the raw-upload tests (what users type); httpx and rich for the public platform's
 # Python SDK, which the documents conformance suite runs (with a python3 that has pydantic 2: Debian 12's
 # python3-pydantic is 1.10).
 test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-liberation fonts-noto-core fonts-noto-cjk
-  docker-registry apache2-utils chromium poppler-utils curl python3-httpx python3-rich)
+  docker-registry apache2-utils busybox-static chromium poppler-utils curl python3-httpx python3-rich)
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 

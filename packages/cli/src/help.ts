@@ -90,6 +90,25 @@ export const COMMANDS = {
       delete: ["svc template delete <t>"],
     },
   },
+  registry: {
+    summary: "the project's credentials for OCI registries (sandbox images by reference)",
+    subcommands: {
+      login: [
+        "svc registry login <host[:port]> --username U --password-stdin   save credentials (encrypted)",
+      ],
+      list: ["svc registry list                  registry hosts and usernames (never passwords)"],
+      logout: ["svc registry logout <host[:port]>  delete the credentials"],
+    },
+  },
+  image: {
+    summary: "images uploaded as docker save or OCI archives (then --image <name>)",
+    subcommands: {
+      upload: ["svc image upload <name> <archive.tar>   a `docker save` or OCI archive"],
+      list: ["svc image list"],
+      get: ["svc image get <name>"],
+      delete: ["svc image delete <name>"],
+    },
+  },
   pool: {
     summary: "warm pools of sandboxes",
     subcommands: {

@@ -22,6 +22,8 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   fs: async () => (await import("./commands/fs.ts")).fsCommand,
   snapshot: async () => (await import("./commands/snapshot.ts")).snapshotCommand,
   template: async () => (await import("./commands/template.ts")).templateCommand,
+  registry: async () => (await import("./commands/registry.ts")).registryCommand,
+  image: async () => (await import("./commands/image.ts")).imageCommand,
   pool: async () => (await import("./commands/pool.ts")).poolCommand,
   datasets: async () => (await import("./commands/datasets.ts")).datasetsCommand,
 };

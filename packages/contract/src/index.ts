@@ -4,6 +4,7 @@ export * from "./document-errors.ts";
 export * from "./documents.ts";
 export * from "./errors.ts";
 export * from "./forwarded-auth.ts";
+export * from "./images.ts";
 export * from "./openapi.ts";
 export * from "./parse-request.ts";
 export * from "./platform.ts";

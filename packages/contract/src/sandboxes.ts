@@ -712,12 +712,24 @@ export const sandboxRoutes = defineRoutes({
         method: "POST",
         path: "/templates/{template}/tree",
         summary:
-          "Make a template named {template} from a tar of a directory tree, laid over the default image",
+          "Make a template named {template} from a tar of a directory tree, laid over the default image or ?image=",
         params: Type.Object({ template: EntityName }),
+        query: Type.Object(
+          {
+            image: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 255,
+                description: "the image the tree lies over: an OCI reference or an uploaded image's name",
+              }),
+            ),
+          },
+          closed,
+        ),
         bodyKind: "raw",
         status: 200,
         response: Template,
-        errors: ["TEMPLATE_EXISTS", "INVALID_FILE"],
+        errors: ["TEMPLATE_EXISTS", "INVALID_FILE", "INVALID_IMAGE"],
       },
       listTemplates: {
         method: "GET",

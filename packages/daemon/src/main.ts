@@ -11,7 +11,8 @@ const codeLoadedAt = performance.now();
 
 const USAGE = `usage: svc-daemon [--port ${RUNTIME_PORT}] [--host 0.0.0.0]
                   [--auth-secret S | --auth-secret-file F | env SVC_DAEMON_AUTH_SECRET]
-                  [--sandbox-id ID] [--default-user U] [--memory-cgroup DIR] [--process-cgroups DIR]
+                  [--sandbox-id ID] [--default-user U] [--default-env NAME=VALUE]... [--default-working-dir DIR]
+                  [--setpriv-command JSON-ARGV] [--memory-cgroup DIR] [--process-cgroups DIR]
                   [--spool-dir DIR]
                   [--max-output-memory-bytes N] [--log-level silent|error|warn|info|debug]
        svc-daemon --warm-up
@@ -36,6 +37,30 @@ function integer(name: string, text: string | undefined, min: number, max: numbe
   return value;
 }
 
+/** `--default-env NAME=VALUE` flags (an OCI image's ENV, from the executor) as an object. */
+function defaultEnv(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) fail(`--default-env must be NAME=VALUE, got ${JSON.stringify(pair)}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
+/** `--setpriv-command '["/path/ld.so", …, "/path/setpriv"]'`: how PTYs run setpriv (a JSON array of strings). */
+function setprivCommand(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  let argv: unknown;
+  try {
+    argv = JSON.parse(text);
+  } catch {}
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string")) {
+    fail("--setpriv-command must be a JSON array of strings");
+  }
+  return argv;
+}
+
 let parsed: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
@@ -48,6 +73,9 @@ function parse() {
       "auth-secret-file": { type: "string" },
       "sandbox-id": { type: "string" },
       "default-user": { type: "string" },
+      "default-env": { type: "string", multiple: true },
+      "default-working-dir": { type: "string" },
+      "setpriv-command": { type: "string" },
       "memory-cgroup": { type: "string" },
       "process-cgroups": { type: "string" },
       "spool-dir": { type: "string" },
@@ -134,6 +162,9 @@ try {
     sandboxId: flags["sandbox-id"] ?? process.env.SVC_SANDBOX_ID ?? "local",
     logLevel,
     defaultUser: flags["default-user"],
+    defaultEnv: defaultEnv(flags["default-env"] ?? []),
+    defaultWorkingDir: flags["default-working-dir"],
+    setprivCommand: setprivCommand(flags["setpriv-command"]),
     memoryCgroup: flags["memory-cgroup"],
     processCgroups,
     spoolDir: flags["spool-dir"],

@@ -10,6 +10,7 @@ import { resolveAdminToken, resolveApiKey, resolveBaseUrl } from "./credentials.
 import { Documents } from "./documents.ts";
 import { ClientError } from "./errors.ts";
 import { FileSystems } from "./file-systems.ts";
+import { Images, RegistryCredentials } from "./images.ts";
 import { Pools } from "./pools.ts";
 import { Sandboxes } from "./sandbox.ts";
 import { Snapshots } from "./snapshots.ts";
@@ -58,6 +59,10 @@ export class Client {
   readonly snapshots: Snapshots;
   readonly templates: Templates;
   readonly pools: Pools;
+  /** Images uploaded as archives, which `image` names. */
+  readonly images: Images;
+  /** Credentials the project's OCI image pulls use, per registry host. */
+  readonly registries: RegistryCredentials;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = resolveBaseUrl(options.baseUrl);
@@ -71,6 +76,8 @@ export class Client {
     this.snapshots = new Snapshots(this.transport);
     this.templates = new Templates(this.transport);
     this.pools = new Pools(this.transport);
+    this.images = new Images(this.transport);
+    this.registries = new RegistryCredentials(this.transport);
     const proxyUrl = options.proxyUrl || process.env.SVC_PROXY_URL;
     this.sandboxes = new Sandboxes(this.transport, {
       transportFor: (record) =>

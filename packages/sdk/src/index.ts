@@ -26,6 +26,7 @@ export {
 } from "./documents.ts";
 export * from "./errors.ts";
 export { type FileSystemEntry, FileSystems } from "./file-systems.ts";
+export { Images, RegistryCredentials } from "./images.ts";
 export { Pools } from "./pools.ts";
 export { type PtyOptions, PtyTerminal } from "./pty.ts";
 export { Files, Processes, type RunOptions, type RunResult, Sandbox, Sandboxes } from "./sandbox.ts";

@@ -40,14 +40,20 @@ export class Templates {
   }
 
   /**
-   * Makes a template from a tar (plain or gzip) of a tree, laid over the default image.
+   * Makes a template from a tar (plain or gzip) of a tree, laid over the default image or `options.image` (an
+   * OCI reference or an uploaded image's name).
    *
    * @example
-   * await client.templates.fromTree("my-app", readFileSync("app.tar.gz"));
+   * await client.templates.fromTree("my-app", readFileSync("app.tar.gz"), { image: "python:3.12-slim" });
    */
-  fromTree(name: string, tar: Uint8Array | ReadableStream<Uint8Array>): Promise<Template> {
+  fromTree(
+    name: string,
+    tar: Uint8Array | ReadableStream<Uint8Array>,
+    options: { image?: string } = {},
+  ): Promise<Template> {
     return this.#control.call(sandboxRoutes.createTemplateFromTree, {
       params: { template: name },
+      ...(options.image !== undefined ? { query: { image: options.image } } : {}),
       rawBody: tar as never,
     });
   }

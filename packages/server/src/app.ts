@@ -3,6 +3,7 @@ import {
   buildOpenApi,
   buildRoutes,
   documentRoutes,
+  imageRoutes,
   platformRoutes,
   sandboxRoutes,
   validatorCompiler,
@@ -20,6 +21,7 @@ import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./docu
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
 import { rolesOf } from "./hosts/roles.ts";
+import { imageHandlers } from "./images/routes.ts";
 import { buildLauncher } from "./sandboxes/build-launcher.ts";
 import { buildHandlers } from "./sandboxes/build-routes.ts";
 import { type SandboxDeps, sandboxHandlers } from "./sandboxes/routes.ts";
@@ -100,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     authenticator,
   );
+  registerRoutes(app, imageRoutes, imageHandlers(deps.sandboxes.images), authenticator);
   registerRoutes(
     app,
     buildRoutes,

@@ -284,6 +284,22 @@ export const options = {
     description:
       "Where the built-in sandbox image is built once per machine, keyed by its recipe, shared by every server on it",
   },
+  allowedRegistries: {
+    env: "SVC_ALLOWED_REGISTRIES",
+    flag: "--allowed-registries",
+    schema: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
+    default: null,
+    description:
+      "OCI registries (host or host:port, comma-separated) that sandbox images may be pulled from although they are at a loopback or private address (plain HTTP allowed); others must be public",
+  },
+  secretKeyFile: {
+    env: "SVC_SECRET_KEY_FILE",
+    flag: "--secret-key-file",
+    schema: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    default: null,
+    description:
+      "File of the 32-byte key (base64url) that encrypts stored secrets such as registry passwords; unset: <data dir>/secret-key, made at first start (give every host of a deployment the same file)",
+  },
   modelProviders: {
     env: "SVC_MODEL_PROVIDERS",
     flag: "--model-providers",
@@ -342,6 +358,11 @@ function fromText(def: OptionDef, text: string): unknown {
       return text;
     }
   }
+  if (json.anyOf?.some((branch) => branch.type === "array") && text !== "")
+    return text
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
   if (json.type === "integer" || json.type === "number")
     return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
   if (json.anyOf && text === "") return null;

@@ -23,6 +23,9 @@ import {
   type SandboxDialer,
 } from "./hosts/relay.ts";
 import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
+import { createImageRepository } from "./images/archives.ts";
+import { createRegistryCredentialRepository } from "./images/credentials.ts";
+import { loadSecretBox } from "./images/secret-box.ts";
 import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
@@ -86,11 +89,21 @@ async function startSandboxes(
   onStarted?: LocalExecutorOptions["onStarted"],
 ): Promise<SandboxDeps & { cluster: ClusterParts | null }> {
   const repo = createSandboxRepository(store.db);
+  const credentials = createRegistryCredentialRepository(
+    store.db,
+    await loadSecretBox(config.secretKeyFile ?? join(config.dataDir, "secret-key")),
+  );
   const log = jsonLog(config);
   const roles = rolesOf(config);
   const executor =
     config.executor === "local" && roles.has("executor")
-      ? await startLocalExecutor(config, log, notes, { lookup, dnsUpstreams, onStarted })
+      ? await startLocalExecutor(config, log, notes, {
+          lookup,
+          dnsUpstreams,
+          onStarted,
+          allowedRegistries: config.allowedRegistries ?? [],
+          registryCredentials: (projectId, registry) => credentials.reveal(projectId, registry),
+        })
       : null;
   const secretOf = await sandboxSecretDeriver(store.settings);
   const cluster = isClustered(config)
@@ -141,6 +154,16 @@ async function startSandboxes(
     fileSystems,
     snapshots,
     templates: createTemplateRepository(store.db),
+    images: {
+      credentials,
+      images: createImageRepository(store.db),
+      importArchive:
+        executor && !executor.unavailableReason()
+          ? (tarFile, name) => (executor as LocalExecutor).importImage(tarFile, name)
+          : null,
+      tmpDir: join(config.dataDir, "tmp"),
+      maxBytes: config.maxFileBytes,
+    },
     tmpDir: join(config.dataDir, "tmp"),
     maxUploadBytes: config.maxFileBytes,
     pools,
@@ -169,7 +192,10 @@ async function startLocalExecutor(
   config: Config,
   log: Logger,
   notes: string[],
-  options: Pick<LocalExecutorOptions, "lookup" | "dnsUpstreams" | "onStarted">,
+  options: Pick<
+    LocalExecutorOptions,
+    "lookup" | "dnsUpstreams" | "onStarted" | "allowedRegistries" | "registryCredentials"
+  >,
 ): Promise<LocalExecutor> {
   const executor = new LocalExecutor({
     dataDir: config.dataDir,

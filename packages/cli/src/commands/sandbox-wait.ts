@@ -18,7 +18,8 @@ export interface WaitOptions {
 
 /**
  * Waits until a new sandbox runs, saying why when that takes long: the first sandbox of a machine waits for the
- * built-in image (pending_reason `building_image`, a minute or two), and a line says so at once and again every
+ * built-in image (pending_reason `building_image`, a minute or two), a new OCI image waits for its pull
+ * (`pulling_image`), and a line says so at once and again every
  * `reminderSecs`, on stderr so that stdout keeps only the record. Throws when the sandbox ends before running.
  */
 export async function waitForSandbox(
@@ -38,14 +39,21 @@ export async function waitForSandbox(
       return record.status === "running" ? record : sandbox.waitUntilRunning({ timeoutMs: 0 });
     }
     const elapsed = Date.now() - started;
-    if (record.pending_reason === "building_image") {
+    const pulling = record.pending_reason === "pulling_image";
+    if (record.pending_reason === "building_image" || pulling) {
       if (!building) {
         building = true;
         lastLine = Date.now();
-        output.write("svc: building the built-in sandbox image (once per machine; a minute or two)…\n");
+        output.write(
+          pulling
+            ? `svc: pulling the image ${record.image ?? ""} (once per host)…\n`
+            : "svc: building the built-in sandbox image (once per machine; a minute or two)…\n",
+        );
       } else if (Date.now() - lastLine >= reminderMs) {
         lastLine = Date.now();
-        output.write(`svc: still building the sandbox image (${Math.round(elapsed / 1000)} s)…\n`);
+        output.write(
+          `svc: still ${pulling ? "pulling" : "building"} the sandbox image (${Math.round(elapsed / 1000)} s)…\n`,
+        );
       }
     }
     const limit = building ? (options.imageBuildTimeoutMs ?? 900_000) : (options.timeoutMs ?? 120_000);

@@ -34,6 +34,15 @@ export interface PtyManagerOptions {
   passwdFile?: string;
   /** Each session in its own cgroup (process-cgroups.ts): deleting it ends its whole tree. */
   processCgroups?: ProcessCgroups;
+  /** Environment under the request's `env` (an OCI image's `ENV`), as for processes. */
+  defaultEnv?: Readonly<Record<string, string>>;
+  /** Working directory of sessions that name none (an OCI image's `WORKDIR`). */
+  defaultWorkingDir?: string;
+  /**
+   * How `setpriv` is run to switch to the default user: `["setpriv"]` (the image's) by default; the executor
+   * gives the host's, through the host's loader, for images that have none.
+   */
+  setprivCommand?: readonly string[];
 }
 
 /** PATH of every PTY process: the request's `env` may replace it. */
@@ -57,11 +66,17 @@ export class PtyManager {
   readonly #sweeper: NodeJS.Timeout | undefined;
   readonly #switchUser: boolean;
   readonly #cgroups: ProcessCgroups | undefined;
+  readonly #defaultEnv: Readonly<Record<string, string>>;
+  readonly #defaultWorkingDir: string | undefined;
+  readonly #setpriv: readonly string[];
   #closing = false;
 
   constructor(defaultUser: ResolvedUser, options: PtyManagerOptions = {}) {
     this.#user = defaultUser;
     this.#cgroups = options.processCgroups;
+    this.#defaultEnv = options.defaultEnv ?? {};
+    this.#defaultWorkingDir = options.defaultWorkingDir;
+    this.#setpriv = options.setprivCommand?.length ? options.setprivCommand : ["setpriv"];
     this.#users = new UserDatabase(options.passwdFile);
     this.#idleMs = options.ptyIdleTimeoutMs ?? DEFAULT_IDLE_MS;
     this.#replayBytes = options.ptyReplayBytes ?? PTY_PRE_READY_BUFFER_BYTES;
@@ -107,7 +122,10 @@ export class PtyManager {
     }
     const user = this.#user;
     const size = clampPtySize(request);
-    const cwd = workingDir(request.working_dir, user);
+    const cwd =
+      request.working_dir === undefined && this.#defaultWorkingDir && isDirectory(this.#defaultWorkingDir)
+        ? this.#defaultWorkingDir
+        : workingDir(request.working_dir, user);
     const env: Record<string, string> = {
       PATH: BASE_PATH,
       HOME: user.home,
@@ -116,6 +134,7 @@ export class PtyManager {
       SHELL: this.#users.byUid(user.uid)?.shell || "/bin/sh",
       LANG: "C.UTF-8",
       TERM: DEFAULT_TERM,
+      ...this.#defaultEnv,
       ...request.env,
     };
     const args = request.args ?? [];
@@ -123,8 +142,11 @@ export class PtyManager {
     // node-pty's own uid/gid switch keeps the daemon's supplementary groups: setpriv clears them.
     const [file, argv] = this.#switchUser
       ? [
-          "setpriv",
-          [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
+          this.#setpriv[0],
+          [
+            ...this.#setpriv.slice(1),
+            ...[`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", executable, ...args],
+          ],
         ]
       : [executable, args];
     const id = `pty_${randomBytes(12).toString("base64url")}`;

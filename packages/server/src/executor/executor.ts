@@ -1,8 +1,13 @@
 import type { SandboxNetworkAccessControl, TerminationReason } from "@svc/contract";
 
+/** A long step of a start that a pending sandbox's `pending_reason` names. */
+export type StartStage = "building_image" | "pulling_image";
+
 /** What an executor needs to start one sandbox. */
 export interface SandboxSpec {
   id: string;
+  /** The sandbox's project: whose registry credentials pull its OCI image. */
+  projectId?: string;
   name: string | null;
   image: string | null;
   cpus: number;
@@ -14,8 +19,11 @@ export interface SandboxSpec {
   authSecret: string;
   /** Start from this root disk (a snapshot's, taken by `snapshot`, or a template's) instead of an empty one. */
   snapshotId?: string | null;
-  /** What a long start is waiting for: `building_image` (the built-in image, once per machine) with a line. */
-  onProgress?: (stage: "building_image", line: string) => void;
+  /**
+   * What a long start is waiting for, with a line: `building_image` (the built-in image, once per machine) or
+   * `pulling_image` (an OCI image not yet in the executor's store).
+   */
+  onProgress?: (stage: StartStage, line: string) => void;
 }
 
 export interface StartedSandbox {

@@ -27,6 +27,8 @@ interface Deps {
   scheduler: Scheduler;
   ingress: IngressConfig;
   namespaceOf(auth: AuthContext): Promise<string>;
+  /** The `image` a pool records for a request's (an OCI reference checked, an uploaded image's digest). */
+  imageOf(projectId: string, image: string | null | undefined): Promise<string | null>;
 }
 
 function settingsOf(body: CreatePoolRequest): PoolSettings {
@@ -160,7 +162,10 @@ export function poolHandlers(deps: Deps): PoolHandlers & {
     claimFromPool,
 
     createPool: async ({ body, auth }) => {
-      const pool = await pools.create(auth.projectId, settingsOf(body));
+      const pool = await pools.create(auth.projectId, {
+        ...settingsOf(body),
+        image: await deps.imageOf(auth.projectId, body.image),
+      });
       keeper.wake();
       scheduler.wake();
       return { pool_id: pool.id, namespace: await deps.namespaceOf(auth) };
@@ -178,7 +183,8 @@ export function poolHandlers(deps: Deps): PoolHandlers & {
 
     updatePool: async ({ params, body, auth }) => {
       const pool = await found(auth, params.pool_id);
-      const updated = (await pools.update(pool.id, settingsOf(body))) ?? pool;
+      const settings = { ...settingsOf(body), image: await deps.imageOf(auth.projectId, body.image) };
+      const updated = (await pools.update(pool.id, settings)) ?? pool;
       // Warm sandboxes were started with the old settings: replaced by new ones.
       await endWarm(pool);
       keeper.wake();

@@ -5,6 +5,7 @@ import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import type { FileSystemRepository } from "../filesystems/repository.ts";
 import type { FileSystemStorage } from "../filesystems/storage.ts";
 import type { SandboxDialer } from "../hosts/relay.ts";
+import { type ImageDeps, imageOfRequest } from "../images/routes.ts";
 import type { Logger } from "../log.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
@@ -36,6 +37,8 @@ export interface SandboxDeps {
   snapshots: SnapshotRepository;
   /** Named root disks that sandboxes start from. */
   templates: TemplateRepository;
+  /** Registry credentials and uploaded images (images/routes.ts). */
+  images: ImageDeps;
   /** Where uploads wait (a template's tar). */
   tmpDir: string;
   /** Largest tar of a template accepted. */
@@ -86,6 +89,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     scheduler,
     ingress,
     namespaceOf,
+    imageOf: (projectId, image) => imageOfRequest(deps.images.images, projectId, image),
   });
 
   const create: NonNullable<Handlers<typeof sandboxRoutes>["createSandbox"]> = async ({ body, auth }) => {
@@ -112,7 +116,10 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       pendingSandbox({
         projectId: auth.projectId,
         name: body.name ?? null,
-        image: snapshot?.baseImage ?? template?.baseImage ?? body.image ?? null,
+        image:
+          snapshot?.baseImage ??
+          template?.baseImage ??
+          (await imageOfRequest(deps.images.images, auth.projectId, body.image)),
         cpus: resources.cpus ?? DEFAULTS.cpus,
         memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
         diskMb: Math.max(
@@ -269,6 +276,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       snapshots: deps.snapshots,
       scheduler,
       namespaceOf,
+      imageOf: (projectId, image) => imageOfRequest(deps.images.images, projectId, image),
       tmpDir: deps.tmpDir,
       maxBytes: deps.maxUploadBytes,
     }),

@@ -57,6 +57,7 @@ export class Starts {
     try {
       const started = await executor.start({
         id: row.id,
+        projectId: row.projectId,
         name: row.name,
         image: row.image,
         cpus: row.cpus,

@@ -18,6 +18,8 @@ interface Deps {
   snapshots: SnapshotRepository;
   scheduler: Scheduler;
   namespaceOf(auth: AuthContext): Promise<string>;
+  /** The `image` recorded for a request's (an OCI reference checked, an uploaded image's digest). */
+  imageOf(projectId: string, image: string | null | undefined): Promise<string | null>;
   /** Where an uploaded tree waits while its disk is made. */
   tmpDir: string;
   /** Largest tar accepted (413 FILE_TOO_LARGE beyond). */
@@ -29,7 +31,10 @@ type TemplateHandlers = Pick<
   "createTemplate" | "createTemplateFromTree" | "listTemplates" | "getTemplate" | "deleteTemplate"
 >;
 
-/** Templates: named root disks made from a snapshot, or from a tar of a tree laid over the default image. */
+/**
+ * Templates: named root disks made from a snapshot, or from a tar of a tree laid over an image (the default one,
+ * an OCI reference or an uploaded image).
+ */
 export function templateHandlers(deps: Deps): TemplateHandlers {
   const { templates } = deps;
 
@@ -57,10 +62,11 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
       return toTemplate(row, await deps.namespaceOf(auth));
     },
 
-    createTemplateFromTree: async ({ params, auth, request }) => {
+    createTemplateFromTree: async ({ params, query, auth, request }) => {
       if (await templates.find(auth.projectId, params.template)) {
         throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${params.template}`);
       }
+      const baseImage = (await deps.imageOf(auth.projectId, query.image)) ?? "default";
       await mkdir(deps.tmpDir, { recursive: true, mode: 0o700 });
       const tarFile = join(deps.tmpDir, `template-${randomBytes(8).toString("hex")}.tar`);
       const id = newTemplateId();
@@ -80,7 +86,7 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
           {
             projectId: auth.projectId,
             name: params.template,
-            baseImage: "default",
+            baseImage,
             source: "tree",
             snapshotId: null,
             sizeBytes: size.sizeBytes,

@@ -1,5 +1,6 @@
 import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
+import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
@@ -161,6 +162,7 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
+  imagesMigration,
   templateBuildsMigration,
 ];
 

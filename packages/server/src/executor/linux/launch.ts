@@ -57,6 +57,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_PROCESS_USER, RUNTIME_PORT } from "@svc/contract";
 import { launchThroughRunner, runHostCommand } from "./host-command.ts";
+import type { NodeRuntimeLibs } from "./node-runtime.ts";
 import { writeSeccompFile } from "./seccomp.ts";
 
 /** Capabilities the daemon keeps (see the module comment for why each). */
@@ -65,6 +66,10 @@ export const DAEMON_CAPABILITIES = ["setuid", "setgid", "kill", "chown", "dac_ov
 /** Paths inside the sandbox. */
 export const SANDBOX_PATHS = {
   nodeDir: "/opt/svc/node",
+  /** The host's libraries of Node and its loader (node-runtime.ts), for images without a usable glibc. */
+  nodeLibs: "/opt/svc/lib",
+  /** The host's setpriv, run through the host's loader (with nodeLibs). */
+  setpriv: "/opt/svc/lib/setpriv",
   appDir: "/opt/svc/app",
   runDir: "/run/svc",
   authSecret: "/run/svc/auth-secret",
@@ -138,6 +143,8 @@ export interface SandboxLaunch {
   compileCacheDir?: string;
   /** A daemon bundle (daemon-bundle.ts) on the host, bound read-only at SANDBOX_PATHS.daemonBundle. */
   daemonBundle?: string;
+  /** The host's libraries of Node, bound read-only at SANDBOX_PATHS.nodeLibs (start Node with DaemonCommandOptions.nodeLibs). */
+  nodeLibs?: NodeRuntimeLibs;
   extraBinds?: readonly BindMount[];
   /** Capabilities kept by the command; default DAEMON_CAPABILITIES. */
   capabilities?: readonly string[];
@@ -175,13 +182,33 @@ export interface DaemonCommandOptions {
   nodeBinary?: string;
   /** Run the bundle (SandboxLaunch.daemonBundle) instead of the sources' main.ts. */
   bundle?: boolean;
+  /** Start Node through the host's loader bound with SandboxLaunch.nodeLibs (images without a usable glibc). */
+  nodeLibs?: NodeRuntimeLibs;
   extraArgs?: readonly string[];
+}
+
+/** How the sandbox runs setpriv: the image's, or the host's through the host's loader (with nodeLibs). */
+export function setprivArgv(nodeLibs: NodeRuntimeLibs | undefined): string[] {
+  if (!nodeLibs?.setpriv) return ["setpriv"];
+  return [
+    join(SANDBOX_PATHS.nodeLibs, nodeLibs.loader),
+    "--library-path",
+    SANDBOX_PATHS.nodeLibs,
+    SANDBOX_PATHS.setpriv,
+  ];
+}
+
+/** The argv prefix that runs Node: the binary itself, or the host's loader with the host's libraries. */
+function nodeArgv(nodeBinary: string | undefined, nodeLibs: NodeRuntimeLibs | undefined): string[] {
+  const node = join(SANDBOX_PATHS.nodeDir, basename(nodeBinary ?? process.execPath));
+  if (!nodeLibs) return [node];
+  return [join(SANDBOX_PATHS.nodeLibs, nodeLibs.loader), "--library-path", SANDBOX_PATHS.nodeLibs, node];
 }
 
 /** The daemon's argv inside the sandbox (paths as launch binds them). */
 export function daemonCommand(options: DaemonCommandOptions): string[] {
   return [
-    join(SANDBOX_PATHS.nodeDir, basename(options.nodeBinary ?? process.execPath)),
+    ...nodeArgv(options.nodeBinary, options.nodeLibs),
     options.bundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
     ...["--port", String(options.port ?? RUNTIME_PORT), "--host", options.host ?? "0.0.0.0"],
     ...["--auth-secret-file", SANDBOX_PATHS.authSecret, "--sandbox-id", options.sandboxId],
@@ -202,7 +229,10 @@ function netnsPath(netns: string): string {
  * when `cacheBind` is given, the compile cache (bound with that option).
  */
 function optSvcArgs(
-  spec: Pick<SandboxLaunch, "nodeBinary" | "appRoot" | "appPackages" | "compileCacheDir" | "daemonBundle">,
+  spec: Pick<
+    SandboxLaunch,
+    "nodeBinary" | "appRoot" | "appPackages" | "compileCacheDir" | "daemonBundle" | "nodeLibs"
+  >,
   cacheBind?: "--bind" | "--ro-bind",
 ): string[] {
   const nodeBinary = resolve(spec.nodeBinary ?? process.execPath);
@@ -215,6 +245,11 @@ function optSvcArgs(
   ];
   for (const file of appFiles) args.push("--ro-bind", join(appRoot, file), join(SANDBOX_PATHS.appDir, file));
   if (spec.daemonBundle) args.push("--ro-bind", resolve(spec.daemonBundle), SANDBOX_PATHS.daemonBundle);
+  for (const lib of spec.nodeLibs?.files ?? []) {
+    if (!/^[A-Za-z0-9._+-]+$/.test(lib.name)) throw new Error(`bad library name: ${lib.name}`);
+    args.push("--ro-bind", lib.source, join(SANDBOX_PATHS.nodeLibs, lib.name));
+  }
+  if (spec.nodeLibs?.setpriv) args.push("--ro-bind", spec.nodeLibs.setpriv, SANDBOX_PATHS.setpriv);
   if (cacheBind && spec.compileCacheDir) {
     args.push(cacheBind, resolve(spec.compileCacheDir), SANDBOX_PATHS.compileCache);
   }
@@ -232,6 +267,8 @@ export interface CompileCacheOptions {
   appPackages?: readonly string[];
   /** Warm the cache for this daemon bundle (run it with --warm-up) instead of the sources' main.ts. */
   daemonBundle?: string;
+  /** Run Node with the host's libraries (an image without a usable glibc). */
+  nodeLibs?: NodeRuntimeLibs;
 }
 
 /**
@@ -244,7 +281,6 @@ export interface CompileCacheOptions {
 export async function warmCompileCache(options: CompileCacheOptions): Promise<number> {
   const started = performance.now();
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 });
-  const node = join(SANDBOX_PATHS.nodeDir, basename(options.nodeBinary ?? process.execPath));
   await runHostCommand("bwrap", [
     ...["--ro-bind", resolve(options.imageRootfs), "/"],
     ...optSvcArgs({ ...options, compileCacheDir: options.cacheDir }, "--bind"),
@@ -268,7 +304,7 @@ export async function warmCompileCache(options: CompileCacheOptions): Promise<nu
     ],
     ...[
       "--",
-      node,
+      ...nodeArgv(options.nodeBinary, options.nodeLibs),
       options.daemonBundle ? SANDBOX_PATHS.daemonBundle : SANDBOX_PATHS.daemonMain,
       "--warm-up",
     ],
@@ -328,8 +364,16 @@ export function bwrapArgs(spec: SandboxLaunch): string[] {
   args.push("--new-session", "--chdir", "/", "--clearenv");
   for (const [name, value] of Object.entries(env)) args.push("--setenv", name, value);
   args.push("--seccomp", "3", "--");
+  const libs = spec.nodeLibs;
   args.push(
-    "setpriv",
+    ...(libs?.setpriv
+      ? [
+          join(SANDBOX_PATHS.nodeLibs, libs.loader),
+          "--library-path",
+          SANDBOX_PATHS.nodeLibs,
+          SANDBOX_PATHS.setpriv,
+        ]
+      : ["setpriv"]),
     "--securebits=+noroot,+noroot_locked,+no_setuid_fixup_locked",
     `--bounding-set=${capList}`,
     `--inh-caps=${capList}`,

@@ -1,10 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, readFileSync, watch } from "node:fs";
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
-import { RUNTIME_PORT, runtimeRoutes, type SandboxNetworkAccessControl } from "@svc/contract";
+import {
+  RUNTIME_PORT,
+  runtimeRoutes,
+  type SandboxNetworkAccessControl,
+  type TerminationReason,
+} from "@svc/contract";
 import type { Logger } from "../../log.ts";
 import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
 import {
@@ -33,11 +38,14 @@ import {
 import { runHostCommand } from "./host-command.ts";
 import { installHostFirewall } from "./host-firewall.ts";
 import { ensureDefaultImage, ImageNotFoundError, resolveImage } from "./image.ts";
+import { type ImageReference, isImageReference, parseImageReference } from "./image-reference.ts";
 import {
   type BindMount,
   daemonCommand,
+  type LaunchedSandbox,
   launchSandboxProcess,
   SANDBOX_PATHS,
+  setprivArgv,
   warmCompileCache,
 } from "./launch.ts";
 import { checkLxcfs, lxcfsBinds, sandboxCpuList } from "./lxcfs.ts";
@@ -52,6 +60,15 @@ import {
   netnsName,
   type SandboxNetwork,
 } from "./network.ts";
+import { type NodeRuntimeLibs, nodeRuntimeLibs } from "./node-runtime.ts";
+import {
+  type OciImage,
+  type OciImageConfig,
+  OciImageError,
+  type OciImageErrorKind,
+  OciImageStore,
+  type RegistryCredentials,
+} from "./oci-images.ts";
 import { SandboxResolver } from "./sandbox-resolver.ts";
 import { StartTimeline } from "./start-timeline.ts";
 
@@ -78,6 +95,58 @@ export interface LocalExecutorOptions {
   dnsUpstreams?: string[];
   /** Called with each sandbox's start timeline once it answers (benchmarks); every start is logged too. */
   onStarted?: (id: string, timeline: StartTimeline) => void;
+  /** OCI registries (`host` or `host:port`) that may be at a loopback or private address (oci-images.ts). */
+  allowedRegistries?: readonly string[];
+  /** A project's credentials for a registry host, used by pulls of its sandboxes' images. */
+  registryCredentials?: (projectId: string, registry: string) => Promise<RegistryCredentials | undefined>;
+}
+
+/** What a sandbox starts on: a tree, and for an OCI image its config and the host's Node libraries. */
+interface StartImage {
+  rootfs: string;
+  oci?: OciImageConfig;
+  nodeLibs?: NodeRuntimeLibs;
+}
+
+/** The host parts of a sandbox the daemon is launched into. */
+interface HostParts {
+  cgroupProcs: string[];
+  hostname: string;
+  network: SandboxNetwork;
+  rootDir: string;
+  staging: string;
+  lxcfsDir: string | undefined;
+}
+
+/** The `image` of a sandbox made from an uploaded archive: `archive:<name>@sha256:<hex>` (images/routes). */
+export const ARCHIVE_IMAGE = /^archive:([A-Za-z0-9][A-Za-z0-9_.-]*)@(sha256:[a-f0-9]{64})$/;
+
+/** The termination reason of each way a pull fails. */
+const PULL_FAILURES: Record<OciImageErrorKind, TerminationReason> = {
+  not_found: "ImageNotFound",
+  unauthorized: "ImagePullUnauthorized",
+  unreachable: "ImagePullFailed",
+  blocked_address: "ImagePullFailed",
+  invalid: "ImagePullFailed",
+};
+
+/** The daemon's flags that make an OCI image's ENV and WORKDIR the defaults of the processes it starts. */
+function imageDefaultArgs(config: OciImageConfig): string[] {
+  const args: string[] = [];
+  for (const pair of config.env) if (/^[^=]+=/.test(pair)) args.push("--default-env", pair);
+  if (config.workingDir) args.push("--default-working-dir", config.workingDir);
+  return args;
+}
+
+/** The sandbox's hostname: its name (or id) made a DNS label. */
+function hostnameOf(spec: SandboxSpec): string {
+  return (
+    (spec.name ?? spec.id)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, "-")
+      .slice(0, 63)
+      .replace(/^-+|-+$/g, "") || "sandbox"
+  );
 }
 
 /** The host's resolver: every IPv4 address of a name. */
@@ -313,6 +382,7 @@ export class LocalExecutor implements Executor {
   #lastIndex: number | undefined;
   #daemonCode: Promise<DaemonCode> | undefined;
   #resolver: SandboxResolver | undefined;
+  #oci: OciImageStore | undefined;
 
   constructor(options: LocalExecutorOptions) {
     this.#o = options;
@@ -345,6 +415,14 @@ export class LocalExecutor implements Executor {
       this.#o.log("could not limit the sandboxes' parent cgroup", { error: String(error) }),
     );
     await mkdir(this.#sandboxesDir(), { recursive: true, mode: 0o700 });
+    // Root's alone: unpacked images keep their setuid files, which no other host user may reach.
+    await mkdir(this.#ociDir(), { recursive: true, mode: 0o700 });
+    await chmod(this.#ociDir(), 0o700);
+    // What a pull killed with the server left: its credentials file and a half-unpacked tree.
+    for (const entry of await readdir(this.#ociDir())) {
+      if (/^\.(auth|unpack)-/.test(entry))
+        await rm(join(this.#ociDir(), entry), { recursive: true, force: true });
+    }
     // Build the image (and warm the daemon's compile cache) now, so the first sandbox does not wait for it.
     this.#image().then(
       () => undefined,
@@ -398,7 +476,7 @@ export class LocalExecutor implements Executor {
    * so they are made once (at the first start after install or a change of the daemon), not per server start
    * or sandbox. Either may be missing (logged): then the daemon starts from its sources, or without a cache.
    */
-  #code(imageRootfs: string): Promise<DaemonCode> {
+  #code(image: StartImage): Promise<DaemonCode> {
     this.#daemonCode ??= (async () => {
       const cacheRoot = join(this.#o.dataDir, "cache");
       let daemonBundle: string | undefined;
@@ -421,7 +499,12 @@ export class LocalExecutor implements Executor {
       const warmed = join(cacheDir, ".warmed");
       if (daemonBundle && existsSync(warmed)) return { daemonBundle, compileCacheDir: cacheDir };
       try {
-        await warmCompileCache({ cacheDir, imageRootfs, daemonBundle });
+        await warmCompileCache({
+          cacheDir,
+          imageRootfs: image.rootfs,
+          daemonBundle,
+          nodeLibs: image.nodeLibs,
+        });
         await writeFile(warmed, "");
         return { daemonBundle, compileCacheDir: cacheDir };
       } catch (error) {
@@ -432,114 +515,211 @@ export class LocalExecutor implements Executor {
     return this.#daemonCode;
   }
 
+  /**
+   * Starts a sandbox in named steps: its image (built, pulled or found), the daemon's code, the host parts
+   * (cgroups, network, disk, mounts staging), the launch, and the wait until the daemon answers.
+   */
   async start(spec: SandboxSpec): Promise<StartedSandbox> {
     const timeline = new StartTimeline();
-    let imageRootfs: string;
-    try {
-      imageRootfs = await timeline.time("image", () =>
-        spec.image && spec.image !== "default"
-          ? resolveImage(this.#o.dataDir, spec.image)
-          : this.#image(spec.onProgress && ((line) => spec.onProgress?.("building_image", line))),
-      );
-    } catch (error) {
-      if (error instanceof ImageNotFoundError)
-        throw new ExecutorError("ImageNotFound", `image not found: ${spec.image}`);
-      throw error;
-    }
-    const { daemonBundle, compileCacheDir } = await timeline.time("daemon code", () =>
-      this.#code(imageRootfs),
-    );
+    const image = await timeline.time("image", () => this.#startImage(spec));
+    const code = await timeline.time("daemon code", () => this.#code(image));
     const sandboxDir = join(this.#sandboxesDir(), spec.id);
     /** Network indexes this start held (one, unless another server took the first at the same moment). */
     const held: number[] = [];
     try {
       await mkdir(sandboxDir, { recursive: true, mode: 0o700 });
-      // The daemon starts with every host CPU (Node's start-up is ~0.4 CPU-seconds: 4 s under a 0.1-CPU quota);
-      // the sandbox's own quota applies once it answers, before the sandbox is reported running. A crash in
-      // between leaves the row pending, and a pending sandbox is rebuilt from scratch after a restart.
-      const limits = { cpus: spec.cpus, memoryMb: spec.memoryMb };
-      const cgroupProcs = await timeline.time("cgroups", () =>
-        createCgroups(spec.id, { ...limits, cpus: Math.max(spec.cpus, os.availableParallelism()) }),
-      );
-      const hostname =
-        (spec.name ?? spec.id)
-          .toLowerCase()
-          .replace(/[^a-z0-9-]/g, "-")
-          .slice(0, 63)
-          .replace(/^-+|-+$/g, "") || "sandbox";
-      // Network, disk and the mount staging directory do not depend on each other: made side by side. All
-      // settle before a failure is reported, so nothing is still being made when the caller cleans up.
-      const [network, root, staging] = await allDone([
-        this.#network(spec, sandboxDir, held, timeline),
-        createRootfs({
-          timeline,
-          sandboxDir,
-          imageRootfs,
-          diskMb: spec.diskMb,
-          fromDisk: spec.snapshotId ? this.#snapshotDisk(spec.snapshotId) : undefined,
-          files: {
-            "/etc/hostname": `${hostname}\n`,
-            "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-          },
-        }),
-        timeline.time("staging", () => prepareStaging(sandboxDir)),
-      ]);
-      // The sandbox's own view of memory, CPUs and uptime in /proc; without lxcfs, the host's (logged).
-      const lxcfsDir = await timeline.time("lxcfs", () =>
-        checkLxcfs().catch((error) => {
-          this.#o.log("lxcfs unavailable: sandboxes see the host's /proc figures", { error: String(error) });
-          return undefined;
-        }),
-      );
-      // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
-      await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
-      const launched = await timeline.time("launch", () =>
-        launchSandboxProcess({
-          sandboxDir,
-          extraBinds: [{ source: staging, dest: STAGING_IN_SANDBOX }, ...processCgroupBinds(spec.id)],
-          oomScoreAdj: DAEMON_OOM_SCORE_ADJ,
-          ...(lxcfsDir ? { procBinds: lxcfsBinds(lxcfsDir) } : {}),
-          cpuList: sandboxCpuList(spec.cpus, os.availableParallelism(), network.index),
-          rootDir: root.rootDir,
-          hostname,
-          netns: network.netns,
-          cgroupProcs,
-          command: daemonCommand({
-            sandboxId: spec.id,
-            memoryCgroup: true,
-            bundle: daemonBundle !== undefined,
-            extraArgs: ["--spool-dir", DAEMON_SPOOL_DIR, "--process-cgroups", SANDBOX_PATHS.processCgroups],
-          }),
-          env: DAEMON_ENV,
-          authSecret: spec.authSecret,
-          memoryCgroupDir: memoryCgroupDir(spec.id),
-          compileCacheDir,
-          daemonBundle,
-        }),
-      );
+      const host = await this.#hostParts(spec, sandboxDir, image, held, timeline);
+      const launched = await timeline.time("launch", () => this.#launch(spec, sandboxDir, image, code, host));
       const launchedAt = timeline.now();
       await writeFile(
         join(sandboxDir, "state.json"),
-        JSON.stringify({ netIndex: network.index, pid: launched.pid } satisfies SandboxState),
+        JSON.stringify({ netIndex: host.network.index, pid: launched.pid } satisfies SandboxState),
       );
-      const address = `http://${network.sandboxIp}:${RUNTIME_PORT}`;
-      try {
-        await timeline.time("daemon wait (until it answers)", () =>
-          waitForDaemon(address, launched.logFile, this.#o.startTimeoutMs ?? 30_000, launched.exited),
-        );
-      } catch (error) {
-        const log = await readFile(launched.logFile, "utf8").catch(() => "");
-        throw new Error(
-          `${(error as Error).message}${log ? `: ${log.trim().split("\n").slice(-5).join(" | ")}` : ""}`,
-        );
-      }
-      await timeline.time("cgroup limits", () => createCgroups(spec.id, limits));
+      const address = `http://${host.network.sandboxIp}:${RUNTIME_PORT}`;
+      await timeline.time("daemon wait (until it answers)", () => this.#answered(address, launched));
+      await timeline.time("cgroup limits", () =>
+        createCgroups(spec.id, { cpus: spec.cpus, memoryMb: spec.memoryMb }),
+      );
       await this.#daemonPhases(launched.logFile, launchedAt, timeline);
       this.#o.log("sandbox started", { id: spec.id, timeline: timeline.durations() });
       this.#o.onStarted?.(spec.id, timeline);
-      return { containerId: String(launched.pid), address, netIndex: network.index };
+      return { containerId: String(launched.pid), address, netIndex: host.network.index };
     } finally {
       for (const index of held) this.#reserved.delete(index);
+    }
+  }
+
+  /**
+   * The tree a sandbox starts on: the built-in image (built once per machine), an operator's image by name, an
+   * OCI image by reference (pulled into the store unless it holds it) or an uploaded archive's image by digest.
+   */
+  async #startImage(spec: SandboxSpec): Promise<StartImage> {
+    const image = spec.image;
+    if (image && isImageReference(image)) return this.#ociImage(spec, image);
+    try {
+      return {
+        rootfs:
+          image && image !== "default"
+            ? await resolveImage(this.#o.dataDir, image)
+            : await this.#image(spec.onProgress && ((line) => spec.onProgress?.("building_image", line))),
+      };
+    } catch (error) {
+      if (error instanceof ImageNotFoundError)
+        throw new ExecutorError("ImageNotFound", `image not found: ${image}`);
+      throw error;
+    }
+  }
+
+  /** An OCI image's tree and config, with the host's Node libraries (the image may lack a usable glibc). */
+  async #ociImage(spec: SandboxSpec, image: string): Promise<StartImage> {
+    const store = this.#ociStore();
+    let found: OciImage | null;
+    const archive = ARCHIVE_IMAGE.exec(image);
+    try {
+      if (archive) {
+        found = await store.byDigest(archive[2]);
+        if (!found) {
+          throw new OciImageError("not_found", `the uploaded image ${archive[1]} is not on this host`);
+        }
+      } else {
+        let reference: ImageReference;
+        try {
+          reference = parseImageReference(image);
+        } catch (error) {
+          throw new OciImageError("invalid", `image '${image}': ${(error as Error).message}`);
+        }
+        const credentials =
+          spec.projectId && this.#o.registryCredentials
+            ? await this.#o.registryCredentials(spec.projectId, reference.registry)
+            : undefined;
+        found = await store.pull(reference, {
+          credentials,
+          scope: spec.projectId ?? "",
+          onProgress: (line) => spec.onProgress?.("pulling_image", line),
+        });
+      }
+    } catch (error) {
+      if (error instanceof OciImageError) throw new ExecutorError(PULL_FAILURES[error.kind], error.message);
+      throw error;
+    }
+    return { rootfs: found.rootfs, oci: found.config, nodeLibs: await nodeRuntimeLibs() };
+  }
+
+  #ociDir(): string {
+    return join(this.#o.dataDir, "oci-images");
+  }
+
+  /** The executor's OCI image store, in `<dataDir>/oci-images` (root only: images may hold setuid files). */
+  #ociStore(): OciImageStore {
+    this.#oci ??= new OciImageStore(this.#ociDir(), {
+      allowedRegistries: this.#o.allowedRegistries,
+    });
+    return this.#oci;
+  }
+
+  /** Imports an uploaded `docker save` / OCI archive into the store; answers its digest, config and size. */
+  async importImage(tarFile: string, name: string): Promise<OciImage> {
+    return this.#ociStore().importArchive(tarFile, name);
+  }
+
+  /**
+   * What the daemon runs on besides the image: cgroups, then network, disk and the mount staging directory
+   * side by side (all settle before a failure is reported, so nothing is still being made when the caller
+   * cleans up), lxcfs's view of /proc, and the sandbox's resolv.conf.
+   */
+  async #hostParts(
+    spec: SandboxSpec,
+    sandboxDir: string,
+    image: StartImage,
+    held: number[],
+    timeline: StartTimeline,
+  ): Promise<HostParts> {
+    // The daemon starts with every host CPU (Node's start-up is ~0.4 CPU-seconds: 4 s under a 0.1-CPU quota);
+    // the sandbox's own quota applies once it answers, before the sandbox is reported running. A crash in
+    // between leaves the row pending, and a pending sandbox is rebuilt from scratch after a restart.
+    const cgroupProcs = await timeline.time("cgroups", () =>
+      createCgroups(spec.id, {
+        cpus: Math.max(spec.cpus, os.availableParallelism()),
+        memoryMb: spec.memoryMb,
+      }),
+    );
+    const hostname = hostnameOf(spec);
+    const [network, root, staging] = await allDone([
+      this.#network(spec, sandboxDir, held, timeline),
+      createRootfs({
+        timeline,
+        sandboxDir,
+        imageRootfs: image.rootfs,
+        diskMb: spec.diskMb,
+        fromDisk: spec.snapshotId ? this.#snapshotDisk(spec.snapshotId) : undefined,
+        files: {
+          "/etc/hostname": `${hostname}\n`,
+          "/etc/hosts": `127.0.0.1\tlocalhost\n127.0.1.1\t${hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+        },
+      }),
+      timeline.time("staging", () => prepareStaging(sandboxDir)),
+    ]);
+    // The sandbox's own view of memory, CPUs and uptime in /proc; without lxcfs, the host's (logged).
+    const lxcfsDir = await timeline.time("lxcfs", () =>
+      checkLxcfs().catch((error) => {
+        this.#o.log("lxcfs unavailable: sandboxes see the host's /proc figures", { error: String(error) });
+        return undefined;
+      }),
+    );
+    // The sandbox asks its own name server, on its gateway address (sandbox-resolver.ts).
+    await writeSandboxFile(root.rootDir, "/etc/resolv.conf", `nameserver ${network.hostIp}\n`);
+    return { cgroupProcs, hostname, network, rootDir: root.rootDir, staging, lxcfsDir };
+  }
+
+  /** Launches the daemon (bwrap, setpriv, seccomp); an OCI image's config becomes its processes' defaults. */
+  #launch(
+    spec: SandboxSpec,
+    sandboxDir: string,
+    image: StartImage,
+    code: DaemonCode,
+    host: HostParts,
+  ): Promise<LaunchedSandbox> {
+    const { daemonBundle, compileCacheDir } = code;
+    return launchSandboxProcess({
+      sandboxDir,
+      extraBinds: [{ source: host.staging, dest: STAGING_IN_SANDBOX }, ...processCgroupBinds(spec.id)],
+      oomScoreAdj: DAEMON_OOM_SCORE_ADJ,
+      ...(host.lxcfsDir ? { procBinds: lxcfsBinds(host.lxcfsDir) } : {}),
+      cpuList: sandboxCpuList(spec.cpus, os.availableParallelism(), host.network.index),
+      rootDir: host.rootDir,
+      hostname: host.hostname,
+      netns: host.network.netns,
+      cgroupProcs: host.cgroupProcs,
+      command: daemonCommand({
+        sandboxId: spec.id,
+        memoryCgroup: true,
+        bundle: daemonBundle !== undefined,
+        nodeLibs: image.nodeLibs,
+        ...(image.oci ? { defaultUser: image.oci.user ?? "0" } : {}),
+        extraArgs: [
+          ...["--spool-dir", DAEMON_SPOOL_DIR, "--process-cgroups", SANDBOX_PATHS.processCgroups],
+          ...(image.oci ? imageDefaultArgs(image.oci) : []),
+          ...(image.nodeLibs ? ["--setpriv-command", JSON.stringify(setprivArgv(image.nodeLibs))] : []),
+        ],
+      }),
+      env: DAEMON_ENV,
+      authSecret: spec.authSecret,
+      memoryCgroupDir: memoryCgroupDir(spec.id),
+      compileCacheDir,
+      daemonBundle,
+      nodeLibs: image.nodeLibs,
+    });
+  }
+
+  /** Waits for the daemon's health; a daemon that never answers fails the start with its log's last lines. */
+  async #answered(address: string, launched: LaunchedSandbox): Promise<void> {
+    try {
+      await waitForDaemon(address, launched.logFile, this.#o.startTimeoutMs ?? 30_000, launched.exited);
+    } catch (error) {
+      const log = await readFile(launched.logFile, "utf8").catch(() => "");
+      throw new Error(
+        `${(error as Error).message}${log ? `: ${log.trim().split("\n").slice(-5).join(" | ")}` : ""}`,
+      );
     }
   }
 

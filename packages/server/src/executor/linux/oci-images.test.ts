@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseImageReference } from "./image-reference.ts";
 import { OciImageError, OciImageStore } from "./oci-images.ts";
@@ -32,6 +32,7 @@ describe("OCI images from a registry on loopback", { skip }, () => {
   let scratch: string;
   let store: OciImageStore;
   let appLayout: string;
+  let otherLayout: string;
   const base = { "etc/os-release": "ID=testbase\n", "usr/share/base.txt": "shared layer\n".repeat(1000) };
 
   before(async () => {
@@ -48,12 +49,18 @@ describe("OCI images from a registry on loopback", { skip }, () => {
       entrypoint: ["/bin/sh", "-c"],
       cmd: ["echo started"],
     });
-    pushTestImage(registry, "team/other", "v1", { baseFiles: base, files: { "other.txt": "other\n" } });
+    otherLayout = pushTestImage(registry, "team/other", "v1", {
+      baseFiles: base,
+      files: { "other.txt": "other\n" },
+    });
   });
 
   after(async () => {
     await registry?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
+    // The scratch layouts the images were made in.
+    for (const layout of [appLayout, otherLayout])
+      if (layout) rmSync(dirname(layout), { recursive: true, force: true });
   });
 
   const credentials = () => ({ username: registry.username, password: registry.password });

@@ -17,7 +17,7 @@
  * the host or the private network); credentials reach skopeo in a mode-0600 auth file removed after use, never
  * on a command line or in a message. One lock (flock) per store serialises writers across processes.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -76,6 +76,12 @@ export interface OciImageStoreOptions {
 
 export interface PullOptions {
   credentials?: RegistryCredentials;
+  /**
+   * Who pulls (a project): the store then serves a reference from what it holds only when this scope pulled
+   * that same reference before (a tag other than `latest`, or a digest), so one project never gets another's
+   * private image without the registry being asked with its own credentials. Unset: any held digest is served.
+   */
+  scope?: string;
   /** Each line skopeo prints (blobs copied), for a pending sandbox's reason. */
   onProgress?: (line: string) => void;
 }
@@ -98,10 +104,8 @@ export class OciImageStore {
 
   /** The image a reference names, pulled and unpacked unless the store has it (a pinned digest it has is not asked for again). */
   async pull(reference: ImageReference, options: PullOptions = {}): Promise<OciImage> {
-    if (reference.digest) {
-      const cached = await this.#cached(reference.digest);
-      if (cached) return cached;
-    }
+    const held = await this.#held(reference, options.scope);
+    if (held) return held;
     const allowed = this.#allowed.has(reference.registry);
     if (!allowed) await this.#checkPublic(reference.registry);
     const transport = `docker://${reference.canonical}`;
@@ -121,16 +125,54 @@ export class OciImageStore {
         authArgs.push("--src-no-creds");
       }
       try {
-        return await this.#copyIn(
+        const image = await this.#copyIn(
           transport,
           [...tlsFlag, ...authArgs],
           reference.canonical,
           options.onProgress,
         );
+        if (options.scope !== undefined) await this.#remember(reference, options.scope, image.digest);
+        return image;
       } finally {
         await rm(authDir, { recursive: true, force: true });
       }
     });
+  }
+
+  /**
+   * What the store may serve for a reference without asking the registry: with a scope, the digest that scope's
+   * last pull of the same reference got (never for `latest`, which is asked for each time); without one, a
+   * pinned digest the store holds.
+   */
+  async #held(reference: ImageReference, scope: string | undefined): Promise<OciImage | null> {
+    if (scope === undefined) return reference.digest ? this.#cached(reference.digest) : null;
+    if (!reference.digest && reference.tag === "latest") return null;
+    try {
+      const { digest } = JSON.parse(await readFile(this.#refFile(reference, scope), "utf8")) as {
+        digest: string;
+      };
+      return await this.#cached(digest);
+    } catch {
+      return null;
+    }
+  }
+
+  async #remember(reference: ImageReference, scope: string, digest: string): Promise<void> {
+    const file = this.#refFile(reference, scope);
+    await mkdir(join(this.#dir, "refs"), { recursive: true });
+    await writeFile(`${file}.tmp`, JSON.stringify({ reference: reference.canonical, digest }));
+    await rename(`${file}.tmp`, file);
+  }
+
+  /** A scope's record of a reference, named by a hash of both (any text is a safe file name then). */
+  #refFile(reference: ImageReference, scope: string): string {
+    const key = createHash("sha256").update(`${scope}\0${reference.canonical}`).digest("hex");
+    return join(this.#dir, "refs", `${key}.json`);
+  }
+
+  /** The image of a manifest digest if the store holds it (an uploaded archive's, or one pulled before). */
+  byDigest(digest: string): Promise<OciImage | null> {
+    return this.#cached(digest);
   }
 
   /** An image from an uploaded archive: `docker save` output or an OCI archive (tar of an image layout). */

@@ -6,7 +6,7 @@
  * The registry's access log is kept so a test can count the blobs a pull fetched.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -28,6 +28,8 @@ export interface TestImage {
   baseFiles?: Record<string, string | Buffer>;
   /** Paths of the base layer the top layer deletes (whiteouts). */
   removed?: string[];
+  /** Modes of files of the top layer (e.g. 0o755, 0o4755), path → mode; others are 0644. */
+  modes?: Record<string, number>;
   env?: string[];
   workingDir?: string;
   user?: string;
@@ -112,11 +114,16 @@ export async function startRegistry(): Promise<Registry> {
   };
 }
 
-function writeTree(root: string, files: Record<string, string | Buffer>): void {
+function writeTree(
+  root: string,
+  files: Record<string, string | Buffer>,
+  modes: Record<string, number> = {},
+): void {
   for (const [path, content] of Object.entries(files)) {
     const target = join(root, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
+    if (modes[path] !== undefined) chmodSync(target, modes[path]);
   }
 }
 
@@ -136,7 +143,7 @@ export function pushTestImage(registry: Registry, repository: string, tag: strin
   for (const files of layers) {
     const bundle = join(work, `bundle-${Math.random().toString(36).slice(2)}`);
     run("umoci", ["unpack", "--image", ref, bundle]);
-    writeTree(join(bundle, "rootfs"), files);
+    writeTree(join(bundle, "rootfs"), files, files === image.files ? image.modes : {});
     if (files === image.files)
       for (const path of image.removed ?? []) rmSync(join(bundle, "rootfs", path), { recursive: true });
     run("umoci", ["repack", "--image", ref, bundle]);
