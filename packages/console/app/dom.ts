@@ -39,6 +39,19 @@ export function append(parent: Node, children: (Child | Child[])[]): void {
   }
 }
 
+const drawn = new WeakMap<Element, string>();
+
+/**
+ * Whether `data` differs from what `element` was last drawn from (and records it): a polled list is redrawn only
+ * when it changed, so a poll never takes the keyboard focus away or repeats the list to a screen reader.
+ */
+export function changed(element: Element, data: unknown): boolean {
+  const text = JSON.stringify(data);
+  if (drawn.get(element) === text) return false;
+  drawn.set(element, text);
+  return true;
+}
+
 /** Replaces an element's children. */
 export function replace(parent: Element, ...children: (Child | Child[])[]): void {
   parent.replaceChildren();
@@ -55,6 +68,21 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
     h("label", { for: id }, label),
     control,
     hint ? h("small", { class: "hint" }, hint) : null,
+  );
+}
+
+/** A table's head row; an empty name is a column of buttons, named "Actions" for screen readers only. */
+export function headRow(names: string[]): HTMLElement {
+  return h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      names.map((name) =>
+        h("th", { scope: "col" }, name || h("span", { class: "visually-hidden" }, "Actions")),
+      ),
+    ),
   );
 }
 
@@ -101,7 +129,8 @@ export function action(
     } catch (error) {
       showError(status, error);
     } finally {
-      button.disabled = false;
+      // Enabled again, unless the state of what it acts on disallows it (`data-blocked`).
+      button.disabled = button.dataset.blocked === "true";
     }
   });
   return button;

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
 /**
  * Debian's Chromium driven by puppeteer-core, headless, with a throw-away profile. Null when it is not installed
@@ -49,4 +50,32 @@ export async function launchBrowser(): Promise<TestBrowser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** One rule axe-core found broken, with where. */
+export interface AccessibilityViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * The serious and critical WCAG 2.1 A/AA violations axe-core finds on the page as it is now (axe-core is run in
+ * the page, from the dev dependency; nothing is fetched).
+ */
+export async function accessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  const source = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(source);
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"], resultTypes: ["violations"] })`,
+  )) as { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(" ")),
+    }));
 }

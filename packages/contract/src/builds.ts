@@ -73,16 +73,20 @@ const PlatformScope = Type.Object({
   project: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
-/** `POST .../sandbox-template-builds` as the platform's SDK sends it (camelCase; more fields are ignored). */
-export const PlatformTemplateBuildRequest = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 63 }),
-  dockerfile: Type.String({ minLength: 1, maxLength: 1048576 }),
-  baseImage: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
-  parentTemplate: Type.Optional(nullable(Type.Unknown())),
-  public: Type.Optional(Type.Boolean()),
-  rootfsNodeKind: Type.Optional(Type.String({ maxLength: 50 })),
-  additionalLocalImages: Type.Optional(Type.Array(Type.Unknown())),
-});
+/** `POST .../sandbox-template-builds` as the platform's SDK sends it (camelCase; a field it does not send is refused, as everywhere). */
+export const PlatformTemplateBuildRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 63 }),
+    dockerfile: Type.String({ minLength: 1, maxLength: 1048576 }),
+    baseImage: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
+    /** A "diff" build's parent as the SDK describes it (an object); the server reads the parent from FROM. */
+    parentTemplate: Type.Optional(nullable(Type.Object({}, { additionalProperties: true }))),
+    public: Type.Optional(Type.Boolean()),
+    rootfsNodeKind: Type.Optional(Type.String({ maxLength: 50 })),
+    additionalLocalImages: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  closed,
+);
 
 /**
  * The answer the SDK reads: a builder sandbox to create (`builder.image`) and the command to run in it once the
@@ -101,7 +105,10 @@ export const PlatformTemplateBuild = Type.Object({
   }),
 });
 
-/** `POST .../sandbox-template-builds/{build_id}/complete`: the builder's metadata, passed on by the SDK. */
+/**
+ * `POST .../sandbox-template-builds/{build_id}/complete`: the builder's metadata, passed on by the SDK with fields
+ * of its own (`parentManifestUri`...): the one open body of the API, since the SDK's version decides its fields.
+ */
 export const PlatformCompleteBuildRequest = Type.Object({
   snapshotId: Type.Optional(Type.String({ maxLength: 200 })),
   snapshotUri: Type.Optional(Type.String({ maxLength: 2000 })),

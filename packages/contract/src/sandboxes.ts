@@ -160,6 +160,34 @@ export const Sandbox = Type.Object(
 );
 export type Sandbox = Static<typeof Sandbox>;
 
+/** One step of a sandbox's start on its executor, in ms from when the executor began it. Steps may overlap. */
+export const StartStep = Type.Object({
+  /** The executor's step: `image`, `cgroups`, `disk.*`, `network.*`, `launch`, `daemon.*`, … */
+  step: Type.String(),
+  from_ms: Type.Number({ minimum: 0 }),
+  to_ms: Type.Number({ minimum: 0 }),
+});
+export type StartStep = Static<typeof StartStep>;
+
+/**
+ * Where a sandbox's start spent its time: waiting for an executor (created_at → start_began_at), then each
+ * step the executor took until the daemon answered (running_at). Steps are empty until the start has ended.
+ */
+export const SandboxStartTimeline = Type.Object(
+  {
+    sandbox_id: Type.String(),
+    status: SandboxStatus,
+    created_at: EpochMs,
+    /** When an executor began building the sandbox; null until then. */
+    start_began_at: nullable(EpochMs),
+    /** When the sandbox was reported running; null until then (and for a start that failed). */
+    running_at: nullable(EpochMs),
+    steps: Type.Array(StartStep),
+  },
+  { $id: "SandboxStartTimeline" },
+);
+export type SandboxStartTimeline = Static<typeof SandboxStartTimeline>;
+
 export const CreateSandboxRequest = Type.Object(
   {
     image: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -507,6 +535,15 @@ const sandboxLifecycle = {
     params: SandboxParams,
     status: 200,
     response: Sandbox,
+    errors: ["SANDBOX_NOT_FOUND"],
+  },
+  getSandboxStartTimeline: {
+    method: "GET",
+    path: "/sandboxes/{sandbox_id}/start-timeline",
+    summary: "Where the sandbox's start spent its time: the wait for an executor, then each executor step",
+    params: SandboxParams,
+    status: 200,
+    response: SandboxStartTimeline,
     errors: ["SANDBOX_NOT_FOUND"],
   },
   updateSandbox: {

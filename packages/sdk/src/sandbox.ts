@@ -10,6 +10,7 @@ import {
   runStreamFrame,
   runtimeRoutes,
   type Sandbox as SandboxRecord,
+  type SandboxStartTimeline,
   type StartProcessRequest,
   sandboxRoutes,
   type UpdateSandboxRequest,
@@ -165,6 +166,19 @@ export class Sandbox {
       body: { mount_path: mountPath },
     });
     return this.record;
+  }
+
+  /**
+   * Where the sandbox's start spent its time: the wait for an executor, then each step the executor took (image,
+   * cgroups, disk, network, launch, the daemon's own start-up) in ms from when it began. Empty steps until the
+   * start has ended.
+   *
+   * @example
+   * const { steps } = await sandbox.startTimeline();
+   * for (const s of steps) console.log(s.step, s.to_ms - s.from_ms);
+   */
+  startTimeline(): Promise<SandboxStartTimeline> {
+    return this.#control.call(sandboxRoutes.getSandboxStartTimeline, { params: { sandbox_id: this.id } });
   }
 
   /**

@@ -5,7 +5,7 @@ import {
   type ParseRequest,
   type UploadedFile,
 } from "@svc/contract";
-import { field, h, replace, showError, size, statusLine, when } from "../dom.ts";
+import { changed, field, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
 import { rememberSource } from "./viewer.ts";
@@ -36,6 +36,7 @@ export const documentsView: View = (session, main) => {
     name: "document",
     class: "visually-hidden",
     id: "document-file",
+    "aria-label": "Choose a document",
   });
   const drop = h(
     "div",
@@ -57,6 +58,17 @@ export const documentsView: View = (session, main) => {
     { name: "chunking" },
     ["none", "page", "section", "fragment"].map((c) => h("option", { value: c }, c)),
   );
+  const dataset = h("select", { name: "dataset" }, h("option", { value: "" }, "None (options here)"));
+  /** The project's datasets as choices, keeping the one chosen. */
+  const datasetChoices = (datasets: { dataset_id: string; name: string }[]) => {
+    const chosen = dataset.value;
+    replace(
+      dataset,
+      h("option", { value: "" }, "None (options here)"),
+      datasets.map((d) => h("option", { value: d.dataset_id }, d.name)),
+    );
+    dataset.value = datasets.some((d) => d.dataset_id === chosen) ? chosen : "";
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
 
@@ -73,7 +85,13 @@ export const documentsView: View = (session, main) => {
   }
 
   async function parse(source: Pick<ParseRequest, "file_id" | "file_url">) {
-    const job = await session.documents.parse(request(source));
+    // With a dataset, its settings apply and the result is one of its results.
+    const job = dataset.value
+      ? await session.documents.datasets.parse(dataset.value, {
+          ...source,
+          ...(pageRange.value.trim() ? { page_range: pageRange.value.trim() } : {}),
+        })
+      : await session.documents.parse(request(source));
     rememberSource(job.parse_id, source);
     status.classList.remove("error");
     status.textContent = `Parse ${job.parse_id} started`;
@@ -128,53 +146,55 @@ export const documentsView: View = (session, main) => {
   async function refresh() {
     try {
       const page = await session.documents.listJobs({ limit: 50 });
-      replace(
-        jobs,
-        page.items.length === 0 ? h("tr", {}, h("td", { colspan: 4 }, "No parse jobs yet.")) : null,
-        page.items.map((job) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, h("a", { href: `#/parse/${job.parse_id}` }, job.parse_id)),
-            h("td", {}, h("span", { class: `badge ${job.status}` }, job.status)),
+      if (changed(jobs, page.items))
+        replace(
+          jobs,
+          page.items.length === 0 ? h("tr", {}, h("td", { colspan: 4 }, "No parse jobs yet.")) : null,
+          page.items.map((job) =>
             h(
-              "td",
+              "tr",
               {},
-              h("progress", {
-                max: job.total_pages || 1,
-                value: job.status === "successful" ? job.total_pages || 1 : job.parsed_pages_count,
-                "aria-label": "Pages parsed",
-              }),
-              ` ${job.parsed_pages_count}/${job.total_pages ?? "?"}`,
-            ),
-            h("td", {}, when(job.created_at)),
-          ),
-        ),
-      );
-      const uploaded = await session.documents.files.list({ limit: 50 });
-      replace(
-        files,
-        uploaded.items.map((f) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, f.file_name ?? f.file_id),
-            h("td", {}, size(f.file_size ?? 0)),
-            h(
-              "td",
-              {},
+              h("td", {}, h("a", { href: `#/parse/${job.parse_id}` }, job.parse_id)),
+              h("td", {}, h("span", { class: `badge ${job.status}` }, job.status)),
               h(
-                "button",
-                {
-                  type: "button",
-                  onclick: () => parse({ file_id: f.file_id }).catch((e) => showError(status, e)),
-                },
-                "Parse",
+                "td",
+                {},
+                h("progress", {
+                  max: job.total_pages || 1,
+                  value: job.status === "successful" ? job.total_pages || 1 : job.parsed_pages_count,
+                  "aria-label": "Pages parsed",
+                }),
+                ` ${job.parsed_pages_count}/${job.total_pages ?? "?"}`,
+              ),
+              h("td", {}, when(job.created_at)),
+            ),
+          ),
+        );
+      const uploaded = await session.documents.files.list({ limit: 50 });
+      if (changed(files, uploaded.items))
+        replace(
+          files,
+          uploaded.items.map((f) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, f.file_name ?? f.file_id),
+              h("td", {}, size(f.file_size ?? 0)),
+              h(
+                "td",
+                {},
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    onclick: () => parse({ file_id: f.file_id }).catch((e) => showError(status, e)),
+                  },
+                  "Parse",
+                ),
               ),
             ),
           ),
-        ),
-      );
+        );
     } catch (error) {
       showError(status, error);
     }
@@ -194,6 +214,7 @@ export const documentsView: View = (session, main) => {
         field("Pages", pageRange),
         field("Chunks", chunking),
         field("OCR model", ocr),
+        field("Dataset", dataset, "A dataset's own settings replace the options here"),
       ),
       h("label", { class: "check" }, pageImages, " Page images (for the viewer's boxes)"),
       picker,
@@ -208,40 +229,14 @@ export const documentsView: View = (session, main) => {
         "section",
         { "aria-labelledby": "jobs-title" },
         h("h2", { id: "jobs-title" }, "Parse jobs"),
-        h(
-          "table",
-          {},
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              ["Job", "Status", "Progress", "Created"].map((t) => h("th", { scope: "col" }, t)),
-            ),
-          ),
-          jobs,
-        ),
+        h("table", {}, headRow(["Job", "Status", "Progress", "Created"]), jobs),
       ),
       h(
         "section",
         { "aria-labelledby": "files-title" },
         h("h2", { id: "files-title" }, "Files"),
-        h(
-          "table",
-          {},
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              ["Name", "Size", ""].map((t) => h("th", { scope: "col" }, t)),
-            ),
-          ),
-          files,
-        ),
-        datasetsPanel(session),
+        h("table", {}, headRow(["Name", "Size", ""]), files),
+        datasetsPanel(session, datasetChoices),
       ),
     ),
   );
@@ -253,7 +248,10 @@ export const documentsView: View = (session, main) => {
 };
 
 /** Datasets and the results parsed with them. */
-function datasetsPanel(session: Session): HTMLElement {
+function datasetsPanel(
+  session: Session,
+  listed: (datasets: { dataset_id: string; name: string }[]) => void,
+): HTMLElement {
   const list = h("ul");
   const status = statusLine();
   const name = h("input", { name: "datasetName", placeholder: "invoices" });
@@ -266,6 +264,7 @@ function datasetsPanel(session: Session): HTMLElement {
   async function refresh() {
     try {
       const page = await session.documents.datasets.list();
+      listed(page.items);
       replace(
         list,
         page.items.map((d) =>
@@ -278,14 +277,20 @@ function datasetsPanel(session: Session): HTMLElement {
               "button",
               {
                 type: "button",
+                "aria-label": `Results of ${d.name}`,
                 onclick: async () => {
-                  const data = await session.documents.datasets.data(d.dataset_id);
-                  replace(
-                    list.querySelector(`[data-results="${d.dataset_id}"]`) ?? list,
-                    data.items.map((r) =>
-                      h("div", {}, h("a", { href: `#/parse/${r.parse_id}` }, r.parse_id), ` ${r.status}`),
-                    ),
-                  );
+                  try {
+                    const data = await session.documents.datasets.data(d.dataset_id);
+                    replace(
+                      list.querySelector(`[data-results="${d.dataset_id}"]`) ?? list,
+                      data.items.length === 0 ? h("p", {}, "No results yet.") : null,
+                      data.items.map((r) =>
+                        h("div", {}, h("a", { href: `#/parse/${r.parse_id}` }, r.parse_id), ` ${r.status}`),
+                      ),
+                    );
+                  } catch (error) {
+                    showError(status, error);
+                  }
                 },
               },
               "Results",

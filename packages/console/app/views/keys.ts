@@ -1,5 +1,5 @@
 import type { ApiKeyInfo } from "@svc/contract";
-import { field, h, replace, showError, statusLine, when } from "../dom.ts";
+import { field, h, headRow, replace, showError, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
 import { type Session, setAdminToken } from "../session.ts";
 
@@ -131,20 +131,7 @@ export const keysView: View = (session, main) => {
       keyArea,
       form,
       created,
-      h(
-        "table",
-        { "aria-label": "Keys" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ["Name", "Prefix", "Created", "Last used", ""].map((t) => h("th", { scope: "col" }, t)),
-          ),
-        ),
-        body,
-      ),
+      h("table", { "aria-label": "Keys" }, headRow(["Name", "Prefix", "Created", "Last used", ""]), body),
       h(
         "button",
         {

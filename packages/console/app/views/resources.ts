@@ -1,5 +1,5 @@
 import type { FileSystemEntry } from "@svc/sdk";
-import { action, h, replace, showError, size, statusLine, when } from "../dom.ts";
+import { action, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
 
@@ -12,20 +12,7 @@ export const resourcesView: View = (session, main) => {
   const fileSystems = h("ul", { class: "filesystems" });
   const tree = h("div", { class: "tree-host" });
   const table = (label: string, heads: string[], body: HTMLElement) =>
-    h(
-      "table",
-      { "aria-label": label },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          heads.map((t) => h("th", { scope: "col" }, t)),
-        ),
-      ),
-      body,
-    );
+    h("table", { "aria-label": label }, headRow(heads), body);
 
   async function refresh() {
     try {

@@ -1,8 +1,9 @@
 import { runtimeRoutes, type Sandbox as SandboxRecord } from "@svc/contract";
 import type { Sandbox } from "@svc/sdk";
-import { action, field, h, replace, showError, size, statusLine, when } from "../dom.ts";
+import { action, field, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
-import { statusBadge } from "./sandboxes.ts";
+import { listOf, statusBadge } from "./sandboxes.ts";
+import { startTimelineView } from "./start-timeline.ts";
 
 /** One sandbox: status and start timeline, actions, terminal, files, processes and logs, exposed ports. */
 export const sandboxView: View = (session, main, id) => {
@@ -12,8 +13,42 @@ export const sandboxView: View = (session, main, id) => {
   }
   const status = statusLine();
   const summary = h("dl", { class: "facts" });
-  const timeline = h("ol", { class: "timeline", "aria-label": "Start timeline" });
-  const ports = h("ul", { class: "ports" });
+  const timeline = h("ol", { class: "timeline", "aria-label": "States seen" });
+  const phases = h("div", { class: "phases", "aria-live": "polite" });
+  let phasesShown = false;
+  const ports = h("ul", { class: "ports", "aria-label": "Exposed ports" });
+  const portsInput = h("input", { name: "exposedPorts", placeholder: "e.g. 8080 3000" });
+  const openInput = h("input", { type: "checkbox", name: "openPorts" });
+  const portsForm = h(
+    "form",
+    { class: "row", "aria-label": "Exposed ports settings" },
+    field("Ports", portsInput),
+    h("label", { class: "check" }, openInput, " Open without a key"),
+    h("button", { type: "submit" }, "Save ports"),
+  );
+  let portsEdited = false;
+  portsInput.addEventListener("input", () => {
+    portsEdited = true;
+  });
+  openInput.addEventListener("change", () => {
+    portsEdited = true;
+  });
+  portsForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!handle) return;
+    try {
+      const record = await handle.update({
+        exposed_ports: listOf(portsInput.value).map(Number),
+        allow_unauthenticated_access: openInput.checked,
+      });
+      portsEdited = false;
+      status.classList.remove("error");
+      status.textContent = "Ports saved";
+      show(record);
+    } catch (error) {
+      showError(status, error);
+    }
+  });
   const terminalHost = h(
     "div",
     { class: "terminal-host" },
@@ -27,21 +62,34 @@ export const sandboxView: View = (session, main, id) => {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closeTerminal: (() => void) | undefined;
   let runtimeShown = false;
+  let lastDrawn = "";
 
+  /** Runs a lifecycle action and shows the record it answers with at once (the next poll would be later). */
+  const lifecycle = (label: string, run: (sandbox: Sandbox) => Promise<SandboxRecord>) =>
+    action(
+      label,
+      async () => {
+        if (!handle) return;
+        status.classList.remove("error");
+        status.textContent = `${label}…`;
+        show(await run(handle));
+        if (status.textContent === `${label}…`) status.textContent = `${label}: done`;
+      },
+      status,
+    );
+  const suspendButton = lifecycle("Suspend", (sandbox) => sandbox.suspend());
+  const resumeButton = lifecycle("Resume", (sandbox) => sandbox.resume());
+  const snapshotButton = lifecycle("Snapshot", async (sandbox) => {
+    const { snapshot_id } = await sandbox.snapshot();
+    status.textContent = `Snapshot ${snapshot_id} started`;
+    return sandbox.refresh();
+  });
   const actions = h(
     "div",
     { class: "actions", role: "group", "aria-label": "Sandbox actions" },
-    action("Suspend", async () => handle && (await handle.suspend()), status),
-    action("Resume", async () => handle && (await handle.resume()), status),
-    action(
-      "Snapshot",
-      async () => {
-        if (!handle) return;
-        const { snapshot_id } = await handle.snapshot();
-        status.textContent = `Snapshot ${snapshot_id} started`;
-      },
-      status,
-    ),
+    suspendButton,
+    resumeButton,
+    snapshotButton,
     action(
       "Delete",
       async () => {
@@ -54,15 +102,39 @@ export const sandboxView: View = (session, main, id) => {
     ),
   );
 
+  /** The executor's own timing of the start, once the start has ended (running, or failed). */
+  async function showPhases() {
+    if (phasesShown || !handle) return;
+    phasesShown = true;
+    try {
+      replace(phases, startTimelineView(await handle.startTimeline()));
+    } catch (error) {
+      phasesShown = false;
+      showError(status, error);
+    }
+  }
+
   function show(record: SandboxRecord) {
+    // Only what the sandbox's state allows (suspend and snapshot a running one, resume a suspended one).
+    for (const [button, allowed] of [
+      [suspendButton, record.status === "running"],
+      [snapshotButton, record.status === "running"],
+      [resumeButton, record.status === "suspended"],
+    ] as const) {
+      button.dataset.blocked = String(!allowed);
+      button.disabled = !allowed;
+    }
+    if (record.status !== "pending") void showPhases();
     const last = seen.at(-1);
-    if (!last || last.status !== record.status) {
-      seen.push({ status: record.status, at: Date.now() });
+    const reason = record.status === "pending" ? (record.pending_reason ?? "") : "";
+    if (!last || last.status !== `${record.status} ${reason}`) {
+      seen.push({ status: `${record.status} ${reason}`, at: Date.now() });
       timeline.append(
         h(
           "li",
           {},
           statusBadge(record.status),
+          reason ? ` ${reason.replaceAll("_", " ")}` : "",
           ` ${when(seen.at(-1)?.at)}`,
           seen.length > 1
             ? h("small", { class: "hint" }, ` +${((Date.now() - seen[0].at) / 1000).toFixed(1)} s`)
@@ -70,6 +142,10 @@ export const sandboxView: View = (session, main, id) => {
         ),
       );
     }
+    // Redrawn only when the record changed: a poll must not move the focus or repeat itself to a screen reader.
+    const drawn = JSON.stringify(record);
+    if (drawn === lastDrawn) return;
+    lastDrawn = drawn;
     replace(
       summary,
       [
@@ -83,6 +159,10 @@ export const sandboxView: View = (session, main, id) => {
         ["Internet", record.network?.allow_internet_access === false ? "no" : "yes"],
       ].flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
     );
+    if (!portsEdited) {
+      portsInput.value = (record.exposed_ports ?? []).join(" ");
+      openInput.checked = record.allow_unauthenticated_access;
+    }
     const ingress = record.ingress_endpoint ? new URL(record.ingress_endpoint) : null;
     replace(
       ports,
@@ -102,6 +182,9 @@ export const sandboxView: View = (session, main, id) => {
                 `port ${port}`,
               )
             : `port ${port}`,
+          record.allow_unauthenticated_access
+            ? ""
+            : h("small", { class: "hint" }, " (needs a key: open it without one to browse)"),
         ),
       ),
     );
@@ -153,10 +236,12 @@ export const sandboxView: View = (session, main, id) => {
       h(
         "section",
         { "aria-labelledby": "tl" },
-        h("h2", { id: "tl" }, "Timeline"),
+        h("h2", { id: "tl" }, "Start timeline"),
         timeline,
+        phases,
         h("h2", {}, "Exposed ports"),
         ports,
+        portsForm,
       ),
     ),
     h(
@@ -272,7 +357,7 @@ function filesPanel(sandbox: Sandbox, host: HTMLElement) {
 /** The daemon's processes; one's output as its log. */
 function processesPanel(sandbox: Sandbox, host: HTMLElement) {
   const body = h("tbody");
-  const output = h("pre", { class: "log", "aria-label": "Process output", tabindex: "0" });
+  const output = h("pre", { class: "log", role: "log", "aria-label": "Process output", tabindex: "0" });
   const status = statusLine();
   async function refresh() {
     try {
@@ -318,6 +403,7 @@ function processesPanel(sandbox: Sandbox, host: HTMLElement) {
     event.preventDefault();
     try {
       await sandbox.processes.start({ command: "sh", args: ["-c", runInput.value] });
+      runInput.value = "";
       await refresh();
     } catch (error) {
       showError(status, error);
@@ -334,20 +420,7 @@ function processesPanel(sandbox: Sandbox, host: HTMLElement) {
   replace(
     host,
     form,
-    h(
-      "table",
-      { "aria-label": "Processes" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          ["PID", "Command", "Status", ""].map((t) => h("th", { scope: "col" }, t)),
-        ),
-      ),
-      body,
-    ),
+    h("table", { "aria-label": "Processes" }, headRow(["PID", "Command", "Status", ""]), body),
     h("div", { class: "actions" }, action("Refresh", refresh, status), logs),
     output,
     status,

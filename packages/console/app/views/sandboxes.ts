@@ -1,5 +1,5 @@
 import type { CreateSandboxRequest, Sandbox as SandboxRecord } from "@svc/contract";
-import { field, h, replace, showError, statusLine, when } from "../dom.ts";
+import { changed, field, h, replace, showError, statusLine, when } from "../dom.ts";
 import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
 
@@ -40,32 +40,33 @@ export const sandboxesView: View = (session, main) => {
   async function refresh() {
     try {
       const { sandboxes } = await session.sandboxes.list({ limit: 200 });
-      replace(
-        body,
-        sandboxes.length === 0 ? h("tr", {}, h("td", { colspan: 6 }, "No sandboxes yet.")) : null,
-        sandboxes.map((s: SandboxRecord) =>
-          h(
-            "tr",
-            { "data-sandbox": s.id },
+      if (changed(body, sandboxes))
+        replace(
+          body,
+          sandboxes.length === 0 ? h("tr", {}, h("td", { colspan: 6 }, "No sandboxes yet.")) : null,
+          sandboxes.map((s: SandboxRecord) =>
             h(
-              "td",
-              {},
-              h("a", { href: `#/sandbox/${s.id}` }, s.name ?? s.id),
-              s.name ? h("small", { class: "hint" }, ` ${s.id}`) : null,
+              "tr",
+              { "data-sandbox": s.id },
+              h(
+                "td",
+                {},
+                h("a", { href: `#/sandbox/${s.id}` }, s.name ?? s.id),
+                s.name ? h("small", { class: "hint" }, ` ${s.id}`) : null,
+              ),
+              h(
+                "td",
+                {},
+                statusBadge(s.status),
+                s.pending_reason ? h("small", { class: "hint" }, ` ${s.pending_reason}`) : null,
+              ),
+              h("td", {}, s.template_id ?? s.image ?? "default"),
+              h("td", {}, String(s.resources.cpus)),
+              h("td", {}, `${s.resources.memory_mb} MB`),
+              h("td", {}, when(s.created_at)),
             ),
-            h(
-              "td",
-              {},
-              statusBadge(s.status),
-              s.pending_reason ? h("small", { class: "hint" }, ` ${s.pending_reason}`) : null,
-            ),
-            h("td", {}, s.template_id ?? s.image ?? "default"),
-            h("td", {}, String(s.resources.cpus)),
-            h("td", {}, `${s.resources.memory_mb} MB`),
-            h("td", {}, when(s.created_at)),
           ),
-        ),
-      );
+        );
     } catch (error) {
       showError(status, error);
     }
@@ -99,6 +100,7 @@ function createForm(session: Session): HTMLElement {
   const allowOut = h("input", { name: "allowOut", placeholder: "e.g. 10.0.0.0/8 example.com" });
   const denyOut = h("input", { name: "denyOut", placeholder: "e.g. 169.254.169.254" });
   const ports = h("input", { name: "ports", placeholder: "e.g. 8080 3000" });
+  const open = h("input", { type: "checkbox", name: "public" });
   const timeout = h("input", { type: "number", name: "timeout", min: "0", value: "0" });
   const status = statusLine();
   // Templates and snapshots the sandbox may start from.
@@ -130,6 +132,7 @@ function createForm(session: Session): HTMLElement {
       field("Deny out", denyOut),
     ),
     field("Exposed ports", ports),
+    h("label", { class: "check" }, open, " Exposed ports open without a key (links work in a browser)"),
     field("Timeout (s, 0: server maximum)", timeout),
     h("button", { type: "submit" }, "Create"),
     status,
@@ -153,6 +156,7 @@ function createForm(session: Session): HTMLElement {
     if (image.value.trim()) request.image = image.value.trim();
     const ports_ = listOf(ports.value).map(Number);
     if (ports_.length) request.exposed_ports = ports_;
+    if (open.checked) request.allow_unauthenticated_access = true;
     const [kind, id] = source.value.split(":");
     if (kind === "template") request.template_id = id;
     if (kind === "snapshot") request.snapshot_id = id;

@@ -1,7 +1,20 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { createCanvas } from "@napi-rs/canvas";
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+import {
+  beginText,
+  endText,
+  moveText,
+  PDFDocument,
+  type PDFFont,
+  PDFHexString,
+  PDFName,
+  type PDFPage,
+  rgb,
+  StandardFonts,
+  setFontAndSize,
+  showText,
+} from "pdf-lib";
 import sharp from "sharp";
 import { prepareZXingModule, writeBarcode } from "zxing-wasm/writer";
 
@@ -26,6 +39,62 @@ export async function newPdf(): Promise<{ pdf: PDFDocument; fonts: PdfFonts }> {
     mono: await pdf.embedFont(StandardFonts.Courier),
   };
   return { pdf, fonts };
+}
+
+/** The first glyph code of typeThreeLine's font: codes 14 and up map to control characters, never to spaces. */
+const TYPE3_FIRST_CODE = 14;
+
+/**
+ * Writes `text` (letters, no spaces) on one line with its top at `top`, in a Type3 font without ToUnicode whose
+ * glyphs have names that say nothing (`g14`, `g15`, …): each glyph procedure draws its letter in `font`, so the
+ * page shows the word while its text layer holds only glyph codes no reader can map, as some PDF producers write.
+ * One such line a page: the font is the page's `/T3`.
+ */
+export function typeThreeLine(
+  pdf: PDFDocument,
+  page: PDFPage,
+  text: string,
+  font: PDFFont,
+  opts: { x: number; top: number; size: number },
+): void {
+  const ctx = pdf.context;
+  const letters = [...new Set(text)];
+  const names = letters.map((_, i) => `g${TYPE3_FIRST_CODE + i}`);
+  const charProcs = ctx.obj({});
+  letters.forEach((letter, i) => {
+    const width = font.widthOfTextAtSize(letter, 1000);
+    const proc = `${width} 0 d0 BT /L 1000 Tf 0 0 Td ${font.encodeText(letter).toString()} Tj ET`;
+    charProcs.set(PDFName.of(names[i]), ctx.register(ctx.flateStream(proc)));
+  });
+  const type3 = ctx.register(
+    ctx.obj({
+      Type: "Font",
+      Subtype: "Type3",
+      FontBBox: [0, -250, 1000, 900],
+      FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+      CharProcs: charProcs,
+      Encoding: ctx.obj({
+        Type: "Encoding",
+        Differences: [TYPE3_FIRST_CODE, ...names.map((n) => PDFName.of(n))],
+      }),
+      FirstChar: TYPE3_FIRST_CODE,
+      LastChar: TYPE3_FIRST_CODE + letters.length - 1,
+      Widths: letters.map((letter) => font.widthOfTextAtSize(letter, 1000)),
+      Resources: ctx.obj({ Font: ctx.obj({ L: font.ref }) }),
+    }),
+  );
+  const name = "T3";
+  page.node.setFontDictionary(PDFName.of(name), type3);
+  const codes = [...text]
+    .map((c) => (TYPE3_FIRST_CODE + letters.indexOf(c)).toString(16).padStart(2, "0"))
+    .join("");
+  page.pushOperators(
+    beginText(),
+    setFontAndSize(name, opts.size),
+    moveText(opts.x, PAGE_HEIGHT - opts.top - opts.size),
+    showText(PDFHexString.of(codes)),
+    endText(),
+  );
 }
 
 /** Letter size, points. */

@@ -1,16 +1,23 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { ParsingOptions } from "@svc/contract";
-import { rgb } from "pdf-lib";
+import { type PDFPage, rgb } from "pdf-lib";
+import { markdownRows } from "../eval/facts.ts";
+import { plainWords } from "../eval/pdf-sets.ts";
 import { type ParseViews, parseDocument } from "../index.ts";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
+  drawGridText,
+  drawLine,
   drawParagraph,
   newPdf,
   PAGE_HEIGHT,
   PAGE_WIDTH,
   pdfBytes,
   textImage,
+  typeThreeLine,
 } from "./pdf-fixtures.ts";
 
 /**
@@ -82,6 +89,33 @@ describe("pdf layout: text without a text layer on a digital page", () => {
     assertInOrder(result.markdown, ["Quarterly Harbour Results", body]);
     const text = result.markdown.match(/Ferry crossings/g) ?? [];
     assert.equal(text.length, 1, "the text layer's own text is not read twice");
+  });
+});
+
+describe("pdf layout: glyphs without characters", () => {
+  test("a title in a Type3 font without ToUnicode is read by OCR in its place; no stray characters", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    typeThreeLine(pdf, page, "HARBOUR", fonts.bold, { x: 72, top: 90, size: 32 });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["HARBOUR", body]);
+    const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
+    assert.deepEqual(stray, [], result.markdown);
+  });
+});
+
+describe("pdf layout: glyphs without characters, public", () => {
+  test("redp5110's Highlights box, set in a font whose glyphs map to no characters, is read", {
+    skip: NO_CORPUS,
+  }, async () => {
+    const file = corpusPath("docling/tests/data/pdf/sources/redp5110_sampled.pdf");
+    const result = await parsePdf(new Uint8Array(readFileSync(file)));
+    const box = result.markdown.slice(result.markdown.indexOf("Highlights"));
+    assert.match(box, /performance of your database operations/, box.slice(0, 600));
+    assert.doesNotMatch(result.markdown, /^! " #$/m);
   });
 });
 
@@ -177,5 +211,141 @@ describe("pdf layout: reading order", () => {
 
     const result = await parsePdf(await pdfBytes(pdf));
     assertInOrder(result.markdown, [...main, side]);
+  });
+});
+
+describe("pdf layout: furniture on a single page", () => {
+  test("a chart's axis ticks, a figure caption and footnotes in the bottom band stay content; the page number goes", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The number of ferry crossings grew steadily over the year, as the chart at the foot of this page shows.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    const more =
+      "Freight stayed level through the winter and rose again in the spring, when the new quay opened to lorries.";
+    drawParagraph(page, more, { x: 72, top: 140, width: 468, font: fonts.regular, size: 11 });
+    // The chart reaches into the bottom band; its ticks are drawn as text under it, its caption under them.
+    const chart = await pdf.embedPng(await chartPng(400, 150));
+    page.drawImage(chart, { x: 106, y: PAGE_HEIGHT - 660, width: 400, height: 150 });
+    const ticks = ["2", "4", "6", "8", "10"];
+    ticks.forEach((tick, i) => {
+      drawLine(page, tick, 120 + i * 90, 680, fonts.regular, 8);
+    });
+    const caption = "Figure 3. Ferry crossings per month, in thousands.";
+    drawLine(page, caption, 200, 700, fonts.regular, 8);
+    const notes = ["1 Counted at the harbour office.", "2 Excluding the winter timetable."];
+    notes.forEach((note, i) => {
+      drawLine(page, note, 72, 728 + i * 10, fonts.regular, 8);
+    });
+    drawLine(page, "7", 303, 764, fonts.regular, 9);
+
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assertInOrder(result.markdown, [body, more]);
+    for (const text of [caption, ...notes])
+      assert.ok(result.markdown.includes(text), `${text} in:\n${result.markdown}`);
+    for (const tick of ticks) assert.match(result.markdown, new RegExp(`(^|\\D)${tick}(\\D|$)`));
+    const all = await parsePdf(await pdfBytes(pdf), { ignore_sections: [] });
+    const numbers = (all.pages[0].page_fragments ?? []).filter((f) => f.fragment_type === "page_number");
+    assert.deepEqual(
+      numbers.map((f) => f.content.content),
+      ["7"],
+    );
+  });
+});
+
+describe("pdf layout: ruled tables whose rules group rows", () => {
+  const black = rgb(0, 0, 0);
+  const hLine = (page: PDFPage, x1: number, x2: number, top: number) =>
+    page.drawLine({
+      start: { x: x1, y: PAGE_HEIGHT - top },
+      end: { x: x2, y: PAGE_HEIGHT - top },
+      thickness: 0.8,
+      color: black,
+    });
+  const vLine = (page: PDFPage, x: number, top: number, bottom: number) =>
+    page.drawLine({
+      start: { x, y: PAGE_HEIGHT - top },
+      end: { x, y: PAGE_HEIGHT - bottom },
+      thickness: 0.8,
+      color: black,
+    });
+  /** The table's rows as the markdown gives them, cells folded to their words. */
+  const rowsOf = (markdown: string) => markdownRows(markdown).map((row) => row.filter((cell) => cell !== ""));
+
+  test("a rule every three rows of a statistics table: each line is a row of its own", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const widths = [120, 90, 90, 90];
+    const rows = [
+      ["Region", "Permits", "Handgun", "Long gun"],
+      ["North", "1,204", "310", "95"],
+      ["South", "2,818", "1,022", "407"],
+      ["East", "604", "87", "12"],
+      ["West", "3,391", "1,940", "733"],
+      ["Islands", "45", "9", "3"],
+      ["Capital", "5,120", "2,004", "118"],
+      ["Valley", "812", "240", "61"],
+      ["Coast", "1,377", "508", "230"],
+      ["Hills", "299", "41", "7"],
+      ["Lakes", "2,046", "733", "190"],
+      ["Plains", "958", "302", "88"],
+      ["Forest", "174", "26", "5"],
+    ];
+    const top = 120;
+    const rowHeight = 16;
+    drawGridText(page, rows, { x: 72, top, widths, rowHeight, fonts, header: true });
+    const right = 72 + widths.reduce((a, b) => a + b, 0);
+    // Rules: the frame, under the header, and after every third data row only.
+    for (const r of [0, 1, 4, 7, 10, 13]) hLine(page, 72, right, top + r * rowHeight);
+    let x = 72;
+    for (let c = 0; c <= widths.length; c++) {
+      vLine(page, x, top, top + 13 * rowHeight);
+      x += widths[c] ?? 0;
+    }
+    const result = await parsePdf(await pdfBytes(pdf));
+    const got = rowsOf(result.markdown);
+    for (const row of rows.slice(1)) {
+      const want = row.map((cell) => plainWords(cell).join(" "));
+      assert.ok(
+        got.some((cells) => cells.join("|") === want.join("|")),
+        `${row.join(" | ")} in:\n${result.markdown}`,
+      );
+    }
+  });
+
+  test("a ledger ruled in its header only, empty date columns between name and description: cells stay apart", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const widths = [120, 60, 60, 160, 70];
+    const header = ["Payee", "Start", "End", "Description", "Amount"];
+    const body = [
+      ["Harbour Master", "", "", "Wages for May", "1,250.00"],
+      ["Quay Office", "", "", "Rent of the office", "420.50"],
+      ["Ferry Lines", "", "", "Crossings for staff", "96.00"],
+      ["Pilot Service", "", "", "Pilotage in April", "310.75"],
+    ];
+    const top = 120;
+    const rowHeight = 16;
+    drawGridText(page, [header, ...body], { x: 72, top, widths, rowHeight, fonts, header: true });
+    const right = 72 + widths.reduce((a, b) => a + b, 0);
+    const bottom = top + 5 * rowHeight;
+    for (const y of [top, top + rowHeight, bottom]) hLine(page, 72, right, y);
+    // Column rules in the header; the body is one box around its rows.
+    let x = 72;
+    for (let c = 0; c <= widths.length; c++) {
+      vLine(page, x, top, c === 0 || c === widths.length ? bottom : top + rowHeight);
+      x += widths[c] ?? 0;
+    }
+    const result = await parsePdf(await pdfBytes(pdf));
+    const got = rowsOf(result.markdown);
+    for (const row of body) {
+      const want = row.filter((cell) => cell !== "").map((cell) => plainWords(cell).join(" "));
+      assert.ok(
+        got.some((cells) => cells.join("|") === want.join("|")),
+        `${want.join(" | ")} in:\n${result.markdown}`,
+      );
+    }
   });
 });

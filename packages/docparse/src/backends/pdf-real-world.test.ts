@@ -54,6 +54,46 @@ describe("pdf layout on public pages", () => {
     ]);
   });
 
+  test("a journal page: the caption and the chart's ticks in the bottom band stay, the running head goes", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "data-in-brief-p454.pdf"), [
+      { present: "Fig. 5. Langmuir adsorption isotherm of ES" },
+      { absent: "O. Sanni, A.P.I. Popoola / Data in Brief 22 (2019) 451–457" },
+      { before: ["as shown in Fig. 8", "Fig. 5. Langmuir adsorption isotherm of ES"] },
+      // The horizontal axis's ticks, then its title.
+      { present: "4 6 8 Concentration (g)" },
+    ]);
+  });
+
+  test("footnotes at the foot of a single page are kept", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "google-doc-zen.pdf"), [
+      { present: "2021 estimate" },
+      { before: ["Namespaces are one honking great idea", "2021 estimate"] },
+    ]);
+  });
+
+  test("a one-page document's header and footer are furniture", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "header-footer-doc.pdf"), [
+      { absent: "I Am A Header" },
+      { absent: "I Am A Footer" },
+      { before: ["Title", "Here is a lovely sentences"] },
+    ]);
+  });
+
+  test("a statistics table ruled every five rows: one row per state", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "nics-background-checks-2015-11.pdf"), [
+      { neighbours: ["Alabama", "18,870"] },
+      { neighbours: ["Alaska", "209"] },
+      { neighbours: ["Wyoming", "383"] },
+    ]);
+  });
+
+  test("a ledger ruled in its header only: payee, description and amount in their own cells", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "senate-expenditures.pdf"), [
+      { neighbours: ["DISTRICT DIRECTOR", "37,499.96"] },
+      { neighbours: ["STAFF ASSISTANT", "25,499.96"] },
+    ]);
+  });
+
   test("a manual page: labels drawn on its figures stay text", { skip: NO_CORPUS }, async () => {
     await assertFacts(corpusPath("docling/tests/data", "pdf/sources/amt_handbook_sample.pdf"), [
       { present: "Boots aircraft nut" },

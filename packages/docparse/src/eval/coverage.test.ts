@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { headingMatches, headings, wordRecall } from "./coverage.ts";
+import {
+  compounds,
+  headingMatches,
+  headings,
+  hyphenation,
+  lamAlefFolded,
+  shiftedFontWords,
+  wordRecall,
+} from "./coverage.ts";
 import { plainWords } from "./pdf-sets.ts";
 
 test("plainWords: folded words, a word hyphenated at a line end joined, punctuation dropped", () => {
@@ -21,8 +29,65 @@ test("wordRecall counts words as a multiset and lists what is lost", () => {
   assert.equal(wordRecall([], ["a"]).recall, 1);
 });
 
+test("wordRecall: a word pdftotext breaks at a line-end hyphen counts joined or as its two parts, nothing else", () => {
+  // A compound's hyphen: pdftotext's lines joined read "faaapproved"; ours keeps "FAA-approved".
+  const compound = "an FAA-\napproved MEL";
+  assert.equal(
+    wordRecall(plainWords(compound), plainWords("an FAA-approved MEL"), hyphenation(compound)).recall,
+    1,
+  );
+  // pdftotext removed the line-end hyphen itself: our compound's two words count.
+  const ours = "an FAA- approved MEL";
+  const dehyphenated = { joined: compounds(ours), heads: new Set<string>() };
+  assert.equal(wordRecall(plainWords("an FAAapproved MEL"), plainWords(ours), dehyphenated).recall, 1);
+  // Halves pdftotext reads apart (its order left the line): ours holds the word joined.
+  const apart = "panel appoint-\n\n26. If\nments to";
+  assert.equal(
+    wordRecall(plainWords(apart), plainWords("panel appointments to 26. If"), hyphenation(apart)).recall,
+    1,
+  );
+  // A space inside a word of ours is still a loss.
+  const whole = "the harbour";
+  const { recall, lost } = wordRecall(plainWords(whole), plainWords("the har bour"), hyphenation(whole));
+  assert.equal(recall, 0.5);
+  assert.deepEqual([...lost.keys()], ["harbour"]);
+});
+
 test("headings: the # lines of markdown, folded; matches as multisets", () => {
   const md = "# Title\n\ntext # not a heading\n\n## 2.1 Results:\n\n## Results";
   assert.deepEqual(headings(md), ["title", "2 1 results", "results"]);
   assert.equal(headingMatches(["title", "results", "results"], ["results", "title"]), 2);
+  // The same words in another order (a section number placed after its title) match; other words do not.
+  assert.equal(headingMatches(["들어가며 1", "2 results"], ["1 들어가며", "2 result"]), 1);
+});
+
+test("shiftedFontWords: lost words that one letter shift turns into ours, only when five agree", () => {
+  const ours = new Set(["the", "database", "of", "and", "performance", "operations", "your"]);
+  // pdftotext's codes for "the database of and performance operations" shifted by 3, and a real loss.
+  const lost = new Map([
+    ["wkh", 2],
+    ["gdwdedvh", 1],
+    ["ri", 1],
+    ["dqg", 1],
+    ["shuirupdqfh", 1],
+    ["rshudwlrqv", 1],
+    ["harbour", 1],
+  ]);
+  assert.deepEqual([...shiftedFontWords(lost, ours).keys()].sort(), [
+    "dqg",
+    "gdwdedvh",
+    "ri",
+    "rshudwlrqv",
+    "shuirupdqfh",
+    "wkh",
+  ]);
+  // Four agreeing words are not enough to call it a shifted font.
+  lost.delete("rshudwlrqv");
+  assert.equal(shiftedFontWords(lost, ours).size, 0);
+});
+
+test("lamAlefFolded: lam and alef side by side match in either order; other letters keep theirs", () => {
+  assert.equal(lamAlefFolded("اإلنتاجية"), lamAlefFolded("الإنتاجية"));
+  assert.equal(lamAlefFolded("المشكالت"), lamAlefFolded("المشكلات"));
+  assert.notEqual(lamAlefFolded("كتب"), lamAlefFolded("بتك"));
 });

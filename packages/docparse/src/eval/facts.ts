@@ -1,5 +1,6 @@
 /**
- * `npm run eval:facts [-- --file name] [--verbose]`: the facts of `test/real-world/facts.json` (text present,
+ * `npm run eval:facts [-- --set second] [--file name] [--verbose]`: the facts of `test/real-world/facts.json`, or
+ * of `facts-<set>.json` (a second set, written later on other public PDFs), (text present,
  * text absent, A before B, cell neighbours) checked on our markdown (page headers, footers and numbers
  * ignored) and on pdftotext's text, per document; then the order facts pdftotext gets right and we miss.
  */
@@ -90,9 +91,13 @@ function resolvePdf(id: string): string | null {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { file: { type: "string" }, verbose: { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: { set: { type: "string" }, file: { type: "string" }, verbose: { type: "boolean" } },
+  });
+  const factsFile = values.set ? `facts-${values.set}.json` : "facts.json";
+  if (!/^facts(-[a-z0-9-]+)?\.json$/.test(factsFile)) throw new Error(`--set: not a set name: ${values.set}`);
   const documents = (
-    JSON.parse(readFileSync(path.join(REAL_WORLD_DIR, "facts.json"), "utf8")) as { documents: FactDocument[] }
+    JSON.parse(readFileSync(path.join(REAL_WORLD_DIR, factsFile), "utf8")) as { documents: FactDocument[] }
   ).documents.filter((doc) => !values.file || doc.pdf.includes(values.file));
   let ours = 0;
   let theirs = 0;

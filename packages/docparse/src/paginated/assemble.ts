@@ -81,6 +81,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           pageNumber: label.label === "page_number",
           edge: edges[blocks.indexOf(entry.block)],
           sideways: entry.block.lines.every((line) => line.vertical),
+          caption: label.label === "figure_caption" || label.label === "table_caption",
+          lines: entry.block.lines.map((line) => line.text),
         });
         candidateBlocks.push(entry.block);
       }
@@ -190,7 +192,13 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           break;
         }
         default:
-          sink.add<TextItem>({ ...base, label: label.label, text, lines: lineBoxes(block) });
+          // A number its text took for a page number but furniture detection did not (a chart's axis tick) is text.
+          sink.add<TextItem>({
+            ...base,
+            label: label.label === "page_number" ? "text" : label.label,
+            text,
+            lines: lineBoxes(block),
+          });
       }
       listIndents.length = 0;
     }

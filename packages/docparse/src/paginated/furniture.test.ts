@@ -231,3 +231,65 @@ test("text set sideways in a side margin is furniture; sideways text inside the 
   assert.equal(kinds.get(0), "page_footer");
   assert.equal(kinds.has(1), false);
 });
+
+test("on a single page, a small figure caption on the page's last line is content, not a page footer", () => {
+  const caption = candidate(
+    1,
+    "Fig. 5. Crossings per month.",
+    { x1: 160, y1: 740, x2: 300, y2: 747 },
+    { fontSize: 7, edge: "bottom", caption: true },
+  );
+  const footer = candidate(
+    1,
+    "Harbour report, draft",
+    { x1: 50, y1: 770, x2: 150, y2: 777 },
+    { fontSize: 7 },
+  );
+  const kinds = detectFurniture([caption, footer, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_footer"]);
+});
+
+test("footnotes at the foot of a single page are content; one small line there is still a footer", () => {
+  const notes = candidate(
+    1,
+    "1 2021 estimate 2 2020 estimate 3 2020 estimate",
+    { x1: 72, y1: 735, x2: 140, y2: 770 },
+    { fontSize: 7, edge: "bottom", lines: ["1 2021 estimate", "2 2020 estimate", "3 2020 estimate"] },
+  );
+  const stamp = candidate(
+    1,
+    "1 printed copy",
+    { x1: 400, y1: 775, x2: 480, y2: 782 },
+    { fontSize: 7, edge: "bottom", lines: ["1 printed copy"] },
+  );
+  const kinds = detectFurniture([notes, stamp, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_footer"]);
+});
+
+test("a chart's axis ticks in the bottom band are not page numbers; the page number alone on its line is", () => {
+  const ticks = ["2", "4", "6", "8"].map((tick, i) =>
+    candidate(
+      1,
+      tick,
+      { x1: 120 + i * 46, y1: 700, x2: 124 + i * 46, y2: 706 },
+      { fontSize: 6, pageNumber: true },
+    ),
+  );
+  // The vertical axis: numbers stacked at one right edge.
+  const stacked = ["10", "20", "30"].map((tick, i) =>
+    candidate(
+      1,
+      tick,
+      { x1: 100, y1: 640 + i * 20, x2: 108, y2: 646 + i * 20 },
+      { fontSize: 6, pageNumber: true },
+    ),
+  );
+  const number = candidate(
+    1,
+    "12",
+    { x1: 300, y1: 770, x2: 308, y2: 778 },
+    { fontSize: 8, pageNumber: true },
+  );
+  const kinds = detectFurniture([...ticks, ...stacked, number, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([...kinds.entries()].sort(), [[7, "page_number"]]);
+});

@@ -16,6 +16,10 @@ export interface FurnitureCandidate {
   edge: "top" | "bottom" | null;
   /** The block's text runs up or down the page. */
   sideways?: boolean;
+  /** Labeled a figure or table caption: content, never furniture. */
+  caption?: boolean;
+  /** The block's lines, when it has several (footnotes are told apart by them). */
+  lines?: readonly string[];
 }
 
 export type FurnitureKind = "page_header" | "page_footer" | "page_number";
@@ -36,6 +40,33 @@ const FURNITURE_PATTERNS: readonly RegExp[] = [
 /** The text says it is page furniture. */
 export function furniturePattern(text: string): boolean {
   return text.length <= 200 && FURNITURE_PATTERNS.some((pattern) => pattern.test(text));
+}
+
+/** A number alone: a page number, or one tick of a chart's axis. */
+const NUMBER_ONLY = /^[-–—−]?\s*\d{1,6}(?:[.,]\d+)?\s*[-–—]?$/;
+
+/**
+ * Tick labels of a chart's axis: a number alone with two more numbers alone on the same page, side by side on its
+ * line or stacked at its right edge. A page number stands alone in its band; axis ticks come in rows and columns.
+ */
+function axisTick(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): boolean {
+  if (!NUMBER_ONLY.test(c.text.trim())) return false;
+  const size = Math.max(c.fontSize, 1);
+  const others = all.filter((o) => o !== c && o.page === c.page && NUMBER_ONLY.test(o.text.trim()));
+  const row = others.filter((o) => Math.abs(box.centerY(o.box) - box.centerY(c.box)) <= size * 0.5);
+  const column = others.filter(
+    (o) => Math.abs(o.box.x2 - c.box.x2) <= size * 0.5 && Math.abs(o.box.y1 - c.box.y1) <= size * 8,
+  );
+  return row.length >= 2 || column.length >= 2;
+}
+
+/**
+ * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
+ * text. They are content the body refers to, not furniture, even when they sit in the bottom band.
+ */
+function footnotes(c: FurnitureCandidate): boolean {
+  const lines = c.lines ?? [];
+  return lines.length >= 2 && lines.every((line) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line));
 }
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
@@ -93,6 +124,8 @@ export function detectFurniture(
       !/[.!?,;:]["'”’)]?$/.test(c.text);
     const pattern = (c.edge !== null || margin) && c.fontSize <= bodySize * 1.05 && furniturePattern(c.text);
     const alone = small || label || pattern;
+    if (c.caption) return;
+    if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });

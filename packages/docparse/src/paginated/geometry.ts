@@ -24,6 +24,11 @@ export interface TextRun {
   vertical?: boolean;
   /** True when the run is drawn through (a strikethrough line crosses its middle); set by the graphics pass. */
   struck?: boolean;
+  /**
+   * True when some of its glyphs map to no character (a Type3 font without a usable ToUnicode): each is a U+FFFD
+   * in `text` until OCR reads the run's region, or they are dropped.
+   */
+  unmapped?: boolean;
 }
 
 /** A ruling line: a stroked segment, or a thin filled rectangle, horizontal or vertical. */

@@ -147,6 +147,20 @@ test("a mostly left-to-right line with one Hebrew word stays in page order", () 
   assert.equal(lines[0].text, "the word שלום means");
 });
 
+test("a Latin word set touching an Arabic one is a word of its own; touching Arabic runs join", () => {
+  // Right to left on the page: مكتبات (x 40-70), Python (70-100), و (100-105).
+  const runs = [
+    run("مكتبات", 40, 100, { dir: "rtl" }),
+    run("Python", 70, 100),
+    run("و", 100, 100, { dir: "rtl" }),
+    run("تب", 106, 200, { dir: "rtl" }),
+    run("ال", 116, 200, { dir: "rtl" }),
+  ];
+  const [first, second] = buildLines(runs);
+  assert.equal(first.text, "و Python مكتبات");
+  assert.equal(second.text, "التب");
+});
+
 test("vertical runs make lines of their own", () => {
   const label = placed("Axis label", { x1: 40, y1: 100, x2: 50, y2: 150 }, { vertical: true });
   const body = row(["body", "text"], 52, 120, 3);

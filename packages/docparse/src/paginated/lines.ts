@@ -32,6 +32,18 @@ function dominant<T>(runs: readonly TextRun[], pick: (run: TextRun) => T): T {
   return best;
 }
 
+const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
+
+/**
+ * Whether `before` ends in a letter of one direction and `after` starts with a letter of the other: a Latin word
+ * and a Hebrew or Arabic word never make one word, even set with no visible gap (`Python` beside `من`).
+ */
+function scriptsMeet(before: string, after: string): boolean {
+  const last = before.at(-1) ?? "";
+  const first = after[0] ?? "";
+  return /\p{L}/u.test(last) && /\p{L}/u.test(first) && RTL_LETTER.test(last) !== RTL_LETTER.test(first);
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
@@ -45,7 +57,8 @@ export function makeLine(runs: TextRun[]): Line {
       // The distance between the two boxes, whichever side the next run is on (right-to-left lines hold both).
       const gap = Math.max(run.box.x1 - previous.box.x2, previous.box.x1 - run.box.x2);
       const size = Math.min(previous.fontSize, run.fontSize);
-      if (gap > size * 0.15 && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
+      if ((gap > size * 0.15 || scriptsMeet(text, run.text)) && !/\s$/.test(text) && !/^\s/.test(run.text))
+        text += " ";
     }
     text += run.text;
     previous = run;

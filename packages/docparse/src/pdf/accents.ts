@@ -62,6 +62,7 @@ function overlaps(a: TextRun, b: TextRun): boolean {
 function joined(a: TextRun, b: TextRun, text: string): TextRun {
   return {
     ...(a.text.length >= b.text.length ? a : b),
+    ...(a.unmapped || b.unmapped ? { unmapped: true } : {}),
     text,
     box: {
       x1: Math.min(a.box.x1, b.box.x1),

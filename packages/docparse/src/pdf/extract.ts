@@ -1,7 +1,9 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
-import { pageTextRuns } from "./text.ts";
+import { rtlLigatureWords } from "./ligatures.ts";
+import { dropUnmapped, pageTextRuns } from "./text.ts";
 
 /** A page's size in points after its rotation, and the transform from PDF user space to model coordinates. */
 export interface PageFrame {
@@ -16,21 +18,40 @@ export async function pageFrame(doc: PDFDocumentProxy, pageNumber: number): Prom
   return { width: viewport.width, height: viewport.height, transform: viewport.transform };
 }
 
+export interface ExtractOptions {
+  /**
+   * Keep glyphs that map to no character, as U+FFFD in runs marked `unmapped`, for the caller to OCR (and then
+   * drop with `dropUnmapped`); by default they are dropped here.
+   */
+  keepUnmapped?: boolean;
+}
+
 /**
  * The geometry of one page of an open PDF: text runs (struck ones marked), rules, rectangles and images. A page
  * whose text is drawn invisibly (an OCR layer over a scan) keeps its runs but says `textSource: "none"`, so the
  * caller OCRs it instead.
  */
-export async function extractPdfPage(doc: PDFDocumentProxy, pageNumber: number): Promise<PageGeometry> {
+export async function extractPdfPage(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  options: ExtractOptions = {},
+): Promise<PageGeometry> {
   const page = await doc.getPage(pageNumber);
   try {
     let viewport = page.getViewport({ scale: 1 });
     const ops = await page.getOperatorList();
     // A page shown turned (its /Rotate, or content drawn sideways) is read in the frame its text is upright in.
-    const { runs } = await pageTextRuns(page, viewport.transform, (quarterTurns) => {
-      viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
-      return viewport.transform;
-    });
+    const { runs: read } = await pageTextRuns(
+      page,
+      viewport.transform,
+      (quarterTurns) => {
+        viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
+        return viewport.transform;
+      },
+      { rtlLigatures: rtlLigatureWords(ops), fallbacks: fallbackGlyphWords(ops) },
+    );
+    const mapped = dropUnmapped(read);
+    const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
@@ -45,7 +66,7 @@ export async function extractPdfPage(doc: PDFDocumentProxy, pageNumber: number):
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
-      textSource: runs.length > 0 && !invisible ? "text-layer" : "none",
+      textSource: mapped.length > 0 && !invisible ? "text-layer" : "none",
       warnings: [],
     };
   } finally {

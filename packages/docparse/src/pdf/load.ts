@@ -20,6 +20,7 @@ import { extractPdfPage, pageFrame } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
+import { dropUnmapped } from "./text.ts";
 import { ocrCrops, unreadText, withOcrWords } from "./unread-text.ts";
 
 /** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
@@ -84,6 +85,10 @@ async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageL
  * type starts to be misread.
  */
 const OCR_DPI = 200;
+
+function withoutUnmapped(page: PageGeometry): PageGeometry {
+  return { ...page, runs: dropUnmapped(page.runs) };
+}
 
 /**
  * A page with no text layer and nothing that could hold text (no image, almost no vector paths) is blank:
@@ -151,7 +156,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     let geometry: PageGeometry[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       if (wanted.has(n)) {
-        const page = await extractPdfPage(doc, n);
+        const page = await extractPdfPage(doc, n, { keepUnmapped: true });
         geometry.push(page);
         pages.push({ pageNumber: n, size: { width: page.width, height: page.height } });
       } else {
@@ -163,12 +168,17 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     // barcode_detection every page is rendered and searched for codes.
     const barcodes = input.parsing.barcode_detection;
     let scans: Promise<PDFDocument | null> | undefined;
-    geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (page) => {
+    geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (extracted) => {
+      // Glyphs that map to no character are kept for withUnreadText to OCR; whatever OCR does not replace goes.
+      const page = withoutUnmapped(
+        extracted.textSource === "text-layer"
+          ? await withUnreadText(doc, extracted, input.parsing)
+          : extracted,
+      );
       if (page.textSource === "text-layer" || blank(page)) {
-        const read = page.textSource === "text-layer" ? await withUnreadText(doc, page, input.parsing) : page;
-        if (!barcodes) return read;
+        if (!barcodes) return page;
         const rendered = await renderPage(doc, page.pageNumber, { dpi: BARCODE_DPI, grayscale: true });
-        return { ...read, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
+        return { ...page, barcodes: await barcodesOf(rendered.png, 72 / rendered.dpi) };
       }
       const rendered =
         (await scanRaster(page, () => (scans ??= openScanSource(input.bytes as Uint8Array)))) ??

@@ -1,10 +1,11 @@
 import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
-import type { TextRun } from "../paginated/geometry.ts";
+import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
+import { respelled } from "./ligatures.ts";
 
 /** pdf.js's text item, as far as we read it. */
-interface PdfTextItem {
+export interface PdfTextItem {
   str: string;
   dir: string;
   width: number;
@@ -13,7 +14,7 @@ interface PdfTextItem {
   fontName: string;
 }
 
-interface FontStyle {
+export interface FontStyle {
   ascent: number;
   descent: number;
   vertical: boolean;
@@ -89,18 +90,124 @@ export function normalizeRunText(text: string): string {
   );
 }
 
+/** Control characters other than tab and line feed: what pdf.js gives for a glyph code with no character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const UNMAPPED_CODES = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const UNMAPPED_CODE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
+
+/**
+ * Runs with their unmapped glyphs (U+FFFD in a run marked `unmapped`) removed, and runs left blank dropped: the
+ * text as it reads once OCR has had its chance at them.
+ */
+export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
+  const out: TextRun[] = [];
+  for (const run of runs) {
+    if (!run.unmapped) {
+      out.push(run);
+      continue;
+    }
+    const { unmapped: _, ...rest } = run;
+    const text = run.text.replace(/\uFFFD/g, "");
+    if (text.trim() !== "") out.push({ ...rest, text });
+  }
+  return out;
+}
+
+/**
+ * Runs without the copies of text drawn twice in place (a second pass over the same words for a bolder look, a
+ * shadow under them): a run repeating an earlier one's text in the same font and size, its box within half a
+ * point of it, goes.
+ */
+export function withoutOverprints(runs: readonly TextRun[]): TextRun[] {
+  const seen = new Map<string, TextRun[]>();
+  const out: TextRun[] = [];
+  for (const run of runs) {
+    const key = `${run.fontName}\u0000${run.fontSize}\u0000${run.text}`;
+    const same = seen.get(key) ?? [];
+    const near = (a: number, b: number) => Math.abs(a - b) <= 0.5;
+    if (
+      same.some((s) => near(s.box.x1, run.box.x1) && near(s.box.y1, run.box.y1) && near(s.box.x2, run.box.x2))
+    )
+      continue;
+    same.push(run);
+    seen.set(key, same);
+    out.push(run);
+  }
+  return out;
+}
+
+/** Hebrew, Arabic and their presentation forms: a run holding them reads right to left. */
+const RTL_CHARS = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
+/** Type spans about an em from descender to ascender; metrics claiming far more are a font's bounding box. */
+const MAX_TYPE_SPAN = 1.35;
+
+/**
+ * How far a font's glyphs reach above and below the baseline, in ems: its ascent and descent, or a line of type's
+ * usual 0.8 and -0.2 when they are missing or span more than MAX_TYPE_SPAN (CJK fonts such as Noto Sans CJK state
+ * their whole bounding box, near three ems, which would stack a label's lines into one row).
+ */
+export function typeExtent(style: FontStyle | undefined): { ascent: number; descent: number } {
+  const ascent = style?.ascent && style.ascent > 0 ? style.ascent : 0.8;
+  const descent = style?.descent && style.descent < 0 ? style.descent : -0.2;
+  return ascent - descent > MAX_TYPE_SPAN ? { ascent: 0.8, descent: -0.2 } : { ascent, descent };
+}
+
+/** A word space this narrow (in ems) is not seen as a gap between the words: the makeLine threshold. */
+const NARROW_SPACE = 0.15;
+
+/**
+ * Whether `space`, a blank item pdf.js made of a space glyph, separates the items `before` and `after` as a word
+ * space too narrow to be seen as one: all three upright on one baseline in one font and size, in this order along it, each starting about
+ * where the one before ends.
+ */
+export function wordSpaceBetween(before: PdfTextItem, space: PdfTextItem, after: PdfTextItem): boolean {
+  const upright = (item: PdfTextItem) => item.transform[1] === 0 && item.transform[2] === 0;
+  const size = Math.abs(before.transform[3]);
+  const near = (a: number, b: number) => Math.abs(a - b) <= size * 0.3;
+  return (
+    [before, space, after].every((item) => upright(item) && !RTL_CHARS.test(item.str)) &&
+    space.fontName === before.fontName &&
+    after.fontName === before.fontName &&
+    [0, 3, 5].every(
+      (i) => near(space.transform[i], before.transform[i]) && after.transform[i] === before.transform[i],
+    ) &&
+    // Only a space narrower than the gap the line builder reads as one needs keeping (and pdf.js's own spaces
+    // for wide gaps between separately drawn texts are not glyphs).
+    space.width < size * NARROW_SPACE &&
+    near(space.transform[4], before.transform[4] + before.width) &&
+    near(after.transform[4], space.transform[4] + space.width)
+  );
+}
+
+/** Words of a page to spell otherwise, found in its operator list: pdf.js's spelling to the right one. */
+export interface GlyphWords {
+  /** Right-to-left words with a ligature pdf.js reversed (`rtlLigatureWords`). */
+  rtlLigatures: ReadonlyMap<string, string>;
+  /** Words with glyphs a CID font's ToUnicode leaves out, without those glyphs (`fallbackGlyphWords`). */
+  fallbacks: ReadonlyMap<string, string>;
+}
+
 /**
  * The text runs of a page in the model's coordinates (points, origin top left, the page's rotation applied), and
  * the quarter turns most of its text is set at. Given `upright`, a page whose text is turned is read again from
  * the same text content in the frame `upright` returns for those turns.
- * Needs the page's operator list to have been read first, so that fonts are loaded and named.
+ * Needs the page's operator list to have been read first, so that fonts are loaded and named; `words` found in it
+ * put right-to-left ligatures back in order and leave out glyphs a font's ToUnicode does not map.
  */
 export async function pageTextRuns(
   page: PDFPageProxy,
   viewportTransform: readonly number[],
   upright?: (quarterTurns: 1 | 2 | 3) => readonly number[],
+  words: GlyphWords = { rtlLigatures: new Map(), fallbacks: new Map() },
 ): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
   const content = await page.getTextContent({ disableNormalization: true });
+  for (const item of content.items) {
+    if (!("str" in item)) continue;
+    if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
+    item.str = respelled(item.str, words.fallbacks);
+  }
   const read = textRuns(page, content, viewportTransform);
   if (read.quarterTurns === 0 || !upright) return read;
   return { runs: textRuns(page, content, upright(read.quarterTurns)).runs, quarterTurns: read.quarterTurns };
@@ -115,11 +222,22 @@ function textRuns(
   const styles = content.styles as Record<string, FontStyle>;
   const faces = new Map<string, FontFace>();
   const runs: TextRun[] = [];
+  // The item the last run was made from, and a space glyph drawn since it (pdf.js gives it an item of its own).
+  let last: { item: PdfTextItem; run: TextRun } | null = null;
+  let space: PdfTextItem | null = null;
   for (const raw of content.items) {
     if (!("str" in raw)) continue;
     const item = raw as PdfTextItem;
-    const text = normalizeRunText(item.str);
-    if (text.trim() === "") continue;
+    // Glyph codes pdf.js found no character for come as control characters: each kept as U+FFFD, so that the
+    // run can be found garbled and read by OCR (dropUnmapped removes what is left of them).
+    const unmapped = UNMAPPED_CODE.test(item.str);
+    const text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
+    if (text.trim() === "") {
+      space = item.str === "" ? null : item;
+      continue;
+    }
+    const spaced = space;
+    space = null;
     let face = faces.get(item.fontName);
     if (!face) {
       let rawName = "";
@@ -136,8 +254,7 @@ function textRuns(
     // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.
     const size = Math.hypot(item.transform[2], item.transform[3]) || item.height;
     if (size <= 0) continue;
-    const ascent = style?.ascent && style.ascent > 0 ? style.ascent : 0.8;
-    const descent = style?.descent && style.descent < 0 ? style.descent : -0.2;
+    const { ascent, descent } = typeExtent(style);
     // item.width is in user space along the baseline; express it in text space units of the run's matrix.
     const scaleX = Math.hypot(item.transform[0], item.transform[1]) || size;
     const w = item.width / scaleX;
@@ -149,19 +266,30 @@ function textRuns(
     // Quarter turns of the baseline on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
     const quarter = (((Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
     turns[quarter] += text.length;
-    runs.push({
+    if (last && spaced && wordSpaceBetween(last.item, spaced, item)) {
+      // Words set with a narrow space glyph between them (tight table cells) stay words: one run, spaced.
+      last.run.text += ` ${text}`;
+      if (unmapped) last.run.unmapped = true;
+      last.run.box = box.union([last.run.box, bbox]);
+      last.item = item;
+      continue;
+    }
+    const run: TextRun = {
       text,
       box: bbox,
       fontName: face.name,
       fontSize: Math.round(Math.hypot(m[2], m[3]) * 100) / 100 || size,
       bold: face.bold,
       italic: face.italic,
-      dir: item.dir === "rtl" || /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/.test(text) ? "rtl" : "ltr",
+      dir: item.dir === "rtl" || RTL_CHARS.test(text) ? "rtl" : "ltr",
       confidence: 1,
       ...(vertical ? { vertical: true } : {}),
-    });
+      ...(unmapped ? { unmapped: true } : {}),
+    };
+    runs.push(run);
+    last = { item, run };
   }
   // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
   const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
-  return { runs: composeAccents(runs), quarterTurns };
+  return { runs: withoutOverprints(composeAccents(runs)), quarterTurns };
 }

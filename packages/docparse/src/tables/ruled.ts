@@ -321,6 +321,19 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
 }
 
 /**
+ * A band ruled around a group of rows (a rule every five rows of a statistics table, a box around a ledger's
+ * entries): two lines or more, each with text in the same three columns or more. A row whose cells wrap has
+ * lines with text in fewer columns than its first (the number, the amount, the date stand on one line only).
+ */
+function rowGroup(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
+  if (bandLines.length < 2) return false;
+  const keys = bandLines.map((line) =>
+    [...new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))))].sort((a, b) => a - b),
+  );
+  return keys[0].length >= 3 && keys.every((k) => k.join() === keys[0].join());
+}
+
+/**
  * Whether every cell of `line` goes on with the text of the line above in its column (see `wrapsFrom`): lines
  * wrapped in parallel, as the paragraphs of boxes side by side are, make one row, not a row per line.
  */
@@ -399,7 +412,8 @@ function frameTable(
     const bandLines = bands[r];
     if (
       (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
-      (baseRows <= 3 && bandLines.length >= 2)
+      (baseRows <= 3 && bandLines.length >= 2) ||
+      rowGroup(bandLines, xs)
     ) {
       for (const cut of textRowCuts(bandLines, xs)) {
         if (cut > ys[ys.length - 1] + 1 && cut < y1 - 1) {
@@ -430,9 +444,30 @@ function frameTable(
     // A ruled column boundary whose rule stops short of this row (drawn in the header only) still divides it
     // where the row's words stand apart on both sides of it, a column gap wide: the body keeps the header's
     // columns. A text spanning the columns crosses the boundary or stands a word space from it, and stays one.
+    // Beside an empty cell the words looked at reach to the row's ends: a ledger's name and description with
+    // empty date columns between them are two cells. Not where the text over several columns that include the
+    // empty one is centered over them and not set at a column's left edge (a spanning header): it stays one.
+    const filled = (c: number) => words.some((w) => bandIndex(xs, box.centerX(w.box)) === c);
+    const em = Math.max(1, ...words.map((w) => w.fontSize));
+    const spanning = (i: number) => {
+      for (let a = 0; a < i; a++) {
+        for (let b = i + 1; b <= cols; b++) {
+          if (b - a < 2) continue;
+          const inside = words.filter((w) => box.centerX(w.box) > xs[a] && box.centerX(w.box) < xs[b]);
+          if (inside.length === 0) continue;
+          const x1 = Math.min(...inside.map((w) => w.box.x1));
+          const x2 = Math.max(...inside.map((w) => w.box.x2));
+          if (xs.some((x) => Math.abs(x1 - x) <= 0.75 * em)) continue;
+          if (Math.abs((x1 + x2) / 2 - (xs[a] + xs[b]) / 2) <= 0.08 * (xs[b] - xs[a])) return true;
+        }
+      }
+      return false;
+    };
     for (let i = 1; i < cols; i++) {
       if (!xRules[i] || split[r * (cols + 1) + i] === 1) continue;
-      if (columnGapAt(words, xs[i], xs[i - 1], xs[i + 1])) split[r * (cols + 1) + i] = 1;
+      const wide = (!filled(i - 1) || !filled(i)) && !spanning(i);
+      const [left, right] = wide ? [xs[0], xs[cols]] : [xs[i - 1], xs[i + 1]];
+      if (columnGapAt(words, xs[i], left, right)) split[r * (cols + 1) + i] = 1;
     }
     // Text boundaries: merged where a word crosses them, or a stretch of words set a word space apart (a title,
     // a section label) runs across them.

@@ -1,4 +1,4 @@
-import type { SandboxNetworkAccessControl, TerminationReason } from "@svc/contract";
+import type { SandboxNetworkAccessControl, StartStep, TerminationReason } from "@svc/contract";
 
 /** A long step of a start that a pending sandbox's `pending_reason` names. */
 export type StartStage = "building_image" | "pulling_image";
@@ -32,6 +32,8 @@ export interface StartedSandbox {
   /** Where the daemon answers, e.g. `http://10.213.0.2:9501`. */
   address: string;
   netIndex: number | null;
+  /** Where the start spent its time: when it began (epoch ms) and each step, in ms from then. */
+  timeline?: { beganAt: number; steps: StartStep[] };
 }
 
 /** A failure of start that ends the sandbox with a typed termination reason. */

@@ -1,4 +1,4 @@
-import type { CreateSandboxResponse, Sandbox } from "@svc/contract";
+import type { CreateSandboxResponse, Sandbox, SandboxStartTimeline } from "@svc/contract";
 import { SANDBOX_PATH_PREFIX } from "../proxy/target.ts";
 import type { SandboxRow } from "./repository.ts";
 
@@ -96,5 +96,17 @@ export function toCreateResponse(row: SandboxRow, ingress: IngressConfig): Creat
     sandbox_url: sandboxUrl(row, ingress),
     ingress_endpoint: ingressEndpoint(ingress),
     name: row.name,
+  };
+}
+
+/** The API's start timeline of a stored row: the wait for an executor, then the last start's steps. */
+export function toStartTimeline(row: SandboxRow): SandboxStartTimeline {
+  return {
+    sandbox_id: row.id,
+    status: row.status,
+    created_at: row.createdAt,
+    start_began_at: row.startTimeline?.beganAt ?? null,
+    running_at: row.startedAt,
+    steps: row.startTimeline?.steps ?? [],
   };
 }

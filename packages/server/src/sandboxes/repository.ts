@@ -4,6 +4,7 @@ import type {
   PendingReason,
   SandboxNetworkAccessControl,
   SandboxStatus,
+  StartStep,
   TerminationReason,
 } from "@svc/contract";
 import type { Db, SqlParam } from "../store/db.ts";
@@ -42,6 +43,8 @@ export interface SandboxRow {
   createdAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** The last start on an executor: when it began (epoch ms) and its steps; null before any start. */
+  startTimeline: { beganAt: number; steps: StartStep[] } | null;
   updatedAt: number;
 }
 
@@ -76,9 +79,16 @@ const columns: Record<keyof SandboxRow, string> = {
   createdAt: "created_at",
   startedAt: "started_at",
   endedAt: "ended_at",
+  startTimeline: "start_timeline",
   updatedAt: "updated_at",
 };
-const jsonFields = new Set<keyof SandboxRow>(["entrypoint", "network", "exposedPorts", "fileSystems"]);
+const jsonFields = new Set<keyof SandboxRow>([
+  "entrypoint",
+  "network",
+  "exposedPorts",
+  "fileSystems",
+  "startTimeline",
+]);
 const SELECT = `SELECT ${Object.values(columns).join(", ")} FROM sandboxes`;
 
 function fromRow(row: Record<string, unknown>): SandboxRow {
@@ -138,6 +148,7 @@ export function pendingSandbox(
     createdAt: Date.now(),
     startedAt: null,
     endedAt: null,
+    startTimeline: null,
     ...fields,
   };
 }

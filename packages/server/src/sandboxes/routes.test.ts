@@ -69,6 +69,38 @@ describe("sandbox API without an executor", () => {
     assert.equal(waiting.body.pending_reason, "no_executors_available");
   });
 
+  test("the start timeline: empty while waiting for an executor; a start's steps as stored; 404 for unknown ids", async () => {
+    const created = await call("POST", "/sandboxes", { name: "timed" });
+    const waiting = await call("GET", "/sandboxes/timed/start-timeline");
+    assert.equal(waiting.status, 200);
+    assert.deepEqual(waiting.body, {
+      sandbox_id: created.body.sandbox_id,
+      status: "pending",
+      created_at: waiting.body.created_at,
+      start_began_at: null,
+      running_at: null,
+      steps: [],
+    });
+    // What an executor's start leaves on the row (the scheduler writes it), read back through the store.
+    const steps = [
+      { step: "image", from_ms: 0, to_ms: 1.5 },
+      { step: "launch", from_ms: 1.5, to_ms: 40.2 },
+    ];
+    const began = waiting.body.created_at + 10;
+    await server.sandboxes.repo.update(created.body.sandbox_id, {
+      startTimeline: { beganAt: began, steps },
+      startedAt: began + 41,
+    });
+    const stored = await call("GET", `/sandboxes/${created.body.sandbox_id}/start-timeline`);
+    assert.equal(stored.body.start_began_at, began);
+    assert.equal(stored.body.running_at, began + 41);
+    assert.deepEqual(stored.body.steps, steps);
+    const unknown = await call("GET", "/sandboxes/sbx-nothing/start-timeline");
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, "SANDBOX_NOT_FOUND");
+    await call("DELETE", `/sandboxes/${created.body.sandbox_id}`);
+  });
+
   test("names are unique among live sandboxes; PATCH renames, sets ports and network", async () => {
     const a = await call("POST", "/sandboxes", { name: "beta" });
     assert.equal((await call("POST", "/sandboxes", { name: "beta" })).status, 409);

@@ -14,7 +14,7 @@ import { checkMounts, mountHandlers } from "./mounts.ts";
 import type { PoolKeeper } from "./pool-keeper.ts";
 import { poolHandlers } from "./pool-routes.ts";
 import type { PoolRepository } from "./pools.ts";
-import { type IngressConfig, toCreateResponse, toSandbox } from "./record.ts";
+import { type IngressConfig, toCreateResponse, toSandbox, toStartTimeline } from "./record.ts";
 import { pendingSandbox, type SandboxRepository, type SandboxRow } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
@@ -202,6 +202,11 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
   const get: NonNullable<Handlers<typeof sandboxRoutes>["getSandbox"]> = async ({ params, auth }) =>
     view(auth, await found(auth, params.sandbox_id));
 
+  const startTimeline: NonNullable<Handlers<typeof sandboxRoutes>["getSandboxStartTimeline"]> = async ({
+    params,
+    auth,
+  }) => toStartTimeline(await found(auth, params.sandbox_id));
+
   const update: NonNullable<Handlers<typeof sandboxRoutes>["updateSandbox"]> = async ({
     params,
     body,
@@ -258,6 +263,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
     createSandbox: create,
     listSandboxes: list,
     getSandbox: get,
+    getSandboxStartTimeline: startTimeline,
     updateSandbox: update,
     deleteSandbox: remove,
     listArchivedSandboxes: listArchived,

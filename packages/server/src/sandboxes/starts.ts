@@ -54,6 +54,7 @@ export class Starts {
   async #startOne(executor: Executor, row: SandboxRow): Promise<void> {
     const { repo, now } = this.#o;
     let reported: string | undefined;
+    const beganAt = now();
     try {
       const started = await executor.start({
         id: row.id,
@@ -90,6 +91,7 @@ export class Starts {
         address: started.address,
         netIndex: started.netIndex,
         startedAt: now(),
+        startTimeline: started.timeline ?? { beganAt, steps: [] },
       });
       // Deleted while it was starting: what was built goes away again.
       if (!running) await executor.stop(row.id);
@@ -104,6 +106,7 @@ export class Starts {
         errorDetails: (error as Error).message,
         outcome: "failed",
         endedAt: now(),
+        startTimeline: { beganAt, steps: [] },
       });
     }
   }

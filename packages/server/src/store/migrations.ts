@@ -4,6 +4,7 @@ import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
+import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
 import type { Migration } from "./migration.ts";
 
@@ -162,8 +163,9 @@ export const migrations: readonly Migration[] = [
   fileSystemsMigration,
   snapshotsAndPoolsMigration,
   executorsMigration,
-  imagesMigration,
+  startTimelineMigration,
   templateBuildsMigration,
+  imagesMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

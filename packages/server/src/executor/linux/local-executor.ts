@@ -543,7 +543,12 @@ export class LocalExecutor implements Executor {
       await this.#daemonPhases(launched.logFile, launchedAt, timeline);
       this.#o.log("sandbox started", { id: spec.id, timeline: timeline.durations() });
       this.#o.onStarted?.(spec.id, timeline);
-      return { containerId: String(launched.pid), address, netIndex: host.network.index };
+      return {
+        containerId: String(launched.pid),
+        address,
+        netIndex: host.network.index,
+        timeline: timeline.toRecord(),
+      };
     } finally {
       for (const index of held) this.#reserved.delete(index);
     }

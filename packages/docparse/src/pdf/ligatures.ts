@@ -1,0 +1,59 @@
+import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
+import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
+
+/**
+ * Right-to-left words whose ligatures pdf.js reverses. Arabic is drawn in visual order, and pdf.js reads a
+ * right-to-left text item by reversing its characters; a glyph that stands for several characters (the lam-alef
+ * ligature, mapped to "لا") is reversed with them, so "الإنتاجية" reads "اإلنتاجية". The operator list still has
+ * each glyph with its characters: reversing a word glyph by glyph gives it right.
+ */
+
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
+interface Glyph {
+  unicode: string;
+  isSpace?: boolean;
+}
+
+/**
+ * Each word drawn with a multi-character glyph in right-to-left script, as pdf.js's reversal spells it, mapped
+ * to its spelling with every glyph's characters kept in order. Words of fewer than three glyphs are left out:
+ * one text item may hold only part of a word, and a short part could match text elsewhere.
+ */
+export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
+  const words = new Map<string, string>();
+  const add = (word: Glyph[]) => {
+    if (word.length < 3 || !word.some((g) => [...g.unicode].length > 1 && RTL.test(g.unicode))) return;
+    const wrong = [...word.map((g) => g.unicode).join("")].reverse().join("");
+    const right = word
+      .map((g) => g.unicode)
+      .reverse()
+      .join("");
+    if (wrong !== right) words.set(wrong, right);
+  };
+  for (let i = 0; i < ops.fnArray.length; i++) {
+    if (ops.fnArray[i] !== OPS.showText) continue;
+    const glyphs = ops.argsArray[i]?.[0];
+    if (!Array.isArray(glyphs)) continue;
+    let word: Glyph[] = [];
+    for (const glyph of glyphs) {
+      // Numbers are kerning; a glyph without characters (a missing one) ends nothing.
+      if (glyph === null || typeof glyph !== "object" || typeof glyph.unicode !== "string") continue;
+      if (glyph.isSpace || /^\s+$/.test(glyph.unicode)) {
+        add(word);
+        word = [];
+      } else word.push(glyph as Glyph);
+    }
+    add(word);
+  }
+  return words;
+}
+
+/** A text item's text with each of `words` (whole words between spaces) spelled as the map says. */
+export function respelled(text: string, words: ReadonlyMap<string, string>): string {
+  if (words.size === 0) return text;
+  return text
+    .split(/(\s+)/)
+    .map((token) => words.get(token) ?? token)
+    .join("");
+}
