@@ -267,6 +267,12 @@ export const SnapshotType = Type.Enum(["filesystem", "memory"]);
 /** `local_ready` is a status the public SDKs know; a local snapshot is `completed` as soon as it is ready. */
 export const SnapshotStatus = Type.Enum(["in_progress", "local_ready", "completed", "failed"]);
 
+export const SnapshotKind = Type.Enum(["sandbox", "build_cache"]);
+
+/** The build cache's snapshots are listed only when asked for. */
+export const ListSnapshotsQuery = Type.Object({ include: Type.Optional(Type.Enum(["build_cache"])) });
+export type ListSnapshotsQuery = Static<typeof ListSnapshotsQuery>;
+
 export const SnapshotRequest = Type.Object({ snapshot_type: Type.Optional(SnapshotType) }, closed);
 
 export const Snapshot = Type.Object(
@@ -284,6 +290,11 @@ export const Snapshot = Type.Object(
     size_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
     /** Size of the root disk it restores, bytes. */
     rootfs_disk_bytes: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    /**
+     * `sandbox`: taken of a sandbox by its owner. `build_cache`: a cached step of a template build, removed with
+     * the last template that uses it or when the project's build cache is full.
+     */
+    kind: Type.Optional(SnapshotKind),
     created_at: EpochMs,
   },
   { $id: "Snapshot" },
@@ -706,7 +717,8 @@ export const sandboxRoutes = defineRoutes({
       listSnapshots: {
         method: "GET",
         path: "/snapshots",
-        summary: "List the project's sandbox snapshots",
+        summary: "List the project's sandbox snapshots (`include=build_cache`: the build cache's too)",
+        query: ListSnapshotsQuery,
         status: 200,
         response: Type.Object({ snapshots: Type.Array(Snapshot) }),
       },

@@ -9,13 +9,14 @@ export class Snapshots {
   }
 
   /**
-   * Every snapshot of the project.
+   * Every snapshot of the project; the template build cache's (`kind: "build_cache"`) too with `includeBuildCache`.
    *
    * @example
    * const done = (await client.snapshots.list()).filter((s) => s.status === "completed");
    */
-  async list(): Promise<Snapshot[]> {
-    return (await this.#control.call(sandboxRoutes.listSnapshots)).snapshots;
+  async list(options: { includeBuildCache?: boolean } = {}): Promise<Snapshot[]> {
+    const query = options.includeBuildCache ? { include: "build_cache" as const } : {};
+    return (await this.#control.call(sandboxRoutes.listSnapshots, { query })).snapshots;
   }
 
   /**

@@ -20,7 +20,7 @@ import { installConsole } from "./console/routes.ts";
 import { createDocuments, type DocumentsOptions, modelProvidersOf } from "./documents/index.ts";
 import { WebhookDispatcher, webhookHandlers } from "./documents/webhooks/index.ts";
 import { fileSystemHandlers, installFileSystemBodies } from "./filesystems/routes.ts";
-import { rolesOf } from "./hosts/roles.ts";
+import { hostIdOf, rolesOf } from "./hosts/roles.ts";
 import { imageHandlers } from "./images/routes.ts";
 import { buildLauncher } from "./sandboxes/build-launcher.ts";
 import { buildHandlers } from "./sandboxes/build-routes.ts";
@@ -103,12 +103,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authenticator,
   );
   registerRoutes(app, imageRoutes, imageHandlers(deps.sandboxes.images), authenticator);
-  registerRoutes(
-    app,
-    buildRoutes,
-    buildHandlers(deps.sandboxes, buildLauncher(deps.sandboxes, sandboxLifecycle)),
-    authenticator,
+  const builds = buildLauncher(deps.sandboxes, sandboxLifecycle, {
+    hostId: hostIdOf(deps.config),
+    cacheSteps: deps.config.buildCacheSteps,
+  });
+  registerRoutes(app, buildRoutes, buildHandlers(deps.sandboxes, builds), authenticator);
+  // The sandboxes were reconciled before the app was built: a build sandbox of an interrupted build is removed.
+  // A failure here is logged: the server serves, and the next start tries again.
+  app.addHook("onReady", () =>
+    builds
+      .recover()
+      .catch((error: Error) => app.log.error({ error: error.message }, "build recovery failed")),
   );
+  app.addHook("onClose", () => builds.book.flush());
   const { urlGuard, testHooks, ...documentSettings } = deps.documents ?? {};
   const webhooks = new WebhookDispatcher({
     db: deps.store.db,

@@ -260,6 +260,14 @@ export const options = {
     description:
       "Address other hosts reach the relay at; unset: relayHost (which then must not be 0.0.0.0 or ::)",
   },
+  buildCacheSteps: {
+    env: "SVC_BUILD_CACHE_STEPS",
+    flag: "--build-cache-steps",
+    schema: Type.Integer({ minimum: 1, maximum: 100000 }),
+    default: 200,
+    description:
+      "Cached template build steps a project keeps (the newest); older ones are evicted with their snapshots unless a template uses them",
+  },
   executorLostSecs: {
     env: "SVC_EXECUTOR_LOST_SECS",
     flag: "--executor-lost-secs",

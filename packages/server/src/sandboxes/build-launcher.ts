@@ -10,7 +10,8 @@ import type { AuthContext } from "../auth/context.ts";
 import { DockerfileError, parseDockerfile } from "../executor/linux/dockerfile.ts";
 import { createBuildCache } from "./build-cache.ts";
 import { type BuildDeps, BuildStepError, runBuild } from "./build-runner.ts";
-import { BuildBook, BuildRecord } from "./builds.ts";
+import { createBuildStore } from "./build-store.ts";
+import { BuildBook, type BuildRecord } from "./builds.ts";
 import { type ContextEntry, ContextError, readContextTar } from "./context-tar.ts";
 import { sandboxLink } from "./daemon-link.ts";
 import type { SandboxDeps } from "./routes.ts";
@@ -21,6 +22,8 @@ export interface BuildLauncher {
   deps: BuildDeps;
   /** Deletes a template through the ordinary delete path. */
   deleteTemplate(auth: AuthContext, name: string): Promise<void>;
+  /** After a restart: this host's builds that were running end failed, their build sandboxes removed. */
+  recover(): Promise<void>;
   /** Starts a build in the background; the record ends when it does. */
   launch(input: {
     auth: AuthContext;
@@ -31,7 +34,7 @@ export interface BuildLauncher {
     contextTar: Buffer;
     network: SandboxNetworkAccessControl | null;
     record?: BuildRecord;
-  }): BuildRecord;
+  }): Promise<BuildRecord>;
 }
 
 /** Reads a Dockerfile into steps; its faults are 400 INVALID_DOCKERFILE with the line. */
@@ -58,6 +61,7 @@ export function readContext(bytes: Buffer): ContextEntry[] {
 export function buildLauncher(
   sandboxes: SandboxDeps,
   lifecycle: Handlers<typeof sandboxRoutes>,
+  options: { hostId: string; cacheSteps: number },
 ): BuildLauncher {
   const create = lifecycle.createSandbox;
   const remove = lifecycle.deleteSandbox;
@@ -82,21 +86,46 @@ export function buildLauncher(
     snapshots: sandboxes.snapshots,
     templates: sandboxes.templates,
     cache: createBuildCache(sandboxes.store.db),
+    removeSnapshotDisk: (id) => sandboxes.scheduler.removeSnapshot(id),
+    cacheSteps: options.cacheSteps,
   };
-  const book = new BuildBook();
+  const book = new BuildBook(createBuildStore(sandboxes.store.db), options.hostId);
   return {
     book,
     deps,
+    async recover() {
+      const ended = await book.recover(async (build) => {
+        const id = build.sandboxId as string;
+        const row = await sandboxes.repo.get(id);
+        if (!row || row.status === "terminated") return;
+        const project = await sandboxes.store.projects.get(build.projectId);
+        const auth: AuthContext = {
+          keyId: "build-recovery",
+          projectId: build.projectId,
+          organizationId: project?.organization_id ?? "",
+        };
+        await deps.sandboxes.remove(auth, id).catch((error: Error) =>
+          sandboxes.log("removing the build sandbox of an interrupted build failed", {
+            build: build.id,
+            sandbox: id,
+            error: error.message,
+          }),
+        );
+      });
+      for (const build of ended) {
+        sandboxes.log("ended a template build the restart interrupted", { build: build.id });
+      }
+    },
     async deleteTemplate(auth, name) {
       await removeTemplate({ ...noHttp, auth, body: undefined as never, params: { template: name } });
     },
-    launch(input) {
+    async launch(input) {
       const parsed = dockerfileSteps(input.dockerfile, input.buildArgs);
-      const record = input.record ?? new BuildRecord(input.auth.projectId, input.name);
+      const record = input.record ?? (await book.add(input.auth.projectId, input.name));
       record.warnings = parsed.warnings;
-      for (const warning of parsed.warnings) record.line(`warning: ${warning}`);
-      book.add(record);
       record.status = "running";
+      record.changed();
+      for (const warning of parsed.warnings) record.line(`warning: ${warning}`);
       runBuild(deps, {
         auth: input.auth,
         record,

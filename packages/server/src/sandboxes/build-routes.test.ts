@@ -4,15 +4,13 @@
  * cached rebuild starts no sandbox; a changed file reruns from its COPY), FROM a template, and bad input.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type BuildLogEvent, readSseStream, type TemplateBuild } from "@svc/contract";
+import { Client } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
+import { contextTar } from "./context-tar.testing.ts";
 
 const skip = missingPrerequisite([
   "bwrap",
@@ -39,20 +37,6 @@ EXPOSE 8080
 USER svc-user
 CMD ["cat", "built.txt"]
 `;
-
-/** A context tar (plain, made by tar) of these files. */
-function contextTar(files: Record<string, string>): Buffer {
-  const dir = mkdtempSync(join(tmpdir(), "svc-build-context-"));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    return execFileSync("tar", ["-C", dir, "-cf", "-", "."], { maxBuffer: 64 * 1048576 });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe("template builds", { skip }, () => {
   let server: TestServer;
@@ -226,6 +210,54 @@ describe("template builds", { skip }, () => {
     assert.equal(await runIn("web-top", "id -un; pwd", null), "root\n/opt/app\n");
   });
 
+  test("cached steps are build-cache snapshots: listed when asked for, removed with the last template using them", {
+    timeout: BUILD_TIMEOUT_MS,
+  }, async () => {
+    type Listed = { snapshot_id: string; kind: string };
+    const cacheIds = async () =>
+      new Set(
+        ((await call("GET", "/snapshots?include=build_cache")).json.snapshots as Listed[])
+          .filter((s) => s.kind === "build_cache")
+          .map((s) => s.snapshot_id),
+      );
+    const plain = (await call("GET", "/snapshots")).json.snapshots as Listed[];
+    assert.ok(
+      plain.every((s) => s.kind === "sandbox"),
+      "the plain listing has no build cache",
+    );
+    const web = (await call("GET", "/templates/web")).json;
+    const changed = (await call("GET", "/templates/web-changed")).json;
+    const before = await cacheIds();
+    assert.ok(before.has(web.snapshot_id) && before.has(changed.snapshot_id), [...before].join(" "));
+    assert.equal((await call("GET", `/snapshots/${web.snapshot_id}`)).json.kind, "build_cache");
+    const sdk = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+    assert.deepEqual(
+      new Set((await sdk.snapshots.list({ includeBuildCache: true })).map((s) => s.snapshot_id)),
+      new Set([...before, ...plain.map((s) => s.snapshot_id)]),
+    );
+    assert.deepEqual(
+      (await sdk.snapshots.list()).map((s) => s.snapshot_id),
+      plain.map((s) => s.snapshot_id),
+    );
+
+    // web-changed shares ARG, ENV and WORKDIR with web: its own steps go, the shared ones stay.
+    assert.equal((await call("DELETE", "/templates/web-changed")).status, 204);
+    const after = await cacheIds();
+    const removed = [...before].filter((id) => !after.has(id));
+    assert.ok(removed.includes(changed.snapshot_id), "its own snapshot is removed");
+    assert.equal((await call("GET", `/snapshots/${changed.snapshot_id}`)).status, 404);
+    assert.ok(removed.length >= 2 && removed.length < before.size, `removed ${removed.length}`);
+    assert.ok(after.has(web.snapshot_id));
+
+    // web and web-again are made from the same steps: the first delete keeps them, the second removes them.
+    assert.equal((await call("DELETE", "/templates/web-again")).status, 204);
+    assert.ok((await cacheIds()).has(web.snapshot_id), "web still uses its steps");
+    assert.equal((await call("DELETE", "/templates/web")).status, 204);
+    assert.equal((await call("GET", `/snapshots/${web.snapshot_id}`)).status, 404);
+    const top = (await call("GET", "/templates/web-top")).json;
+    assert.ok((await cacheIds()).has(top.snapshot_id), "web-top, built on web, keeps its own steps");
+  });
+
   test("bad input: a clear error, never a path out of the context", {
     timeout: BUILD_TIMEOUT_MS,
   }, async () => {
@@ -242,7 +274,7 @@ describe("template builds", { skip }, () => {
     assert.equal(missing.json.code, "INVALID_DOCKERFILE");
     assert.match(missing.json.message, /no file build\/Dockerfile/);
 
-    const exists = await call("POST", "/templates/web/build", undefined, { raw: contextTar(files) });
+    const exists = await call("POST", "/templates/web-top/build", undefined, { raw: contextTar(files) });
     assert.equal(exists.status, 409);
     assert.equal(exists.json.code, "TEMPLATE_EXISTS");
 

@@ -21,7 +21,7 @@ import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { checkNetworkPolicy } from "../executor/linux/egress-policy.ts";
 import { type BuildLauncher, readContext } from "./build-launcher.ts";
-import type { BuildRecord } from "./builds.ts";
+import type { BuildBook, BuildRecord } from "./builds.ts";
 import { contextPath } from "./context-tar.ts";
 import { platformBuildHandlers } from "./platform-build-routes.ts";
 import type { SandboxDeps } from "./routes.ts";
@@ -57,8 +57,14 @@ async function readBody(raw: Readable, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Streams a build's log: the lines so far, then live ones, then `end` with the record. */
-function followBuild(record: BuildRecord, reply: FastifyReply): FastifyReply {
+/** How often a follower reads again a build that another host runs. */
+const POLL_MS = 1000;
+
+/**
+ * Streams a build's log: the lines so far, then live ones, then `end` with the record. A build another host
+ * runs is read again from the store until it ends.
+ */
+function followBuild(book: BuildBook, record: BuildRecord, reply: FastifyReply): FastifyReply {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -83,10 +89,25 @@ function followBuild(record: BuildRecord, reply: FastifyReply): FastifyReply {
   const keepalive = setInterval(() => res.write(encodeSseComment()), KEEPALIVE_MS);
   keepalive.unref();
   const unsubscribe = record.subscribe(flush);
+  let reading = false;
+  const poll = book.isLive(record)
+    ? null
+    : setInterval(() => {
+        if (reading) return;
+        reading = true;
+        book
+          .refresh(record)
+          .catch(() => undefined)
+          .finally(() => {
+            reading = false;
+          });
+      }, POLL_MS);
+  poll?.unref();
   function stop() {
     if (closed) return;
     closed = true;
     clearInterval(keepalive);
+    if (poll) clearInterval(poll);
     unsubscribe();
     res.end();
   }
@@ -100,8 +121,8 @@ type BuildHandlers = Handlers<typeof buildRoutes>;
 /** Template builds: this service's own API and the platform SDK's image builder. */
 export function buildHandlers(sandboxes: SandboxDeps, launcher: BuildLauncher): BuildHandlers {
   const { book } = launcher;
-  const found = (auth: AuthContext, id: string) => {
-    const record = book.get(auth.projectId, id);
+  const found = async (auth: AuthContext, id: string) => {
+    const record = await book.get(auth.projectId, id);
     if (!record) throw new ServiceError("BUILD_NOT_FOUND", `no template build ${id}`);
     return record;
   };
@@ -126,7 +147,7 @@ export function buildHandlers(sandboxes: SandboxDeps, launcher: BuildLauncher): 
       if (!entry?.data) {
         throw new ServiceError("INVALID_DOCKERFILE", `the build context has no file ${dockerfilePath}`);
       }
-      const record = launcher.launch({
+      const record = await launcher.launch({
         auth,
         name: params.template,
         dockerfile: entry.data.toString("utf8"),
@@ -138,11 +159,14 @@ export function buildHandlers(sandboxes: SandboxDeps, launcher: BuildLauncher): 
       return record.view();
     },
 
-    listTemplateBuilds: async ({ auth }) => ({ builds: book.list(auth.projectId).map((b) => b.view()) }),
+    listTemplateBuilds: async ({ auth }) => ({
+      builds: (await book.list(auth.projectId)).map((b) => b.view()),
+    }),
 
-    getTemplateBuild: async ({ params, auth }) => found(auth, params.build_id).view(),
+    getTemplateBuild: async ({ params, auth }) => (await found(auth, params.build_id)).view(),
 
-    followTemplateBuild: async ({ params, auth, reply }) => followBuild(found(auth, params.build_id), reply),
+    followTemplateBuild: async ({ params, auth, reply }) =>
+      followBuild(book, await found(auth, params.build_id), reply),
 
     ...platformBuildHandlers(sandboxes, launcher),
   };

@@ -21,7 +21,7 @@ import {
 import type { AuthContext } from "../auth/context.ts";
 import type { DockerfileStep } from "../executor/linux/dockerfile.ts";
 import type { BuildCache } from "./build-cache.ts";
-import { stepKey } from "./build-cache.ts";
+import { removeCacheSnapshots, stepKey } from "./build-cache.ts";
 import type { BuildRecord } from "./builds.ts";
 import { type ContextEntry, sourcesDigest } from "./context-tar.ts";
 import type { SandboxLink } from "./daemon-link.ts";
@@ -47,6 +47,10 @@ export interface BuildDeps {
   snapshots: SnapshotRepository;
   templates: TemplateRepository;
   cache: BuildCache;
+  /** Removes a snapshot's disk (an evicted cache step's). */
+  removeSnapshotDisk(snapshotId: string): Promise<void>;
+  /** Cached steps a project keeps (the newest); older ones are evicted. */
+  cacheSteps: number;
   /** How long a build sandbox may take to start (the first one of a machine builds the default image). */
   startTimeoutMs?: number;
 }
@@ -229,6 +233,13 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     plan.push({ step, key, before: config, after: config, args });
   }
 
+  /** Caches a step's snapshot; the project's oldest steps beyond its bound are evicted. */
+  const cachePut = async (stepKeyOf: string, snapshotId: string) => {
+    await deps.cache.put(projectId, stepKeyOf, snapshotId);
+    const evicted = await deps.cache.evict(projectId, deps.cacheSteps);
+    await removeCacheSnapshots(deps.cache, deps.snapshots, deps.removeSnapshotDisk, evicted);
+  };
+
   const completed = async (snapshotId: string | null): Promise<SnapshotRow | null> => {
     if (!snapshotId) return null;
     const snapshot = await deps.snapshots.get(projectId, snapshotId);
@@ -263,17 +274,19 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     try {
       if (!final) {
         final = await snapshotOf(deps, projectId, sandbox.id);
-        await deps.cache.put(projectId, baseKey, final.id);
+        await cachePut(baseKey, final.id);
       }
       for (const [offset, planned] of todo.entries()) {
         record.line(heading(planned.step, resumeAt + offset + 1, total));
         if (!FILE_SYSTEM_STEPS.has(planned.step.kind)) continue;
         await runStep(deps, input, sandbox.id, planned);
         final = await snapshotOf(deps, projectId, sandbox.id);
-        await deps.cache.put(projectId, planned.key, final.id);
+        await cachePut(planned.key, final.id);
       }
     } finally {
       await deps.sandboxes.remove(auth, sandbox.id).catch(() => undefined);
+      record.sandboxId = null;
+      record.changed();
     }
   } else {
     for (const [offset, planned] of todo.entries()) {
@@ -293,6 +306,13 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
   });
   if (!template)
     throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${record.templateName}`);
+  // The cached steps it was made through stay while it does (removed with the last template using them).
+  const chain: string[] = [final.id];
+  for (const k of [baseKey, ...plan.map((p) => p.key)]) {
+    const id = await deps.cache.get(projectId, k);
+    if (id) chain.push(id);
+  }
+  await deps.cache.use(template.id, chain);
   record.line(`Template ${template.name} (${template.id}) made from snapshot ${final.id}`);
   return template;
 }
@@ -344,6 +364,8 @@ async function startBuildSandbox(
     max_pending_secs: Math.ceil((deps.startTimeoutMs ?? START_TIMEOUT_MS) / 1000),
     ...(input.network ? { network: input.network } : {}),
   });
+  // Stored with the record, so a server that dies mid-build removes it when it starts again.
+  input.record.sandboxId = created.sandbox_id;
   input.record.line(`Build sandbox ${created.sandbox_id} starting`);
   const deadline = Date.now() + (deps.startTimeoutMs ?? START_TIMEOUT_MS) + 60_000;
   for (;;) {
@@ -371,6 +393,7 @@ async function snapshotOf(deps: BuildDeps, projectId: string, sandboxId: string)
     baseImage: row.image ?? "default",
     snapshotType: "filesystem",
     status: "in_progress",
+    kind: "build_cache",
   });
   await deps.sandboxes.snapshot(row, snapshot.id);
   const taken = await deps.snapshots.get(projectId, snapshot.id);

@@ -16,7 +16,7 @@ import { type buildRoutes, type RouteResponse, ServiceError } from "@svc/contrac
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { type BuildLauncher, dockerfileSteps, readContext } from "./build-launcher.ts";
-import { BuildRecord } from "./builds.ts";
+import type { BuildRecord } from "./builds.ts";
 import { type SandboxLink, sandboxLink } from "./daemon-link.ts";
 import { daemonStream } from "./daemon-stream.ts";
 import type { SandboxDeps } from "./routes.ts";
@@ -154,9 +154,8 @@ export function platformBuildHandlers(
       if (await sandboxes.templates.find(auth.projectId, body.name)) {
         throw new ServiceError("TEMPLATE_EXISTS", `the project already has a template ${body.name}`);
       }
-      const record = new BuildRecord(auth.projectId, body.name);
+      const record = await launcher.book.add(auth.projectId, body.name);
       record.line("waiting for the SDK's builder sandbox to hold the context");
-      launcher.book.add(record);
       pending.set(record.id, { record, dockerfile: body.dockerfile });
       return {
         buildId: record.id,
@@ -187,7 +186,7 @@ export function platformBuildHandlers(
         );
       }
       pending.delete(params.build_id);
-      const record = launcher.launch({
+      const record = await launcher.launch({
         auth,
         name: build.record.templateName,
         dockerfile: build.dockerfile,

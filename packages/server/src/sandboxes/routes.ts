@@ -9,6 +9,7 @@ import { type ImageDeps, imageOfRequest } from "../images/routes.ts";
 import type { Logger } from "../log.ts";
 import { isUniqueViolation } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
+import { createBuildCache } from "./build-cache.ts";
 import { sandboxLogHandlers } from "./logs.ts";
 import { checkMounts, mountHandlers } from "./mounts.ts";
 import type { PoolKeeper } from "./pool-keeper.ts";
@@ -281,6 +282,7 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       templates: deps.templates,
       snapshots: deps.snapshots,
       scheduler,
+      buildCache: createBuildCache(deps.store.db),
       namespaceOf,
       imageOf: (projectId, image) => imageOfRequest(deps.images.images, projectId, image),
       tmpDir: deps.tmpDir,

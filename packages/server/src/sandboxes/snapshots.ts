@@ -13,15 +13,22 @@ export interface SnapshotRow {
   error: string | null;
   sizeBytes: number | null;
   rootfsDiskBytes: number | null;
+  /** `build_cache`: a cached step of a template build (build-cache.ts), listed only when asked for. */
+  kind: SnapshotKind;
   createdAt: number;
 }
 
+export type SnapshotKind = "sandbox" | "build_cache";
+
 export interface SnapshotRepository {
   create(
-    row: Omit<SnapshotRow, "id" | "createdAt" | "error" | "sizeBytes" | "rootfsDiskBytes">,
+    row: Omit<SnapshotRow, "id" | "createdAt" | "error" | "sizeBytes" | "rootfsDiskBytes" | "kind"> & {
+      kind?: SnapshotKind;
+    },
   ): Promise<SnapshotRow>;
   get(projectId: string, id: string): Promise<SnapshotRow | null>;
-  list(projectId: string): Promise<SnapshotRow[]>;
+  /** The project's snapshots, oldest first: those of sandboxes, and the build cache's with `includeBuildCache`. */
+  list(projectId: string, options?: { includeBuildCache?: boolean }): Promise<SnapshotRow[]>;
   /** Ends an in-progress snapshot: completed with its sizes, or failed with why. */
   finish(id: string, outcome: { sizeBytes: number; diskBytes: number } | { error: string }): Promise<void>;
   /** Snapshots still in progress (after a restart, they failed). */
@@ -30,7 +37,7 @@ export interface SnapshotRepository {
 }
 
 const COLUMNS =
-  "id, project_id, sandbox_id, base_image, snapshot_type, status, error, size_bytes, rootfs_disk_bytes, created_at";
+  "id, project_id, sandbox_id, base_image, snapshot_type, status, error, size_bytes, rootfs_disk_bytes, created_at, kind";
 
 function fromRow(row: Record<string, unknown>): SnapshotRow {
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -44,6 +51,7 @@ function fromRow(row: Record<string, unknown>): SnapshotRow {
     error: (row.error as string | null) ?? null,
     sizeBytes: n(row.size_bytes),
     rootfsDiskBytes: n(row.rootfs_disk_bytes),
+    kind: row.kind === "build_cache" ? "build_cache" : "sandbox",
     createdAt: Number(row.created_at),
   };
 }
@@ -60,6 +68,7 @@ export function toSnapshot(row: SnapshotRow, namespace: string): Snapshot {
     error: row.error,
     size_bytes: row.sizeBytes,
     rootfs_disk_bytes: row.rootfsDiskBytes,
+    kind: row.kind,
     created_at: row.createdAt,
   };
 }
@@ -73,20 +82,25 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
         error: null,
         sizeBytes: null,
         rootfsDiskBytes: null,
+        kind: fields.kind ?? "sandbox",
         createdAt: Date.now(),
       };
-      await db.execute(`INSERT INTO sandbox_snapshots (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        row.id,
-        row.projectId,
-        row.sandboxId,
-        row.baseImage,
-        row.snapshotType,
-        row.status,
-        null,
-        null,
-        null,
-        row.createdAt,
-      ]);
+      await db.execute(
+        `INSERT INTO sandbox_snapshots (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          row.id,
+          row.projectId,
+          row.sandboxId,
+          row.baseImage,
+          row.snapshotType,
+          row.status,
+          null,
+          null,
+          null,
+          row.createdAt,
+          row.kind,
+        ],
+      );
       return row;
     },
     async get(projectId, id) {
@@ -96,9 +110,10 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
       );
       return rows[0] ? fromRow(rows[0]) : null;
     },
-    async list(projectId) {
+    async list(projectId, options) {
+      const kinds = options?.includeBuildCache ? "" : " AND kind = 'sandbox'";
       const rows = await db.query(
-        `SELECT ${COLUMNS} FROM sandbox_snapshots WHERE project_id = ? ORDER BY created_at, id`,
+        `SELECT ${COLUMNS} FROM sandbox_snapshots WHERE project_id = ?${kinds} ORDER BY created_at, id`,
         [projectId],
       );
       return rows.map(fromRow);

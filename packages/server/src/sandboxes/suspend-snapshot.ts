@@ -148,9 +148,12 @@ export function suspendSnapshotHandlers(deps: Deps): SuspendSnapshotHandlers {
       return { source_sandbox_id: row.id, sandboxes: settled.map(deps.createResponse) };
     },
 
-    listSnapshots: async ({ auth }) => {
+    listSnapshots: async ({ auth, query }) => {
       const namespace = await deps.namespaceOf(auth);
-      return { snapshots: (await snapshots.list(auth.projectId)).map((row) => toSnapshot(row, namespace)) };
+      const rows = await snapshots.list(auth.projectId, {
+        includeBuildCache: query.include === "build_cache",
+      });
+      return { snapshots: rows.map((row) => toSnapshot(row, namespace)) };
     },
 
     getSnapshot: async ({ params, auth }) =>

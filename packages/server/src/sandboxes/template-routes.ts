@@ -7,6 +7,7 @@ import { ServiceError, type sandboxRoutes } from "@svc/contract";
 import { limitBytes } from "../api/body-limit.ts";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
+import { type BuildCache, removeCacheSnapshots } from "./build-cache.ts";
 import type { SandboxRepository } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
@@ -17,6 +18,8 @@ interface Deps {
   templates: TemplateRepository;
   snapshots: SnapshotRepository;
   scheduler: Scheduler;
+  /** The template build cache, whose steps a built template's delete releases. */
+  buildCache: BuildCache;
   namespaceOf(auth: AuthContext): Promise<string>;
   /** The `image` recorded for a request's (an OCI reference checked, an uploaded image's digest). */
   imageOf(projectId: string, image: string | null | undefined): Promise<string | null>;
@@ -120,6 +123,14 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
         throw new ServiceError("TEMPLATE_IN_USE", `sandbox ${starting.id} is being created from it`);
       await templates.remove(row.id);
       if (row.source === "tree") await deps.scheduler.removeSnapshot(row.id);
+      // A built template's cached steps go with it, unless another template uses them.
+      const unused = await deps.buildCache.release(row.id);
+      await removeCacheSnapshots(
+        deps.buildCache,
+        deps.snapshots,
+        (id) => deps.scheduler.removeSnapshot(id),
+        unused,
+      );
     },
   };
 }

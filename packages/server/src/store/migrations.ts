@@ -2,6 +2,7 @@ import { fileSystemsMigration } from "../filesystems/migration.ts";
 import { executorsMigration } from "../hosts/migration.ts";
 import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
+import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
@@ -166,6 +167,7 @@ export const migrations: readonly Migration[] = [
   startTimelineMigration,
   templateBuildsMigration,
   imagesMigration,
+  templateBuildRecordsMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
