@@ -6,6 +6,7 @@ import {
   headings,
   hyphenation,
   lamAlefFolded,
+  ligatureShort,
   shiftedFontWords,
   wordRecall,
 } from "./coverage.ts";
@@ -90,4 +91,15 @@ test("lamAlefFolded: lam and alef side by side match in either order; other lett
   assert.equal(lamAlefFolded("اإلنتاجية"), lamAlefFolded("الإنتاجية"));
   assert.equal(lamAlefFolded("المشكالت"), lamAlefFolded("المشكلات"));
   assert.notEqual(lamAlefFolded("كتب"), lamAlefFolded("بتك"));
+});
+
+test("wordRecall: a word pdftotext reads with a ligature short counts when ours holds it whole, once", () => {
+  const { recall, lost } = wordRecall(
+    plainWords("he deinition afect he"),
+    plainWords("The definition affect"),
+  );
+  // The second "he" has no "The" left to match.
+  assert.equal(recall, 0.75);
+  assert.deepEqual([...lost], [["he", 1]]);
+  assert.equal(ligatureShort("office"), "oice");
 });

@@ -8,7 +8,7 @@ import {
   readUpright,
   turn,
 } from "./orientation.ts";
-import { readRegionsInTheirScripts, stackWords, weakRegions } from "./regions.ts";
+import { confidentPart, readRegionsInTheirScripts, stackWords, weakRegions } from "./regions.ts";
 import type { TsvPage, TsvWord } from "./tsv.ts";
 import type { ReadContext, WordReader } from "./word-reader.ts";
 
@@ -86,7 +86,7 @@ async function readWholePage(
       const image = await turn(png, turned);
       const reading = await readInScript(image, turned, language, read, usable);
       const rivals = CONFUSED[script ?? ""];
-      const weak = readingQuality(reading.page).meanConfidence < WEAK_CONFIDENCE;
+      const weak = readingQuality(judged(reading.page)).meanConfidence < WEAK_CONFIDENCE;
       if (!weak && !rivals) return reading;
       // OSD named a script it does not know well (it calls Hebrew Thai): the scripts are tried on a few lines.
       const candidates = weak ? PROBE_LANGUAGES : [reading.language, ...(rivals ?? [])];
@@ -168,13 +168,13 @@ async function readInScript(
   };
   // OSD tells Chinese, Japanese and Korean apart poorly on a page with little text: a reading that is not
   // confident (or Korean with little Hangul) is compared with the other two.
-  if (CJK.includes(language) && !fitsCjk(language, page)) {
+  if (CJK.includes(language) && !fitsCjk(language, judged(page))) {
     for (const other of CJK) await tryLanguage(other);
   }
   if (chosen === "chi_sim") await tryLanguage("chi_tra");
   // Columns of vertical writing read as gibberish across: the language's vertical data reads them down.
-  if ((CJK.includes(chosen) || chosen === "chi_tra") && !fitsCjk(chosen, page)) {
-    for (const horizontal of [chosen, ...CJK]) await tryLanguage(`${horizontal}_vert`);
+  if ((CJK.includes(chosen) || chosen === "chi_tra") && !fitsCjk(chosen, judged(page))) {
+    for (const horizontal of new Set([chosen, ...CJK])) await tryLanguage(`${horizontal}_vert`);
   }
   const better = refineWithinScript(chosen, page.words.map((w) => w.text).join(" "));
   if (usable(better)) {
@@ -235,6 +235,14 @@ async function probeLanguage(
     if (confidence >= SURE_CONFIDENCE) break;
   }
   return best;
+}
+
+/**
+ * The part of a reading that tells whether its language is the page's: the page less paragraphs in another
+ * script, which regions.ts reads again in their own (OSD names their script: no full-page trials for them).
+ */
+function judged(page: TsvPage): TsvPage {
+  return confidentPart(page) ?? page;
 }
 
 function fitsCjk(language: string, page: TsvPage): boolean {

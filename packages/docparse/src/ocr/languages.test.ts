@@ -3,15 +3,18 @@ import { describe, test } from "node:test";
 import { createCanvas } from "@napi-rs/canvas";
 import { OCR_LANGUAGES } from "@svc/contract";
 import sharp from "sharp";
+import { decodeImage } from "../images/decode.ts";
 import { parseDocument } from "../index.ts";
 import { isRightToLeft, latinLanguage, refineWithinScript } from "./languages.ts";
-import { weakRegions } from "./regions.ts";
-import { parseOsd, tesseractInstallation } from "./tesseract.ts";
+import { recognizePage } from "./recognize-page.ts";
+import { confidentPart, weakRegions } from "./regions.ts";
+import { parseOsd, tesseractCli, tesseractInstallation } from "./tesseract.ts";
 import { renderParagraphsPage, renderTextPage } from "./test-support.ts";
 import { parseTesseractTsv, toRunsAndLines } from "./tsv.ts";
+import type { WordReader } from "./word-reader.ts";
 
 /** The languages the script tests read in (scripts/install.sh installs them, and the Noto fonts they are drawn in). */
-const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara", "jpn", "jpn_vert", "rus"];
+const NEEDED = ["eng", "osd", "chi_sim", "chi_tra", "kor", "ara", "jpn", "jpn_vert", "rus", "hin"];
 const installed = (await tesseractInstallation())?.languages ?? [];
 const missing = NEEDED.filter((code) => !installed.includes(code));
 // Without the language data the OCR tests skip, except in CI, where scripts/install.sh must have installed it.
@@ -118,6 +121,32 @@ describe("language rules", () => {
   });
 });
 
+test("a page less its weak paragraphs is what judges its language, when enough of it is left", () => {
+  const word = (block: number, conf: number, text: string) => ({
+    block,
+    paragraph: 1,
+    line: 1,
+    left: 0,
+    top: 0,
+    width: 10,
+    height: 10,
+    conf,
+    text,
+  });
+  const japanese = word(1, 93, "委員会は火曜日の朝に集まり、地域図書館の予算を審議しました。");
+  const hindiAsJapanese = word(2, 21, "田明本大人中国国国日本");
+  const page = { lines: [], words: [japanese, hindiAsJapanese, word(2, 25, "中山田川大日")] };
+  assert.deepEqual(confidentPart(page)?.words, [japanese]);
+  // No weak paragraph: nothing to leave out.
+  assert.equal(confidentPart({ lines: [], words: [japanese] }), null);
+  // A page weak almost everywhere is judged whole (its language may be wrong).
+  const weakPage = {
+    lines: [],
+    words: [word(1, 90, "本日"), hindiAsJapanese, word(3, 30, "川大日山田中本人国")],
+  };
+  assert.equal(confidentPart(weakPage), null);
+});
+
 test("paragraphs read weakly, with enough characters for OSD, are the regions read again", () => {
   const word = (block: number, paragraph: number, conf: number, text: string) => ({
     block,
@@ -211,6 +240,44 @@ describe("OCR in every script", { skip }, () => {
     assert.ok(split > markdown.indexOf("бюджет"), markdown);
     assert.doesNotMatch(markdown.slice(0, split), /\p{Script=Han}/u, markdown);
     assert.doesNotMatch(markdown.slice(split), /\p{Script=Cyrillic}/u, markdown);
+  });
+
+  test("a Hindi paragraph beside a Japanese one is read in Hindi alone, without full-page trials of other languages", {
+    timeout: 600_000,
+  }, async () => {
+    const hindi =
+      "समिति ने मंगलवार सुबह क्षेत्रीय पुस्तकालय नेटवर्क के वार्षिक बजट की समीक्षा करने के लिए बैठक की। कोषाध्यक्ष ने बताया कि छपी हुई किताबों पर खर्च लगातार तीसरे साल घटा है।";
+    const japanese =
+      "委員会は火曜日の朝に集まり、地域図書館ネットワークの年間予算を審議しました。会計担当者は、印刷された本への支出が三年連続で減少したと説明しました。";
+    const png = await renderParagraphsPage([
+      { text: hindi, font: "Noto Sans Devanagari" },
+      { text: japanese, font: "Noto Sans CJK JP" },
+    ]);
+    // Every pass the page costs, counted through the reader (wall time is no measure on a loaded machine).
+    const passes: string[] = [];
+    const counting: WordReader = {
+      ...tesseractCli,
+      readWords: (image, dpi, context) => {
+        passes.push(context.language);
+        return tesseractCli.readWords(image, dpi, context);
+      },
+      detectOrientation: (image, dpi, context) => {
+        passes.push("osd");
+        return tesseractCli.detectOrientation?.(image, dpi, context) ?? Promise.resolve(null);
+      },
+    };
+    const [raster] = await decodeImage(png);
+    const page = await recognizePage(raster, counting);
+    const text = squeeze(page.runs.map((run) => run.text).join(""));
+    for (const expected of [hindi, japanese]) {
+      const share = orderedShare(squeeze(expected), text);
+      assert.ok(share >= 0.9, `${share.toFixed(3)} ${passes.join(" ")}: ${text}`);
+    }
+    // The English pass, OSD, Japanese, OSD on the weak paragraph, Hindi on it, and the missed-ink pass: the weak
+    // Hindi paragraph no longer sends the page through the other East Asian, vertical and probe languages
+    // (22 passes before).
+    assert.ok(passes.length <= 8, `${passes.length} passes: ${passes.join(" ")}`);
+    assert.ok(!passes.some((language) => language.includes("_vert")), passes.join(" "));
   });
 
   test("vertical Japanese reads down its columns, the columns from the right", {

@@ -86,6 +86,30 @@ interface Region {
 
 /** Paragraphs read with a low confidence and enough characters to be named, the longest first. */
 export function weakRegions(page: TsvPage): Region[] {
+  return allWeakRegions(page).slice(0, MAX_REGIONS);
+}
+
+/** A page's confident part must hold at least this share of its characters to speak for the page. */
+const MIN_CONFIDENT_SHARE = 0.3;
+
+/**
+ * The page less its weak paragraphs, when it has some and what is left holds a good share of its characters:
+ * the part that tells whether the page's language reads it. A paragraph in a second script (Hindi beside
+ * Japanese) pulls down the page's confidence however right its language is; that paragraph is read again in its
+ * own script (readRegionsInTheirScripts), so it is no reason to try the page in other languages. Null otherwise.
+ */
+export function confidentPart(page: TsvPage): TsvPage | null {
+  const weak = allWeakRegions(page);
+  if (weak.length === 0) return null;
+  const inWeak = new Set(weak.map((region) => `${region.block}.${region.paragraph}`));
+  const key = (row: { block: number; paragraph: number }) => `${row.block}.${row.paragraph}`;
+  const words = page.words.filter((word) => !inWeak.has(key(word)));
+  const chars = (list: readonly TsvWord[]) => list.reduce((sum, word) => sum + [...word.text].length, 0);
+  if (chars(words) < MIN_CONFIDENT_SHARE * chars(page.words)) return null;
+  return { words, lines: page.lines.filter((line) => !inWeak.has(key(line))) };
+}
+
+function allWeakRegions(page: TsvPage): Region[] {
   const byParagraph = new Map<string, TsvWord[]>();
   for (const word of page.words) {
     const key = `${word.block}.${word.paragraph}`;
@@ -106,7 +130,7 @@ export function weakRegions(page: TsvPage): Region[] {
       chars,
     });
   }
-  return regions.sort((a, b) => b.chars - a.chars).slice(0, MAX_REGIONS);
+  return regions.sort((a, b) => b.chars - a.chars);
 }
 
 interface CropBox {

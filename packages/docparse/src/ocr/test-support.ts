@@ -1,4 +1,4 @@
-import { createCanvas } from "@napi-rs/canvas";
+import { type Canvas, createCanvas } from "@napi-rs/canvas";
 import sharp from "sharp";
 import { corpusPath } from "../test-corpus.ts";
 
@@ -6,6 +6,16 @@ import { corpusPath } from "../test-corpus.ts";
  * Fixtures for the OCR and image tests: the shared corpus, a clean page rendered from known text (the "clean
  * scan" OCR is measured on), and word recall against a reference text.
  */
+
+/** A drawn page as a scanner gives it: white background, black and white, `dpi` recorded. */
+export function scanPng(canvas: Canvas, dpi: number): Promise<Buffer> {
+  return sharp(canvas.toBuffer("image/png"))
+    .flatten({ background: "#ffffff" })
+    .toColourspace("b-w")
+    .withDensity(dpi)
+    .png()
+    .toBuffer();
+}
 
 export { NO_CORPUS } from "../test-corpus.ts";
 
@@ -92,12 +102,7 @@ export async function renderTextPage(
     context.fillText(line, margin, y);
     drawn.push(line);
   }
-  const png = await sharp(canvas.toBuffer("image/png"))
-    .flatten({ background: "#ffffff" })
-    .toColourspace("b-w")
-    .withDensity(dpi)
-    .png()
-    .toBuffer();
+  const png = await scanPng(canvas, dpi);
   return { png, text: drawn.join(" ") };
 }
 
@@ -176,12 +181,7 @@ export async function tableImage(
       context.stroke();
     }
   }
-  return sharp(canvas.toBuffer("image/png"))
-    .flatten({ background: "#ffffff" })
-    .toColourspace("b-w")
-    .withDensity(dpi)
-    .png()
-    .toBuffer();
+  return scanPng(canvas, dpi);
 }
 
 /** A paragraph of a page of several scripts: its text and the font it is drawn in. */
@@ -230,10 +230,5 @@ export async function renderParagraphsPage(paragraphs: readonly Paragraph[], dpi
     if (line !== "") draw();
     y += fontPx * 1.5;
   }
-  return sharp(canvas.toBuffer("image/png"))
-    .flatten({ background: "#ffffff" })
-    .toColourspace("b-w")
-    .withDensity(dpi)
-    .png()
-    .toBuffer();
+  return scanPng(canvas, dpi);
 }

@@ -1,6 +1,7 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
@@ -48,7 +49,11 @@ export async function extractPdfPage(
         viewport = page.getViewport({ scale: 1, rotation: (page.rotate - quarterTurns * 90 + 360) % 360 });
         return viewport.transform;
       },
-      { rtlLigatures: rtlLigatureWords(ops), fallbacks: fallbackGlyphWords(ops) },
+      {
+        rtlLigatures: rtlLigatureWords(ops),
+        fallbacks: fallbackGlyphWords(ops),
+        ligatures: shortLigatures(page, ops),
+      },
     );
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;

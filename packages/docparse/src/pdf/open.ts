@@ -62,6 +62,8 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
     password: options.password,
     isEvalSupported: false,
     useSystemFonts: false,
+    // Fonts' /Differences glyph names, to read ligatures a ToUnicode maps short (glyph-names.ts).
+    fontExtraProperties: true,
     cMapUrl: CMAP_FOLDER,
     cMapPacked: true,
     standardFontDataUrl: STANDARD_FONT_FOLDER,

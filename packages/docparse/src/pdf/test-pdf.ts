@@ -29,11 +29,13 @@ export interface OnePageOptions {
   rotate?: number;
   /** Font dictionaries, named /F1, /F2, … in order: Helvetica alone by default. */
   fonts?: readonly string[];
+  /** Objects the fonts refer to (a ToUnicode stream), numbered after the fonts. */
+  objects?: readonly string[];
 }
 
 /** A one-page PDF drawing `content` (a content stream, latin1) with the given fonts. */
 export function onePagePdf(content: string, options: OnePageOptions = {}): Uint8Array {
-  const { width = 612, height = 792, rotate, fonts = [HELVETICA] } = options;
+  const { width = 612, height = 792, rotate, fonts = [HELVETICA], objects = [] } = options;
   const fontRefs = fonts.map((_, i) => `/F${i + 1} ${i + 5} 0 R`).join(" ");
   const rotation = rotate === undefined ? "" : ` /Rotate ${rotate}`;
   return pdfFile([
@@ -42,5 +44,6 @@ export function onePagePdf(content: string, options: OnePageOptions = {}): Uint8
     `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}]${rotation} /Resources << /Font << ${fontRefs} >> >> /Contents 4 0 R >>`,
     `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
     ...fonts,
+    ...objects,
   ]);
 }

@@ -2,6 +2,7 @@ import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
+import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { respelled } from "./ligatures.ts";
 
 /** pdf.js's text item, as far as we read it. */
@@ -187,6 +188,8 @@ export interface GlyphWords {
   rtlLigatures: ReadonlyMap<string, string>;
   /** Words with glyphs a CID font's ToUnicode leaves out, without those glyphs (`fallbackGlyphWords`). */
   fallbacks: ReadonlyMap<string, string>;
+  /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
+  ligatures?: ReadonlyMap<string, Drawn[]>;
 }
 
 /**
@@ -203,6 +206,12 @@ export async function pageTextRuns(
   words: GlyphWords = { rtlLigatures: new Map(), fallbacks: new Map() },
 ): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
   const content = await page.getTextContent({ disableNormalization: true });
+  // First, while the items still hold the characters the glyphs were read as.
+  if (words.ligatures)
+    respellLigatures(
+      content.items.filter((item) => "str" in item),
+      words.ligatures,
+    );
   for (const item of content.items) {
     if (!("str" in item)) continue;
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);

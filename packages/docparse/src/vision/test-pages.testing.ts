@@ -1,5 +1,5 @@
 import { createCanvas } from "@napi-rs/canvas";
-import sharp from "sharp";
+import { scanPng } from "../ocr/test-support.ts";
 
 /**
  * Pages for the vision transcription tests: a "handwritten" page Tesseract cannot read. The strokes are cursive-like
@@ -47,10 +47,5 @@ export async function scrawlPage(): Promise<Buffer> {
     }
     context.stroke();
   }
-  return sharp(canvas.toBuffer("image/png"))
-    .flatten({ background: "#ffffff" })
-    .toColourspace("b-w")
-    .withDensity(dpi)
-    .png()
-    .toBuffer();
+  return scanPng(canvas, dpi);
 }
