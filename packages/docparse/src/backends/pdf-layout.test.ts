@@ -146,10 +146,7 @@ describe("pdf layout: reading order", () => {
     });
 
     const result = await parsePdf(await pdfBytes(pdf));
-    assertInOrder(
-      result.markdown,
-      cards.flatMap(([title, text]) => [title, text]),
-    );
+    assertInOrder(result.markdown, cards.flat());
   });
 
   test("a full-width figure between two column sets: the columns above, the figure, then the columns below", async () => {

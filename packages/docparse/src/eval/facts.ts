@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DOCLING_DATA } from "../test-corpus.ts";
-import { engineMarkdown, foldText, pdftotext, plainWords, REAL_WORLD_DIR } from "./pdf-sets.ts";
+import { engineMarkdown, pdftotext, plainWords, REAL_WORLD_DIR } from "./pdf-sets.ts";
 
 export type Fact =
   | { present: string }

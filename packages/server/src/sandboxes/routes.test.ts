@@ -24,12 +24,12 @@ describe("sandbox API without an executor", () => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
     const text = await response.text();
     let parsed: Record<string, unknown> | string = text;
     try {
       parsed = JSON.parse(text);
     } catch {}
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely in assertions
     return { status: response.status, body: parsed as Record<string, any> };
   }
 
