@@ -25,7 +25,7 @@ import { removeCacheSnapshots, stepKey } from "./build-cache.ts";
 import type { BuildRecord } from "./builds.ts";
 import { type ContextEntry, sourcesDigest } from "./context-tar.ts";
 import type { SandboxLink } from "./daemon-link.ts";
-import { daemonStream } from "./daemon-stream.ts";
+import { daemonStream } from "./daemon-link.ts";
 import type { SandboxRow } from "./repository.ts";
 import type { SnapshotRepository, SnapshotRow } from "./snapshots.ts";
 import { type TemplateRepository, type TemplateRow, templateDisk } from "./templates.ts";

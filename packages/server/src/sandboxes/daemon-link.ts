@@ -35,17 +35,30 @@ export function connectionThrough(
   };
 }
 
-/** One request to the daemon of a sandbox on another host, answered whole (small JSON answers only). */
-export function daemonRequestThrough(
-  link: SandboxLink & { connect: (port: number) => Promise<net.Socket> },
+/**
+ * One signed request to a sandbox's daemon, its answer read as a stream (a process's run stream, a file's bytes)
+ * or whole (`text()`): straight to its address on this host, or through the relay of the host it runs on.
+ */
+export interface DaemonAnswer {
+  status: number;
+  /** The body, unread. */
+  body: http.IncomingMessage;
+  /** The body read whole as text (for errors and small answers). */
+  text(): Promise<string>;
+  bytes(): Promise<Buffer>;
+}
+
+export function daemonStream(
+  link: SandboxLink,
   request: {
     method: string;
     pathAndQuery: string;
-    headers: Record<string, string>;
-    body?: string;
-    timeoutMs: number;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    /** Ends the request when its socket is idle this long (none for streams that may be quiet). */
+    idleTimeoutMs?: number;
   },
-): Promise<{ status: number; text: string }> {
+): Promise<DaemonAnswer> {
   const base = daemonUrl(link);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -54,22 +67,35 @@ export function daemonRequestThrough(
         port: Number(base.port),
         method: request.method,
         path: request.pathAndQuery,
-        headers: request.headers,
-        timeout: request.timeoutMs,
-        ...connectionThrough(link.connect, Number(base.port)),
+        headers: {
+          ...request.headers,
+          ...signedHeaders(link, request.method, request.pathAndQuery),
+          ...(request.body === undefined
+            ? {}
+            : { "content-length": String(Buffer.byteLength(request.body)) }),
+        },
+        ...(link.connect ? connectionThrough(link.connect, Number(base.port)) : {}),
       },
       (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          text += chunk;
+        const bytes = async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of res) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks);
+        };
+        resolve({
+          status: res.statusCode ?? 502,
+          body: res,
+          bytes,
+          text: async () => (await bytes()).toString("utf8"),
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 502, text }));
-        res.on("error", reject);
       },
     );
-    req.on("timeout", () => req.destroy(new Error("the sandbox's daemon did not answer in time")));
     req.on("error", reject);
+    if (request.idleTimeoutMs) {
+      req.setTimeout(request.idleTimeoutMs, () =>
+        req.destroy(new Error("the sandbox's daemon did not answer in time")),
+      );
+    }
     req.end(request.body);
   });
 }
@@ -98,22 +124,9 @@ export function signedHeaders(
 
 /** A signed GET of a daemon route answering JSON; a non-2xx answer throws with the daemon's message. */
 export async function daemonGet<T>(link: SandboxLink, pathAndQuery: string, timeoutMs = 30_000): Promise<T> {
-  if (link.connect) {
-    const { connect } = link;
-    const answer = await daemonRequestThrough(
-      { ...link, connect },
-      { method: "GET", pathAndQuery, headers: signedHeaders(link, "GET", pathAndQuery), timeoutMs },
-    );
-    if (answer.status < 200 || answer.status >= 300)
-      throw new Error(`the sandbox's daemon answered ${answer.status}: ${answer.text.slice(0, 500)}`);
-    return JSON.parse(answer.text) as T;
-  }
-  const response = await fetch(new URL(pathAndQuery, daemonUrl(link)), {
-    headers: signedHeaders(link, "GET", pathAndQuery),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await response.text();
-  if (!response.ok)
-    throw new Error(`the sandbox's daemon answered ${response.status}: ${text.slice(0, 500)}`);
+  const answer = await daemonStream(link, { method: "GET", pathAndQuery, idleTimeoutMs: timeoutMs });
+  const text = await answer.text();
+  if (answer.status < 200 || answer.status >= 300)
+    throw new Error(`the sandbox's daemon answered ${answer.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
 }

@@ -17,8 +17,7 @@ import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { type BuildLauncher, dockerfileSteps, readContext } from "./build-launcher.ts";
 import type { BuildRecord } from "./builds.ts";
-import { type SandboxLink, sandboxLink } from "./daemon-link.ts";
-import { daemonStream } from "./daemon-stream.ts";
+import { daemonStream, type SandboxLink, sandboxLink } from "./daemon-link.ts";
 import type { SandboxDeps } from "./routes.ts";
 import type { TemplateRow } from "./templates.ts";
 

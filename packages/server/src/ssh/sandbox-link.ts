@@ -4,7 +4,7 @@ import { type errorBody, runtimeRoutes, type SshStatus } from "@svc/contract";
 import { type ClientOptions, createWebSocketStream, WebSocket } from "ws";
 import {
   connectionThrough,
-  daemonRequestThrough,
+  daemonStream,
   daemonUrl,
   type SandboxLink,
   signedHeaders,
@@ -19,25 +19,20 @@ export async function enableSandboxSsh(
   backendUser: string,
 ): Promise<SshStatus> {
   const path = runtimeRoutes.enableSsh.path;
-  const headers = { ...signedHeaders(link, "POST", path), "content-type": "application/json" };
+  const headers = { "content-type": "application/json" };
   const body = JSON.stringify({ proxy_pubkey: proxyPubkey, backend_user: backendUser });
-  let response: { ok: boolean; status: number; text: string };
-  if (link.connect) {
-    const { connect } = link;
-    const answer = await daemonRequestThrough(
-      { ...link, connect },
-      { method: "POST", pathAndQuery: path, headers, body, timeoutMs: 30_000 },
-    );
-    response = { ...answer, ok: answer.status >= 200 && answer.status < 300 };
-  } else {
-    const answer = await fetch(new URL(path, daemonUrl(link)), {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(30_000),
-    });
-    response = { ok: answer.ok, status: answer.status, text: await answer.text() };
-  }
+  const answer = await daemonStream(link, {
+    method: "POST",
+    pathAndQuery: path,
+    headers,
+    body,
+    idleTimeoutMs: 30_000,
+  });
+  const response = {
+    ok: answer.status >= 200 && answer.status < 300,
+    status: answer.status,
+    text: await answer.text(),
+  };
   const { text } = response;
   if (!response.ok) {
     let message = text;
