@@ -8,6 +8,14 @@
 /** Media type of every SSE response. */
 export const SSE_CONTENT_TYPE = "text/event-stream";
 
+/** The headers of an event stream a server writes itself: never cached, never buffered by a proxy. */
+export const SSE_HEADERS = {
+  "content-type": SSE_CONTENT_TYPE,
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
+
 /** One dispatched event. `event` is `message` when the stream named none; `id` is the last event id seen. */
 export interface SseMessage {
   event: string;

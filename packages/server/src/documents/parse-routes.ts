@@ -6,6 +6,7 @@ import {
   type ParseJob,
   ServiceError,
   SSE_CONTENT_TYPE,
+  SSE_HEADERS,
 } from "@svc/contract";
 import type { FastifyReply } from "fastify";
 import type { Handlers } from "../api/routes.ts";
@@ -115,12 +116,7 @@ async function streamJob(
 ): Promise<FastifyReply> {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": SSE_CONTENT_TYPE,
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
+  res.writeHead(200, SSE_HEADERS);
   let closed = false;
   let wake: (() => void) | null = null;
   const end = () => {

@@ -13,7 +13,7 @@ import {
   encodeSseEvent,
   type SandboxNetworkAccessControl,
   ServiceError,
-  SSE_CONTENT_TYPE,
+  SSE_HEADERS,
 } from "@svc/contract";
 import type { FastifyReply } from "fastify";
 import { limitBytes } from "../api/body-limit.ts";
@@ -67,12 +67,7 @@ const POLL_MS = 1000;
 function followBuild(book: BuildBook, record: BuildRecord, reply: FastifyReply): FastifyReply {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": SSE_CONTENT_TYPE,
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
+  res.writeHead(200, SSE_HEADERS);
   let sent = record.dropped;
   let closed = false;
   const flush = () => {
