@@ -1,6 +1,6 @@
 /**
  * Blank paper read four pixels at a time. Scans and rendered pages are mostly paper of level 255; the loops that
- * look at every pixel of a page (text height, rules, missed ink) pass over such pixels a 32-bit word at a time.
+ * look at every pixel of a page (text height, raster rules) pass over such pixels a 32-bit word at a time.
  */
 
 /** Four gray pixels of level 255. */

@@ -1,5 +1,4 @@
 import sharp from "sharp";
-import { WHITE_WORD } from "../images/white.ts";
 import type { Rule } from "../paginated/geometry.ts";
 import type { TsvPage } from "./tsv.ts";
 
@@ -50,16 +49,10 @@ export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule
   const maxInked = Math.max(MIN_INKED_TILES, tiles * MAX_INKED_SHARE);
   // Ink pixels per tile, counted row by row.
   const counts = new Uint16Array(tiles);
-  // White paper (most of a page once its words are cleared) is passed over a word at a time (white.ts).
-  const words = new Uint32Array(gray.buffer, gray.byteOffset, gray.length >> 2);
   for (let y = 0; y < height; y++) {
     const row = y * width;
     const tileRow = Math.floor(y / TILE) * across;
-    for (let x = 0; x < width; x++) {
-      const i = row + x;
-      if ((i & 3) === 0 && x + 4 <= width && words[i >> 2] === WHITE_WORD) x += 3;
-      else if (gray[i] < INK) counts[tileRow + ((x / TILE) | 0)]++;
-    }
+    for (let x = 0; x < width; x++) if (gray[row + x] < INK) counts[tileRow + ((x / TILE) | 0)]++;
   }
   let inked = 0;
   for (const count of counts) if (count >= TILE_INK) inked++;
