@@ -11,6 +11,9 @@ import { SingleHostPlacement } from "./single-host-placement.ts";
 import { Starts } from "./starts.ts";
 import { LIVE_STATUSES } from "./status.ts";
 
+/** How many times an ended sandbox's removal from the host is tried before it is left to the next start. */
+const STOP_ATTEMPTS = 3;
+
 export type { MountResolution } from "./mount-resolution.ts";
 export type { ClusterScheduling, SchedulerOptions } from "./scheduler-options.ts";
 
@@ -32,6 +35,8 @@ export class Scheduler {
   #again = false;
   #stopped = false;
   #beating: NodeJS.Timeout | undefined;
+  /** Sandboxes being ended (row terminated, the executor removing them): stop() waits for them. */
+  readonly #ending = new Set<Promise<SandboxRow>>();
 
   constructor(options: SchedulerOptions) {
     this.#o = {
@@ -93,13 +98,21 @@ export class Scheduler {
     else this.#tick();
   }
 
-  /** Stops scheduling and waits for starts under way. Running sandboxes keep running, to be adopted later. */
+  /**
+   * Stops scheduling and waits for starts, snapshots and ends under way: a sandbox whose row already says
+   * terminated is removed from the host before the server exits. Running sandboxes keep running, to be adopted
+   * later.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     clearInterval(this.#beating);
     await this.#ticking;
-    await Promise.allSettled([...this.#starts.underWay(), ...this.#operations.snapshotsUnderWay()]);
+    await Promise.allSettled([
+      ...this.#starts.underWay(),
+      ...this.#operations.snapshotsUnderWay(),
+      ...this.#ending,
+    ]);
   }
 
   /** Waits for a sandbox's start under way, if any (DELETE waits for it before cleaning up). */
@@ -188,7 +201,16 @@ export class Scheduler {
    * Ends a sandbox: the row becomes terminated first (so the proxy stops routing to it), then the executor
    * removes it. Idempotent; a pending sandbox ends `cancelled`.
    */
-  async terminate(row: SandboxRow, how: Ending): Promise<SandboxRow> {
+  terminate(row: SandboxRow, how: Ending): Promise<SandboxRow> {
+    // Registered before the first await, so a stop() that begins meanwhile waits for this end.
+    const ending = this.#end(row, how);
+    this.#ending.add(ending);
+    const forget = () => this.#ending.delete(ending);
+    ending.then(forget, forget);
+    return ending;
+  }
+
+  async #end(row: SandboxRow, how: Ending): Promise<SandboxRow> {
     const { repo, executor, now } = this.#o;
     const fields: Partial<SandboxRow> =
       row.status === "pending"
@@ -209,12 +231,29 @@ export class Scheduler {
       // Frozen processes take a kill only once thawed (on hosts without cgroup.kill).
       if (row.status !== "pending" && row.status !== "running")
         await executor.thaw(row.id).catch(() => undefined);
-      await executor
-        .stop(row.id)
-        .catch((error) => this.#o.log("sandbox stop failed", { sandbox: row.id, error: String(error) }));
+      await this.#removeFromHost(row.id);
     }
     this.wake();
     return ended;
+  }
+
+  /**
+   * Removes an ended sandbox from this host, trying again when a step fails (a kill that timed out on a loaded
+   * host): each step of the executor's stop is idempotent. What still fails is logged; the next start's
+   * reconciliation removes it (its directory is the record of what is left).
+   */
+  async #removeFromHost(id: string): Promise<void> {
+    const { executor, log } = this.#o;
+    for (let attempt = 1; executor; attempt++) {
+      try {
+        await executor.stop(id);
+        return;
+      } catch (error) {
+        log("sandbox stop failed", { sandbox: id, attempt, error: String(error) });
+        if (attempt >= STOP_ATTEMPTS) return;
+        await executor.thaw(id).catch(() => undefined);
+      }
+    }
   }
 
   /** Adopts or cleans up what a previous process left on this host (see reconciler.ts). */

@@ -511,6 +511,9 @@ export async function killAll(id: string, options: KillOptions = {}): Promise<vo
       killPids(await readTreePids(d.freezer));
     } finally {
       await writeFile(join(d.freezer, "freezer.state"), "THAWED");
+      // A suspended sandbox may be frozen by cgroup2 as well: a frozen task dies of SIGKILL only once thawed.
+      const freeze = join(d.unified, "cgroup.freeze");
+      if (existsSync(freeze)) await writeFile(freeze, "0");
     }
   }
   // Stragglers in single v1 groups; SIGKILLed tasks leave their cgroups in do_exit, before being reaped.
