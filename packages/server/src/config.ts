@@ -284,6 +284,14 @@ export const options = {
     description:
       "A sandbox whose daemon process still runs but has not answered its health checks for this long ends daemon_unreachable (a daemon that is gone ends after two failed checks)",
   },
+  imageGraceSecs: {
+    env: "SVC_IMAGE_GRACE_SECS",
+    flag: "--image-grace-secs",
+    schema: Type.Integer({ minimum: 60, maximum: 31_536_000 }),
+    default: 86400,
+    description:
+      "An unpacked OCI image tree that no sandbox has mounted and no uploaded image, live sandbox, pool or template names is removed once it has not been used for this long (swept hourly and after an image is deleted)",
+  },
   imageCacheDir: {
     env: "SVC_IMAGE_CACHE_DIR",
     flag: "--image-cache-dir",

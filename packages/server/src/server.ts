@@ -26,6 +26,7 @@ import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
 import { createImageRepository } from "./images/archives.ts";
 import { createRegistryCredentialRepository } from "./images/credentials.ts";
 import { loadSecretBox } from "./images/secret-box.ts";
+import { ImageSweeper } from "./images/sweep.ts";
 import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
@@ -105,6 +106,15 @@ async function startSandboxes(
           registryCredentials: (projectId, registry) => credentials.reveal(projectId, registry),
         })
       : null;
+  const imageSweeper =
+    executor && !executor.unavailableReason()
+      ? new ImageSweeper({
+          db: store.db,
+          sweep: (keep, graceMs) => executor.sweepImages(keep, graceMs),
+          graceMs: config.imageGraceSecs * 1000,
+          log,
+        })
+      : null;
   const secretOf = await sandboxSecretDeriver(store.settings);
   const cluster = isClustered(config)
     ? await startCluster(store, config, {
@@ -140,6 +150,7 @@ async function startSandboxes(
   });
   try {
     await scheduler.start();
+    imageSweeper?.start();
   } catch (error) {
     cluster?.relay?.close();
     throw error;
@@ -161,6 +172,7 @@ async function startSandboxes(
         executor && !executor.unavailableReason()
           ? (tarFile, name) => (executor as LocalExecutor).importImage(tarFile, name)
           : null,
+      sweeper: imageSweeper,
       tmpDir: join(config.dataDir, "tmp"),
       maxBytes: config.maxFileBytes,
     },
@@ -326,6 +338,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { cluster } = sandboxes;
     const stopSandboxes = async () => {
       await sandboxes.scheduler.stop();
+      await sandboxes.images.sweeper?.stop();
       await new Promise((resolve) => (cluster?.relay ? cluster.relay.close(resolve) : resolve(null)));
     };
     let app: FastifyInstance;

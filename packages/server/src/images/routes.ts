@@ -9,6 +9,7 @@ import type { Handlers } from "../api/routes.ts";
 import { isImageReference, parseImageReference } from "../executor/linux/image-reference.ts";
 import { archiveImage, type ImageConfig, type ImageRepository, toSandboxImage } from "./archives.ts";
 import type { RegistryCredentialRepository } from "./credentials.ts";
+import type { ImageSweeper } from "./sweep.ts";
 
 export interface ImageDeps {
   credentials: RegistryCredentialRepository;
@@ -17,6 +18,8 @@ export interface ImageDeps {
   importArchive:
     | ((tarFile: string, name: string) => Promise<{ digest: string; sizeBytes: number; config: ImageConfig }>)
     | null;
+  /** Removes this host's unused image trees (after a delete too); null when this host runs no executor. */
+  sweeper: ImageSweeper | null;
   /** Where an uploaded archive waits while it is imported. */
   tmpDir: string;
   /** Largest archive accepted (413 FILE_TOO_LARGE beyond). */
@@ -109,6 +112,8 @@ export function imageHandlers(deps: ImageDeps): Handlers<typeof imageRoutes> {
       if (!(await images.remove(auth.projectId, params.name))) {
         throw new ServiceError("IMAGE_NOT_FOUND", `no image ${params.name}`);
       }
+      // Its tree goes once nothing uses it (and the grace period has passed).
+      await deps.sweeper?.sweep();
     },
   };
 }

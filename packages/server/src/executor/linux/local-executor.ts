@@ -63,6 +63,7 @@ import {
 } from "./network.ts";
 import { type NodeRuntimeLibs, nodeRuntimeLibs } from "./node-runtime.ts";
 import {
+  type ImagesInUse,
   type OciImage,
   type OciImageConfig,
   OciImageError,
@@ -636,6 +637,15 @@ export class LocalExecutor implements Executor {
       allowedRegistries: this.#o.allowedRegistries,
     });
     return this.#oci;
+  }
+
+  /**
+   * Removes OCI image trees no sandbox here has mounted, not listed in `keep` and not served within `graceMs`
+   * (OciImageStore.sweep); answers the digests removed.
+   */
+  async sweepImages(keep: ImagesInUse, graceMs: number): Promise<string[]> {
+    if (!existsSync(this.#ociDir())) return [];
+    return this.#ociStore().sweep(keep, graceMs);
   }
 
   /** Imports an uploaded `docker save` / OCI archive into the store; answers its digest, config and size. */

@@ -9,7 +9,8 @@
  *   share is fetched and stored once (skopeo skips blobs the layout has). Each image is tagged there by the hex
  *   of its manifest digest.
  * - `rootfs/<manifest hex>/rootfs` and `image.json` (reference, digest, config, size): the unpacked tree,
- *   renamed into place only when complete, so a killed unpack never leaves a tree that looks whole.
+ *   renamed into place only when complete, so a killed unpack never leaves a tree that looks whole. The
+ *   mtime of `image.json` is when the tree was last served; `sweep` removes trees unused for a grace period.
  *
  * Safety: device nodes are removed after unpacking (a sandbox gets its own /dev); files keep the image's owners
  * and modes, setuid included, since inside a sandbox they give no more than the sandbox's own root. Registries
@@ -20,8 +21,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { nonPublicRange } from "../../documents/url-fetch.ts";
 import { acquireFileLock } from "./file-lock.ts";
 import { HostCommandError, runHostCommand } from "./host-command.ts";
@@ -45,6 +46,12 @@ export interface OciImage {
   rootfs: string;
   config: OciImageConfig;
   sizeBytes: number;
+}
+
+/** What a sweep keeps whatever its age: manifest digests, and canonical references whose pulled digest counts. */
+export interface ImagesInUse {
+  digests: ReadonlySet<string>;
+  references: ReadonlySet<string>;
 }
 
 export interface RegistryCredentials {
@@ -105,7 +112,7 @@ export class OciImageStore {
   /** The image a reference names, pulled and unpacked unless the store has it (a pinned digest it has is not asked for again). */
   async pull(reference: ImageReference, options: PullOptions = {}): Promise<OciImage> {
     const held = await this.#held(reference, options.scope);
-    if (held) return held;
+    if (held) return this.#served(held);
     const allowed = this.#allowed.has(reference.registry);
     if (!allowed) await this.#checkPublic(reference.registry);
     const transport = `docker://${reference.canonical}`;
@@ -171,8 +178,77 @@ export class OciImageStore {
   }
 
   /** The image of a manifest digest if the store holds it (an uploaded archive's, or one pulled before). */
-  byDigest(digest: string): Promise<OciImage | null> {
-    return this.#cached(digest);
+  async byDigest(digest: string): Promise<OciImage | null> {
+    const image = await this.#cached(digest);
+    return image && this.#served(image);
+  }
+
+  /** Records that an image was served now (the mtime of its image.json): a sweep keeps it for the grace period. */
+  async #served(image: OciImage): Promise<OciImage> {
+    const now = new Date();
+    await utimes(join(dirname(image.rootfs), "image.json"), now, now).catch(() => undefined);
+    return image;
+  }
+
+  /**
+   * Removes unpacked trees that no sandbox of this host has mounted, that `keep` does not name (by digest, or by
+   * a reference some project's pull of it recorded) and that were not served within `graceMs`; then their tags
+   * in the layout, the records of pulls that got them, and the blobs no other image references (`umoci gc`). A
+   * tree is renamed aside before it is removed, so a killed sweep never leaves a tree that looks whole. Answers
+   * the digests removed.
+   */
+  async sweep(keep: ImagesInUse, graceMs: number): Promise<string[]> {
+    const trees = join(this.#dir, "rootfs");
+    if (!existsSync(trees)) return [];
+    return this.#withLock(async () => {
+      for (const entry of await readdir(this.#dir)) {
+        if (entry.startsWith(".trash-")) await rm(join(this.#dir, entry), { recursive: true, force: true });
+      }
+      const pulls = await this.#pullRecords();
+      const kept = new Set(keep.digests);
+      for (const pull of pulls) if (keep.references.has(pull.reference)) kept.add(pull.digest);
+      // An overlay names its lower tree in its mount options: a mounted tree is in use whatever its age.
+      const mounts = await readFile("/proc/self/mountinfo", "utf8");
+      const removed: string[] = [];
+      for (const hex of await readdir(trees)) {
+        const tree = join(trees, hex);
+        if (kept.has(`sha256:${hex}`) || mounts.includes(join(tree, "rootfs"))) continue;
+        const served = (await stat(join(tree, "image.json")).catch(() => null))?.mtimeMs ?? 0;
+        if (Date.now() - served < graceMs) continue;
+        const trash = join(this.#dir, `.trash-${hex}`);
+        await rename(tree, trash);
+        await rm(trash, { recursive: true, force: true });
+        removed.push(`sha256:${hex}`);
+      }
+      if (removed.length > 0 && existsSync(join(this.#layout, "index.json"))) {
+        const indexPath = join(this.#layout, "index.json");
+        const index = JSON.parse(await readFile(indexPath, "utf8")) as OciIndex;
+        const gone = new Set(removed.map((digest) => digest.replace(/^sha256:/, "")));
+        index.manifests = index.manifests.filter((m) => !gone.has(m.annotations?.[REF_NAME] ?? ""));
+        await writeFile(`${indexPath}.tmp`, JSON.stringify(index));
+        await rename(`${indexPath}.tmp`, indexPath);
+        await runHostCommand("umoci", ["gc", "--layout", this.#layout]);
+      }
+      for (const pull of pulls) if (removed.includes(pull.digest)) await rm(pull.file, { force: true });
+      return removed;
+    });
+  }
+
+  /** The records of the pulls of every scope (refs/): which digest a reference got. */
+  async #pullRecords(): Promise<{ file: string; reference: string; digest: string }[]> {
+    const dir = join(this.#dir, "refs");
+    const records: { file: string; reference: string; digest: string }[] = [];
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!name.endsWith(".json")) continue;
+      const file = join(dir, name);
+      try {
+        const { reference, digest } = JSON.parse(await readFile(file, "utf8")) as Record<string, string>;
+        records.push({ file, reference, digest });
+      } catch {
+        // A record being replaced (its .tmp) or torn: the next sweep reads it again.
+      }
+    }
+    return records;
   }
 
   /** An image from an uploaded archive: `docker save` output or an OCI archive (tar of an image layout). */
@@ -200,7 +276,8 @@ export class OciImageStore {
       throw classify(error, source);
     }
     const digest = await this.#retag(temporary);
-    return (await this.#cached(digest)) ?? (await this.#unpack(digest, source));
+    const cached = await this.#cached(digest);
+    return cached ? this.#served(cached) : this.#unpack(digest, source);
   }
 
   /** Moves the temporary tag's manifest to the tag named by its digest; answers the digest. */
