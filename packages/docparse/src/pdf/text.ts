@@ -4,6 +4,7 @@ import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { respelled } from "./ligatures.ts";
+import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -99,7 +100,8 @@ const UNMAPPED_CODE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 /**
  * Runs with their unmapped glyphs (U+FFFD in a run marked `unmapped`) removed, and runs left blank dropped: the
- * text as it reads once OCR has had its chance at them.
+ * text as it reads once OCR has had its chance at them. A lone unmapped glyph leading a line is a list marker
+ * (`isListMarker`) and reads as a bullet.
  */
 export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
   const out: TextRun[] = [];
@@ -109,6 +111,10 @@ export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
       continue;
     }
     const { unmapped: _, ...rest } = run;
+    if (isListMarker(run, runs)) {
+      out.push({ ...rest, text: MARKER_TEXT });
+      continue;
+    }
     const text = run.text.replace(/\uFFFD/g, "");
     if (text.trim() !== "") out.push({ ...rest, text });
   }
