@@ -33,8 +33,10 @@ test("a lone unmapped glyph leading a line of text reads as a bullet; elsewhere 
   // Text far to its right (a table's next column) does not make it a marker, nor does text on another line.
   assert.equal(isListMarker(marker, [marker, at("Total", 200, 100)]), false);
   assert.equal(isListMarker(marker, [marker, at("Ferries", 90, 130)]), false);
-  // Two unmapped glyphs are not one marker, and an unmapped run of text after it is no item.
-  assert.equal(isListMarker(at("\uFFFD\uFFFD", 72, 100, true), [item]), false);
+  // A symbol font's bullet read as a letter beside a blank glyph is one too; three glyphs are a word.
+  assert.equal(isListMarker(at("r\uFFFD", 72, 100, true), [item]), true);
+  assert.equal(isListMarker(at("ab\uFFFD", 72, 100, true), [item]), false);
+  // An unmapped run of text after it is no item.
   assert.equal(isListMarker(marker, [marker, at("\uFFFD\uFFFD\uFFFD", 90, 100, true)]), false);
   // Nor do words OCR read where the font maps none of its glyphs: the lone glyph is one of their letters.
   assert.equal(isListMarker(marker, [marker, { ...item, fontName: "ocr", confidence: 0.9 }]), false);
@@ -69,6 +71,12 @@ test("public: redp5110's and a survey's symbol-font bullets start list items", {
   };
   const redp = await parse("redp5110_sampled.pdf");
   assert.match(redp, /^- Work Function Usage \(WRKFCNUSG\)\n- Change Function Usage \(CHGFCNUSG\)$/m);
+  // Its `r` and a blank glyph, drawn as a bullet: the list's items, not a stray letter in one paragraph.
+  assert.match(
+    redp,
+    /^- Database performance and scalability\n- Advanced SQL knowledge and skills transfer$/m,
+  );
+  assert.doesNotMatch(redp, /\br Database performance/);
   const survey = await parse("table_mislabeled_as_picture.pdf");
   assert.match(survey, /^- They supervise, coach or mentor private practitioners who take legal aid cases$/m);
   // The options under question 25 (left half of the spread) and 26 (right half) sit at the same depth.

@@ -8,13 +8,15 @@ const GAP = { min: 0.2, max: 3 };
 
 /**
  * Whether a run is a list marker drawn from a symbol font whose glyph maps to no character (a bullet, an arrow,
- * a check box from Wingdings or a house font): one unmapped glyph alone, with text-layer text starting a small
- * gap to its right on the same line and no text just before it. Such a glyph is read as a bullet rather than
- * dropped, so that its lines stay list items instead of running together into one paragraph. Beside words OCR
- * read (a font with no map for any of its text) a lone unmapped glyph is a letter of theirs, not a marker.
+ * a check box from Wingdings or a house font): one or two glyphs alone, one of them unmapped (a symbol font's
+ * bullet may come as a letter and a blank glyph with no character, `r` + U+FFFD), with text-layer text starting
+ * a small gap to its right on the same line and no text just before it. Such a glyph is read as a bullet rather
+ * than dropped, so that its lines stay list items instead of running together into one paragraph. Beside words
+ * OCR read (a font with no map for any of its text) a lone unmapped glyph is a letter of theirs, not a marker.
  */
 export function isListMarker(run: TextRun, runs: readonly TextRun[]): boolean {
-  if (!run.unmapped || run.text.trim() !== "\uFFFD") return false;
+  const glyphs = [...run.text.trim()];
+  if (!run.unmapped || glyphs.length > 2 || !glyphs.includes("\uFFFD")) return false;
   let follows = false;
   for (const other of runs) {
     if (
