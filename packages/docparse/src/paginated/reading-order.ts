@@ -190,14 +190,22 @@ export function readingOrder<T extends Placed>(elements: readonly T[], options: 
   return readingOrderGroups(elements, options).flat();
 }
 
-/** Top to bottom; elements on the same line along the line. */
+/** Top to bottom; elements on the same line along the line (see `lineOrder`). */
 function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
-  return [...elements].sort((a, b) => {
-    const overlap = Math.min(a.box.y2, b.box.y2) - Math.max(a.box.y1, b.box.y1);
-    const smaller = Math.min(a.box.y2 - a.box.y1, b.box.y2 - b.box.y1);
-    if (smaller > 0 && overlap > smaller * 0.5) return rtl ? b.box.x1 - a.box.x1 : a.box.x1 - b.box.x1;
-    return a.box.y1 - b.box.y1;
-  });
+  return [...elements].sort((a, b) => lineOrder(a.box, b.box, rtl));
+}
+
+/**
+ * The order of two boxes in a region read top to bottom: along the line when they share half the smaller one's
+ * height, or a fifth of it when one stands wholly before the other along the line (a label centered beside a
+ * two-line text, a coloured tag before its description, comes before both its lines); else the higher first.
+ */
+export function lineOrder(a: Box, b: Box, rtl: boolean): number {
+  const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
+  const apart = a.x2 <= b.x1 || b.x2 <= a.x1;
+  if (smaller > 0 && overlap > smaller * (apart ? 0.2 : 0.5)) return rtl ? b.x1 - a.x1 : a.x1 - b.x1;
+  return a.y1 - b.y1;
 }
 
 /**
