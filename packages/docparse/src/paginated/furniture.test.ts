@@ -293,3 +293,33 @@ test("a chart's axis ticks in the bottom band are not page numbers; the page num
   const kinds = detectFurniture([...ticks, ...stacked, number, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([...kinds.entries()].sort(), [[7, "page_number"]]);
 });
+
+test("one footnote wrapped over lines at the foot of a single page is content; a two-line address there is a footer", () => {
+  const lines = [
+    "1 Projects valued at $6M or greater, in Europe and the United States, that were",
+    "completed satisfactorily, on time, and within budget. From The Standish Group's",
+    "“Haze,” based on their CHAOS database.",
+  ];
+  const note = candidate(
+    1,
+    lines.join(" "),
+    { x1: 72, y1: 730, x2: 420, y2: 765 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines,
+    },
+  );
+  const address = candidate(
+    1,
+    "1800 F Street NW Washington, DC 20405",
+    { x1: 450, y1: 745, x2: 560, y2: 765 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["1800 F Street NW", "Washington, DC 20405"],
+    },
+  );
+  const kinds = detectFurniture([note, address, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_footer"]);
+});
