@@ -1,6 +1,7 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
@@ -55,6 +56,8 @@ export async function extractPdfPage(
         ligatures: shortLigatures(page, ops),
       },
     );
+    // A form's filled-in values are text the reader sees, drawn by the fields' widgets.
+    read.push(...(await formFieldRuns(page, viewport.transform)));
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
