@@ -323,3 +323,20 @@ test("one footnote wrapped over lines at the foot of a single page is content; a
   const kinds = detectFurniture([note, address, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_footer"]);
 });
+
+test("a year in display type at the top of a single page is a title; a page number in body type there is not", () => {
+  const year = candidate(
+    1,
+    "2007",
+    { x1: 42, y1: 31, x2: 120, y2: 68 },
+    { fontSize: 36, pageNumber: true, edge: "top" },
+  );
+  const number = candidate(
+    1,
+    "7",
+    { x1: 550, y1: 30, x2: 556, y2: 40 },
+    { fontSize: 9, pageNumber: true, edge: "top" },
+  );
+  const kinds = detectFurniture([year, number, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_number"]);
+});

@@ -132,6 +132,8 @@ export function detectFurniture(
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
+    // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
+    if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
