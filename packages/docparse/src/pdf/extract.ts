@@ -1,5 +1,6 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import { annotationTextRuns } from "./annotation-text.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
@@ -56,8 +57,9 @@ export async function extractPdfPage(
         ligatures: shortLigatures(page, ops),
       },
     );
-    // A form's filled-in values are text the reader sees, drawn by the fields' widgets.
+    // A form's filled-in values and the text of annotations' appearances are text the reader sees.
     read.push(...(await formFieldRuns(page, viewport.transform)));
+    read.push(...annotationTextRuns(ops, viewport.transform, read));
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
