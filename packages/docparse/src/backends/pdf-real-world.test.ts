@@ -132,6 +132,17 @@ describe("pdf layout on the third set's public pages", () => {
     ]);
   });
 
+  test("a worksheet's two ruled cells of do's and don'ts keep each paragraph whole", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "evaluator-worksheet-p1-3.pdf"), [
+      { present: "Do adequately document your reasoning for any potential increased risk to the government" },
+      { before: ["when it appears in other proposals", "Don't make assumptions"] },
+      {
+        present:
+          "Don't make assumptions. Evaluate the text in the tech quote and do not rely on outside information",
+      },
+    ]);
+  });
+
   test("a fact sheet's price table ruled around groups: a row per line, the charts beside it kept whole", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "usda-ag-energy-round-up.pdf"), [
       { neighbours: ["Minnesota", "1.38 - 1.48"] },

@@ -604,3 +604,56 @@ test("the USDA fact sheet's table: each line of a group a row, the charts beside
   assert.equal(axis.length, 1, "the Iowa Ethanol chart is one cell");
   assert.match(axis[0].text, /Iowa Ethanol.*0\.80/s);
 });
+
+test("two ruled cells of paragraphs side by side under a header row are not cut into rows across the paragraphs", () => {
+  // Header 100..120, body 120..300; columns 100|300|500; both columns on one 12 pt line grid, a blank line
+  // between paragraphs. Left: three paragraphs of three lines (grid lines 0-2, 4-6, 8-10); right: two of four
+  // lines and one of two (0-3, 5-8, 10-11), their breaks falling inside the left's paragraphs.
+  const para = (x: number, y: number, lines: string[]) => lines.map((text, k) => run(text, x, y + 12 * k));
+  const left = [
+    ...para(104, 124, [
+      "Do read the whole of the request",
+      "before you write a word about it",
+      "and keep its terms in mind.",
+    ]),
+    ...para(104, 172, [
+      "Do note every point where it is",
+      "unclear and ask the officer in",
+      "charge of the contract.",
+    ]),
+    ...para(104, 220, [
+      "Do write in plain words that the",
+      "reader follows without a guide",
+      "to the jargon.",
+    ]),
+  ];
+  const right = [
+    ...para(304, 124, [
+      "Don't guess at what is meant when",
+      "the text is silent, and don't rely",
+      "on what you heard elsewhere about",
+      "the bidder.",
+    ]),
+    ...para(304, 184, [
+      "Don't compare one quote with the",
+      "other ones: each is measured by",
+      "the factors of the request alone",
+      "and nothing else.",
+    ]),
+    ...para(304, 244, ["Don't let the price sway the", "technical reading."]),
+  ];
+  const runs = [
+    run("Do's", 104, 104, { bold: true }),
+    run("Don'ts", 304, 104, { bold: true }),
+    ...left,
+    ...right,
+  ];
+  const rules = fullGrid([100, 300, 500], [100, 120, 300]);
+  const tables = detectRuledTables(page(runs, rules));
+  for (const table of tables) {
+    for (const cell of table.cells) {
+      // No cell ends inside a sentence that the next row goes on with.
+      assert.ok(!/\b(?:is|it|when|rely|the|about|with|by|alone|in|that|a)$/.test(cell.text), cell.text);
+    }
+  }
+});

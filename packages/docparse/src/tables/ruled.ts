@@ -322,6 +322,33 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
 }
 
 /**
+ * A band whose every column holds running text (see `isProse`): paragraphs side by side in one ruled cell each, a
+ * column of do's beside a column of don'ts, not rows.
+ */
+function proseBand(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
+  const columns = new Map<number, TextPiece[][]>();
+  for (const line of bandLines) {
+    const cells = new Map<number, TextPiece[]>();
+    for (const w of line.words) {
+      const c = bandIndex(xs, box.centerX(w.box));
+      cells.set(c, [...(cells.get(c) ?? []), w]);
+    }
+    for (const [c, cell] of cells) columns.set(c, [...(columns.get(c) ?? []), cell]);
+  }
+  if (columns.size === 0) return false;
+  for (const cells of columns.values()) {
+    const left = Math.min(...cells.map((cell) => cell[0].box.x1));
+    const right = Math.max(...cells.map((cell) => cell[cell.length - 1].box.x2));
+    const words = cells.reduce((n, cell) => n + cell.reduce((m, w) => m + w.text.split(/\s+/).length, 0), 0);
+    const full = cells.filter(
+      (cell) => cell[cell.length - 1].box.x2 - cell[0].box.x1 >= 0.8 * (right - left),
+    ).length;
+    if (!isProse({ filled: cells.length, words, full, numeric: 0, markers: 0 })) return false;
+  }
+  return true;
+}
+
+/**
  * A band ruled around a group of rows (a rule every five rows of a statistics table, a box around a ledger's
  * entries, a price sheet's group under its name): lines each with text in the same three columns or more and a
  * number among them, two or more of them or one under the group's heading. A row whose cells wrap has lines with
@@ -474,7 +501,7 @@ function frameTable(
     const bandLines = closedLines(bands[r], xs, open);
     if (
       (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
-      (baseRows <= 3 && bandLines.length >= 2) ||
+      (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
       rowGroup(bandLines, xs)
     ) {
       for (const cut of textRowCuts(bandLines, xs)) {
