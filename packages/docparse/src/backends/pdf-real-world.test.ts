@@ -143,6 +143,15 @@ describe("pdf layout on the third set's public pages", () => {
     ]);
   });
 
+  test("an instructions page keeps its boxed push-button notice, its title whole beside it, its year", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "irs-i1040nr-p1.pdf"), [
+      { present: "You owe the tax on health savings accounts from Form 8889, Part III" },
+      { present: "2007 Instructions for Form 1040NR" },
+      { before: ["Mailing your return", "use a different address this year"] },
+      { absent: "Page 1 of 48" },
+    ]);
+  });
+
   test("a fact sheet's price table ruled around groups: a row per line, the charts beside it kept whole", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "usda-ag-energy-round-up.pdf"), [
       { neighbours: ["Minnesota", "1.38 - 1.48"] },

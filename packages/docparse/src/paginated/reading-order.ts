@@ -102,7 +102,8 @@ const ROW_CUT_CANDIDATES = 16;
  * Where a region without columns is cut across. Horizontal cuts alone give the same order whichever is made
  * first, so the choice only decides which columns can be found: a cut that frees most of the region into
  * columns wins (a running foot or a stamp line crossing every gutter at the page's bottom, a full-width
- * paragraph over columns). Else the widest gap, which separates a full-width title from columns below it
+ * paragraph over columns); of cuts that free about as many, the widest (under a two-line title, not inside it).
+ * Else the widest gap, which separates a full-width title from columns below it
  * rather than a line from its neighbour.
  */
 function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: ReadingOrderOptions): Gap {
@@ -126,6 +127,7 @@ function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: 
   let best = widest;
   // Only a cut that frees most of the region counts; a few lines side by side are left to the widest gap.
   let bestFreed = Math.floor(elements.length / 2);
+  let freeing = false;
   const tops = elements.map((e) => e.box.y1).sort((a, b) => a - b);
   for (const gap of candidates) {
     const aboveCount = countBelow(tops, gap.end);
@@ -133,13 +135,16 @@ function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: 
       [true, aboveCount],
       [false, elements.length - aboveCount],
     ] as const) {
-      if (count <= bestFreed || count < 4 || !hasGutter(above, gap.end)) continue;
+      // Candidates come widest first: a narrower gap wins only by freeing clearly more (a tenth more).
+      const needed = freeing ? Math.floor(bestFreed * 1.1) : bestFreed;
+      if (count <= needed || count < 4 || !hasGutter(above, gap.end)) continue;
       const part = elements.filter((e) => e.box.y1 < gap.end === above);
       const columns = columnsOf(part, options);
       // Columns that run down the page, not a few label and value lines side by side.
       if (columns.length > 1 && columns.every(tall)) {
         best = gap;
         bestFreed = count;
+        freeing = true;
       }
     }
   }
