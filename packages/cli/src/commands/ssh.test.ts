@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { RunningDaemon } from "@svc/daemon";
 import { startTestServer, type TestServer } from "@svc/server";
 import { startHostSandbox } from "@svc/server/host-sandbox";
+import { missingPrerequisite } from "@svc/server/test-support";
 
 const main = path.join(import.meta.dirname, "..", "main.ts");
 
@@ -19,15 +20,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const skip = (() => {
-  if (process.getuid?.() !== 0) return "needs root (the sandbox's sshd runs as root on this host)";
-  try {
-    execFileSync("sh", ["-c", "command -v ssh && test -x /usr/sbin/sshd"], { stdio: "ignore" });
-    return false;
-  } catch {
-    return "needs openssh-client and openssh-server";
-  }
-})();
+// The sandbox's sshd runs as root on this host.
+const skip = missingPrerequisite(["ssh", "/usr/sbin/sshd"]);
 
 /** `svc ssh` against a real server's gateway and a daemon on this host standing in for the sandbox. */
 describe("svc ssh", { skip }, () => {

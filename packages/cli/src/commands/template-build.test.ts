@@ -3,30 +3,17 @@
  * Dockerfile outside the context, build arguments, the exit status of a failed build, the cache on a rebuild.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startTestServer, type TestServer } from "@svc/server";
+import { missingPrerequisite, SANDBOX_TOOLS } from "@svc/server/test-support";
 
 const main = path.join(import.meta.dirname, "..", "main.ts");
 
-const skip = (() => {
-  if (process.getuid?.() !== 0) return "needs root (the local executor runs sandboxes)";
-  try {
-    execFileSync(
-      "sh",
-      ["-c", "for c in bwrap nsenter setpriv ip nft mkfs.ext4 debootstrap tar; do command -v $c; done"],
-      {
-        stdio: "ignore",
-      },
-    );
-    return false;
-  } catch {
-    return "needs the sandbox tools (bwrap, nsenter, setpriv, ip, nft, mkfs.ext4, debootstrap, tar)";
-  }
-})();
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const TIMEOUT_MS = 600_000;

@@ -11,20 +11,11 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readSseStream, type TemplateBuild } from "@svc/contract";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, REPO_ROOT, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { TEST_IMAGES_DIR } from "../testing.ts";
 import { contextTar } from "./context-tar.testing.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "tar",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const TIMEOUT_MS = 600_000;

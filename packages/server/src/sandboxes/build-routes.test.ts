@@ -8,20 +8,11 @@ import { after, before, describe, test } from "node:test";
 import { type BuildLogEvent, readSseStream, type TemplateBuild } from "@svc/contract";
 import { Client } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 import { contextTar } from "./context-tar.testing.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "tar",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const BUILD_TIMEOUT_MS = 600_000;

@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { Client, type Sandbox } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
 import { rootfsPaths } from "../executor/linux/disk.ts";
-import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, REPO_ROOT, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -7,21 +7,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-function installed(file: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${file}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const skip =
-  missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]) ||
-  (["ssh", "scp", "sshpass"].every(installed) ? false : "needs openssh-client and sshpass");
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "ssh", "scp", "sshpass"]);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;

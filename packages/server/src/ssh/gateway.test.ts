@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox } from "@svc/sdk";
+import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startHostSandbox } from "../host-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
@@ -18,20 +19,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function installed(file: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${file}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const missing = ["/usr/sbin/sshd", "ssh", "scp", "sftp", "sshpass"].filter((f) => !installed(f));
-const skip =
-  process.getuid?.() !== 0 || missing.length > 0
-    ? `needs root, openssh-server, openssh-client and sshpass (missing: ${missing.join(", ") || "root"})`
-    : false;
+const skip = missingPrerequisite(["/usr/sbin/sshd", "ssh", "scp", "sftp", "sshpass"]);
 
 interface Run {
   code: number;

@@ -11,9 +11,9 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { acquireFileLock, type FileLock } from "./file-lock.ts";
 import { defaultImageDir } from "./image.ts";
 import { LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite, REPO_ROOT, testImageRootfs } from "./test-support.ts";
+import { missingPrerequisite, REPO_ROOT, SANDBOX_TOOLS, testImageRootfs } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes, more under load). */
 const FIRST_START_MS = 400_000;

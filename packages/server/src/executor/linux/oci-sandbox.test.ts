@@ -9,18 +9,12 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { LocalExecutor } from "./local-executor.ts";
 import { parseLdd } from "./node-runtime.ts";
 import { pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, REGISTRY_TOOLS, SANDBOX_TOOLS } from "./test-support.ts";
 
+// Its sandboxes start from OCI images: no default image, so no debootstrap.
 const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "nft",
-  "mkfs.ext4",
-  "docker-registry",
-  "skopeo",
-  "umoci",
-  "htpasswd",
+  ...SANDBOX_TOOLS.filter((tool) => tool !== "debootstrap"),
+  ...REGISTRY_TOOLS,
   "busybox",
 ]);
 

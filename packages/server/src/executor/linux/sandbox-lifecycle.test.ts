@@ -21,9 +21,9 @@ import {
   startFakeInternet,
   startInNetns,
 } from "./network-testbed.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;

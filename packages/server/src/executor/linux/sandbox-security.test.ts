@@ -12,9 +12,9 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
 import { LocalExecutor } from "./local-executor.ts";
 import { addressesOf } from "./network.ts";
-import { missingPrerequisite, REPO_ROOT } from "./test-support.ts";
+import { missingPrerequisite, REPO_ROOT, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
