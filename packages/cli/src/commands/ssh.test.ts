@@ -1,24 +1,13 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RunningDaemon } from "@svc/daemon";
-import { startTestServer, type TestServer } from "@svc/server";
+import { freePort, startTestServer, type TestServer } from "@svc/server";
 import { startHostSandbox } from "@svc/server/host-sandbox";
 import { missingPrerequisite } from "@svc/server/test-support";
-
-const main = path.join(import.meta.dirname, "..", "main.ts");
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { runSvc } from "../svc.testing.ts";
 
 // The sandbox's sshd runs as root on this host.
 const skip = missingPrerequisite(["ssh", "/usr/sbin/sshd"]);
@@ -50,32 +39,18 @@ describe("svc ssh", { skip }, () => {
   });
 
   test("runs a command in the sandbox with the API key as password, exiting with its code", async () => {
-    const child = spawn(
-      process.execPath,
+    const { code, stdout, stderr } = await runSvc(
       [
-        ...[main, "ssh", sandboxId, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"],
+        ...["ssh", sandboxId, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"],
         ...["-o", "LogLevel=ERROR", "--", "echo via-cli; exit 6"],
       ],
       {
-        env: {
-          PATH: process.env.PATH ?? "",
-          SVC_API_URL: server.url,
-          SERVICE_API_KEY: server.apiKey,
-          SVC_SSH_PORT: String(server.sshPort),
-          SVC_DATA_DIR: "/nonexistent",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+        SVC_API_URL: server.url,
+        SERVICE_API_KEY: server.apiKey,
+        SVC_SSH_PORT: String(server.sshPort),
+        SVC_DATA_DIR: "/nonexistent",
       },
     );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const code = await new Promise((resolve) => child.on("close", resolve));
     assert.equal(stdout, "via-cli\n", stderr);
     assert.equal(code, 6);
   });

@@ -1,27 +1,18 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
 import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
-import { startTestServer, type TestServer } from "../testing.ts";
+import { freePort, startTestServer, type TestServer } from "../testing.ts";
 
 const skip = missingPrerequisite([...SANDBOX_TOOLS, "ssh", "scp", "sshpass"]);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * The whole path in a real sandbox: the gateway enables the image's sshd, which runs unprivileged as svc-user

@@ -9,15 +9,7 @@ import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox } from "@svc/sdk";
 import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startHostSandbox } from "../host-sandbox.testing.ts";
-import { startTestServer, type TestServer } from "../testing.ts";
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort, startTestServer, type TestServer } from "../testing.ts";
 
 const skip = missingPrerequisite(["/usr/sbin/sshd", "ssh", "scp", "sftp", "sshpass"]);
 
