@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LocalExecutor } from "./executor/linux/local-executor.ts";
+import { removeLeftovers } from "./executor/linux/test-support.ts";
 import { TEST_IMAGES_DIR } from "./testing.ts";
 
 const CLI_MAIN = fileURLToPath(new URL("../../cli/src/main.ts", import.meta.url));
@@ -79,12 +79,6 @@ export async function stopServerProcess(server: ServerProcess, graceMs = 15_000)
   const late = new Promise<"late">((resolve) => setTimeout(resolve, graceMs, "late").unref());
   if ((await Promise.race([server.exited, late])) === "late") server.child.kill("SIGKILL");
   await server.exited;
-}
-
-/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
-export async function removeLeftovers(dataDir: string): Promise<void> {
-  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
-  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
 }
 
 /** removeLeftovers, then the data directory itself. */

@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
-import { LocalExecutor } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { freePort, startTestServer, type TestServer } from "../testing.ts";
 
 const skip = missingPrerequisite([...SANDBOX_TOOLS, "ssh", "scp", "sshpass"]);
@@ -33,13 +32,7 @@ describe("SSH gateway into a sandbox of the local executor", { skip }, () => {
   after(async () => {
     await sandbox?.delete().catch(() => undefined);
     if (server) {
-      const executor = new LocalExecutor({
-        dataDir: server.dataDir,
-        cpuOvercommit: 1,
-        memoryOvercommit: 1,
-        log: () => {},
-      });
-      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+      await removeLeftovers(server.dataDir);
       await server.stop();
     }
     await rm(dir, { recursive: true, force: true });

@@ -6,7 +6,6 @@ import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import {
   removeDataDir,
-  removeLeftovers,
   type ServerProcess,
   serverDataDir,
   startServerProcess,
@@ -16,7 +15,7 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
 import { hostResourcesOf } from "./local-executor.ts";
-import { missingPrerequisite, SANDBOX_TOOLS } from "./test-support.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
 const skip = missingPrerequisite(SANDBOX_TOOLS);
 

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ensureDefaultImage, removeUnusedImages } from "./image.ts";
+import { LocalExecutor } from "./local-executor.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url)).replace(/\/$/, "");
 
@@ -55,6 +56,12 @@ export function missingPrerequisite(tools: readonly string[]): string | undefine
   if (reason && process.env.CI === "true") throw new Error(`CI=true and ${reason}`);
   if (reason) console.log(`# skipped: ${reason}`);
   return reason;
+}
+
+/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
+export async function removeLeftovers(dataDir: string): Promise<void> {
+  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
+  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
 }
 
 let image: Promise<string> | undefined;
