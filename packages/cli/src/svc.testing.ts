@@ -18,7 +18,7 @@ export interface SvcRun {
 export function runSvc(
   args: string[],
   env: Record<string, string> = {},
-  options: { cwd?: string; input?: string } = {},
+  options: { cwd?: string; input?: string | Uint8Array } = {},
 ): Promise<SvcRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
