@@ -1,74 +1,25 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@svc/sdk";
-import { startTestServer, TEST_IMAGES_DIR, type TestServer } from "../../testing.ts";
+import {
+  removeDataDir,
+  type ServerProcess,
+  serverDataDir,
+  startServerProcess,
+  stopServerProcess,
+} from "../../server-process.testing.ts";
+import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT, unifiedCgroupDir } from "./cgroup.ts";
 import { LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite, REPO_ROOT } from "./test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
-const CLI_MAIN = join(REPO_ROOT, "packages", "cli", "src", "main.ts");
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
-
-/** `svc server` on free ports and `dataDir`; resolves once it prints its URL. */
-function startServerProcess(dataDir: string): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI_MAIN,
-        "server",
-        "--port",
-        "0",
-        "--proxy-port",
-        "0",
-        "--data-dir",
-        dataDir,
-        "--log-level",
-        "error",
-      ].concat(["--image-cache-dir", dirname(TEST_IMAGES_DIR)]),
-      { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-      child.once("exit", (code, signal) => done({ code, signal })),
-    );
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the server printed no URL within ${FIRST_START_MS} ms: ${output}`));
-    }, FIRST_START_MS);
-    let served = false;
-    const collect = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-16_384);
-      const url = /control API on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url && !served) {
-        served = true;
-        clearTimeout(timer);
-        resolve({ child, url, exited, output: () => output });
-      }
-    };
-    child.stdout?.on("data", collect);
-    child.stderr?.on("data", collect);
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      if (!served) reject(new Error(`the server exited (${code ?? signal}) before serving: ${output}`));
-    });
-  });
-}
 
 /** Host pids still in any of a sandbox's cgroups (the cgroup2 group and the v1 pids group, with their children). */
 function sandboxPids(id: string): number[] {
@@ -90,12 +41,6 @@ function sandboxPids(id: string): number[] {
   return pids;
 }
 
-/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
-async function removeLeftovers(dataDir: string): Promise<void> {
-  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
-  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
-}
-
 /**
  * A DELETE of a suspended sandbox and a SIGTERM of the server at the same moment. The rule: a delete the server
  * accepted (its row ended terminated) is carried out before the server exits, so the sandbox's processes are gone
@@ -107,19 +52,12 @@ describe("DELETE of a suspended sandbox while the server stops", { skip }, () =>
   let server: ServerProcess | undefined;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "svc-delete-stop-"));
-    await mkdir(TEST_IMAGES_DIR, { recursive: true });
-    await symlink(TEST_IMAGES_DIR, join(dataDir, "images"));
+    dataDir = await serverDataDir("svc-delete-stop-");
   });
 
   after(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill("SIGKILL");
-      await server.exited;
-    }
-    if (!dataDir) return;
-    await removeLeftovers(dataDir);
-    await rm(dataDir, { recursive: true, force: true });
+    if (server) await stopServerProcess(server);
+    if (dataDir) await removeDataDir(dataDir);
   });
 
   const clientOf = async (running: ServerProcess) =>
@@ -128,7 +66,7 @@ describe("DELETE of a suspended sandbox while the server stops", { skip }, () =>
   test("an accepted delete is carried out before the exit; a refused one leaves a sandbox the restart adopts", {
     timeout: FIRST_START_MS + 600_000,
   }, async () => {
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, FIRST_START_MS);
     const outcomes: string[] = [];
     for (const delayMs of [0, 15]) {
       let client = await clientOf(server);
@@ -157,7 +95,7 @@ describe("DELETE of a suspended sandbox while the server stops", { skip }, () =>
       // What the exit left, before anything else runs.
       const leftAtExit = sandboxPids(sandbox.id);
 
-      server = await startServerProcess(dataDir);
+      server = await startServerProcess(dataDir, FIRST_START_MS);
       client = await clientOf(server);
       const record = (await client.sandboxes.get(sandbox.id)).record;
       outcomes.push(`${delayMs} ms: ${answer} -> ${record?.status}`);
@@ -193,8 +131,7 @@ describe("an end under way when the server closes", { skip }, () => {
   after(async () => {
     if (!server) return;
     await server.close().catch(() => undefined);
-    await removeLeftovers(server.dataDir);
-    await rm(server.dataDir, { recursive: true, force: true });
+    await removeDataDir(server.dataDir);
   });
 
   test("close waits for it: the suspended sandbox's cgroup is empty and removed", {
