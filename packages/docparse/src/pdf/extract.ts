@@ -78,3 +78,21 @@ export async function extractPdfPage(
     page.cleanup();
   }
 }
+
+/**
+ * pdf.js keeps each font it translated, each glyph outline and each image shared between pages until the document
+ * is cleaned up (about 1 MB a page on reports): a thread reading a long PDF cleans up after this many pages, so
+ * memory stays bounded; the fonts of later pages are translated again.
+ */
+export const CLEANUP_EVERY_PAGES = 64;
+
+/** extractPdfPage keeping unmapped glyphs, with a cleanup of the document after every CLEANUP_EVERY_PAGES `read`. */
+export async function extractCounted(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  read: { pages: number },
+): Promise<PageGeometry> {
+  const page = await extractPdfPage(doc, pageNumber, { keepUnmapped: true });
+  if (++read.pages % CLEANUP_EVERY_PAGES === 0) await doc.cleanup();
+  return page;
+}
