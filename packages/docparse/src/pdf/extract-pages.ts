@@ -8,7 +8,9 @@ import type { ExtractReply, ExtractTask } from "./extract-thread.ts";
 
 /**
  * Page geometry of a long PDF read by two threads at once: this one and a helper thread with its own copy of the
- * document (extract-thread.ts), each taking the next page from a shared counter. Reading a page's text and
+ * document (extract-thread.ts), this one from the first page forwards and the helper from the last one backwards
+until they meet (a shared counter of pages taken): each reads a run of neighbouring pages, whose fonts it has
+mostly translated already. Reading a page's text and
  * operators is most of a born-digital parse, and a page's geometry depends on that page alone (fonts are named by
  * their PDF name, not by pdf.js's load order), so the pages come out the same whichever thread read them; the
  * server's one-document-per-thread parse of a large report then uses both cores.
@@ -96,9 +98,7 @@ export async function extractPages(
   });
   const read = { pages: 0 };
   try {
-    for (;;) {
-      const index = Atomics.add(counter, 0, 1);
-      if (index >= pages.length) break;
+    for (let index = 0; Atomics.add(counter, 0, 1) < pages.length; index++) {
       results[index] = await extractCounted(doc, pages[index], read);
     }
   } catch (error) {

@@ -4,11 +4,11 @@ import { extractCounted } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
 
 /**
- * The body of a page extraction helper thread (extract-pages.ts): opens its own copy of a PDF and takes page
- * indices from the counter it shares with the parsing thread until none is left, posting each page's geometry.
+ * The body of a page extraction helper thread (extract-pages.ts): opens its own copy of a PDF and reads its pages
+ * from the last one backwards, while the parsing thread reads from the first one, until together they have taken
+ * them all (the counter they share), posting each page's geometry.
  */
 
-/** One document's pages to share: `pages[i]` is taken by whoever adds 1 to `counter[0]` and gets `i`. */
 export interface ExtractTask {
   bytes: Uint8Array;
   pages: number[];
@@ -29,9 +29,7 @@ port.on("message", async (task: ExtractTask) => {
     const doc = await openPdf(task.bytes);
     const read = { pages: 0 };
     try {
-      for (;;) {
-        const index = Atomics.add(task.counter, 0, 1);
-        if (index >= task.pages.length) break;
+      for (let index = task.pages.length - 1; Atomics.add(task.counter, 0, 1) < task.pages.length; index--) {
         reply({
           kind: "page",
           index,
