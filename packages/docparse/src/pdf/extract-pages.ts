@@ -105,9 +105,9 @@ export async function extractPages(
     // The document fails here: the helper stops taking pages.
     Atomics.store(counter, 0, pages.length);
     throw error;
-  } finally {
-    await helped;
   }
+  // Waits for the helper only when it owes pages: one still starting up finds none left and ends by itself.
+  if (results.includes(undefined)) await helped;
   // Pages the helper took and did not give back (it failed) are read here, so an error is this thread's own.
   for (let i = 0; i < pages.length; i++) {
     results[i] ??= await extractPdfPage(doc, pages[i], { keepUnmapped: true });
