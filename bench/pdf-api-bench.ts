@@ -9,10 +9,11 @@
  * The PDF is built in a temporary directory with pdf-lib from the corpus's born-digital PDFs (docling's
  * `pdf/sources`, 44 pages), repeated `--repeat` times (616 pages by default, the size of the issue's report);
  * no font beyond the PDFs' own is needed. Prints the medians of the rounds: pages per second and CPU
- * milliseconds per page (the whole process: server, worker threads, this client) for each path, and the ratios.
+ * milliseconds per page (the whole process: server, worker threads, this client; not the OCR child processes) for
+ * each path, and the ratios, with the load average (other processes on the machine slow every figure alike).
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PDFDocument } from "pdf-lib";
@@ -143,7 +144,7 @@ try {
     text.push(await timed(() => textOnly(bytes)));
   }
   console.log(
-    `one ${pageCount}-page born-digital PDF (${(bytes.length / 1e6).toFixed(1)} MB), ${ROUNDS} rounds (median)`,
+    `one ${pageCount}-page born-digital PDF (${(bytes.length / 1e6).toFixed(1)} MB), ${ROUNDS} rounds (median); load average ${loadavg()[0].toFixed(1)} at the end (other processes share the cores)`,
   );
   const a = summary("API (submit → successful)", api);
   const e = summary("engine in process (no server)", engine);
