@@ -93,6 +93,9 @@ export async function extractCounted(
   read: { pages: number },
 ): Promise<PageGeometry> {
   const page = await extractPdfPage(doc, pageNumber, { keepUnmapped: true });
-  if (++read.pages % CLEANUP_EVERY_PAGES === 0) await doc.cleanup();
+  if (++read.pages % CLEANUP_EVERY_PAGES === 0) {
+    // Memory only: a cleanup pdf.js refuses (a page still busy) leaves the caches for the next one.
+    await doc.cleanup().catch(() => {});
+  }
   return page;
 }
