@@ -3,6 +3,7 @@ import type { PageGeometry } from "../paginated/geometry.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { imageTextRegions } from "./image-text.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
 
@@ -25,6 +26,8 @@ export interface ExtractOptions {
    * drop with `dropUnmapped`); by default they are dropped here.
    */
   keepUnmapped?: boolean;
+  /** Look in the page's images for rows of text the text layer does not hold (`imageText`, for OCR). */
+  findImageText?: boolean;
 }
 
 /**
@@ -61,6 +64,12 @@ export async function extractPdfPage(
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
     const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;
+    const textLayer = mapped.length > 0 && !invisible;
+    const size = { width: viewport.width, height: viewport.height };
+    const imageText =
+      options.findImageText && textLayer && graphics.images.length > 0
+        ? await imageTextRegions(page, ops, graphics, mapped, size)
+        : undefined;
     return {
       pageNumber,
       width: viewport.width,
@@ -71,7 +80,8 @@ export async function extractPdfPage(
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
-      textSource: mapped.length > 0 && !invisible ? "text-layer" : "none",
+      ...(imageText ? { imageText } : {}),
+      textSource: textLayer ? "text-layer" : "none",
       warnings: [],
     };
   } finally {
