@@ -99,10 +99,18 @@ async function readPage(
 const MISSED_BLOCK_OFFSET = 10_000;
 /** Words of the sparse pass below this confidence are specks read as letters. */
 const MISSED_MIN_CONFIDENCE = 60;
+/** Words of the sparse pass less tall than this share of the first pass's median word are pieces of letters. */
+const MISSED_MIN_HEIGHT = 0.7;
 
 function withMissedWords(page: TsvPage, more: TsvPage): TsvPage {
+  // Pieces of letters the first pass's word boxes did not quite cover (an accent, a tail) read as small letters.
+  const heights = page.words.map((word) => word.height).sort((a, b) => a - b);
+  const minHeight = heights.length > 0 ? heights[Math.floor(heights.length / 2)] * MISSED_MIN_HEIGHT : 0;
   const words = digitsAmongNumbers(more.words)
-    .filter((word) => word.conf >= MISSED_MIN_CONFIDENCE && /[\p{L}\p{N}]/u.test(word.text))
+    .filter(
+      (word) =>
+        word.conf >= MISSED_MIN_CONFIDENCE && word.height >= minHeight && /[\p{L}\p{N}]/u.test(word.text),
+    )
     .map((word) => ({ ...word, block: word.block + MISSED_BLOCK_OFFSET }));
   if (words.length === 0) return page;
   const lines = more.lines.map((line) => ({ ...line, block: line.block + MISSED_BLOCK_OFFSET }));
