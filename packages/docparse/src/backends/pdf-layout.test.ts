@@ -165,6 +165,25 @@ describe("pdf layout: text in pictures on text-dense pages", () => {
     assertInOrder(result.markdown, [body[0], "Quarterly Harbour Results", body[2]]);
   });
 
+  test("a picture of a document (many rows of text) stays a figure on a text page, and is read on a sparse one", async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => `Line ${i + 1} of the scanned harbour notice`);
+    const image = await textImage(lines, { fontPt: 12, dpi: 150, widthIn: 6, heightIn: 3.2 });
+    const rowsOn = async (text: string) => {
+      const { pdf, fonts } = await newPdf();
+      const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+      drawParagraph(page, text, { x: 72, top: 72, width: 468, font: fonts.regular, size: 12 });
+      page.drawImage(await pdf.embedPng(image), { x: 72, y: 200, width: 432, height: 230 });
+      const doc = await openPdf(await pdfBytes(pdf));
+      try {
+        return (await extractPdfPage(doc, 1, { findImageText: true })).imageText ?? [];
+      } finally {
+        await closePdf(doc);
+      }
+    };
+    assert.deepEqual(await rowsOn(body.join(" ")), []);
+    assert.ok((await rowsOn("Notice")).length >= 8);
+  });
+
   test("a picture without words (a chart) is not sent to OCR", async () => {
     const { pdf, fonts } = await newPdf();
     const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);

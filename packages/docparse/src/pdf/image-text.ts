@@ -260,6 +260,15 @@ function textRow(row: InkBlob[]): boolean {
   return even >= row.length * 0.7 && onBaseline >= row.length * 0.6;
 }
 
+/**
+ * On a page with this many text-layer characters or more, an image showing more rows of text than
+ * MAX_ROWS_ON_TEXT_PAGE is a picture of a document (a screenshot, a scanned form in a report): it stays a figure,
+ * as reference parsers keep it, and costs no OCR. Banners, titles and labels are a few rows. On a sparse page (a
+ * slide, a cover) every row is read.
+ */
+const SPARSE_PAGE_CHARS = 300;
+const MAX_ROWS_ON_TEXT_PAGE = 6;
+
 /** How long to wait for pdf.js to hand over an image it decodes after the operator list (JPEG with a mask). */
 const IMAGE_WAIT_MS = 10_000;
 
@@ -285,7 +294,9 @@ export async function imageTextRegions(
   runs: readonly TextRun[],
   size: { width: number; height: number },
 ): Promise<Box[]> {
-  const regions: Box[] = [];
+  const found = new Map<number, Box[]>();
+  const chars = runs.reduce((n, run) => n + run.text.trim().length, 0);
+  const maxRows = chars < SPARSE_PAGE_CHARS ? Number.POSITIVE_INFINITY : MAX_ROWS_ON_TEXT_PAGE;
   for (const [k, placement] of graphics.images.entries()) {
     const draw = graphics.imageDraws[k];
     const b = placement.box;
@@ -319,16 +330,42 @@ export async function imageTextRegions(
     });
     const within = [toPx(seen)];
     const covered = runs.filter((run) => box.intersection(run.box, b) > 0).map((run) => toPx(run.box));
-    for (const row of textRows(gray, widthPx, heightPx, within, covered)) {
-      regions.push({
-        x1: b.x1 + row.x1 / sx,
-        y1: b.y1 + row.y1 / sy,
-        x2: b.x1 + row.x2 / sx,
-        y2: b.y1 + row.y2 / sy,
-      });
-    }
+    const rows = textRows(gray, widthPx, heightPx, within, covered).map((row) => ({
+      x1: b.x1 + row.x1 / sx,
+      y1: b.y1 + row.y1 / sy,
+      x2: b.x1 + row.x2 / sx,
+      y2: b.y1 + row.y2 / sy,
+    }));
+    if (rows.length > 0) found.set(k, rows);
+  }
+  // Images that touch are one picture (producers cut large images into strips): its rows are counted together.
+  const regions: Box[] = [];
+  for (const picture of touchingGroups(graphics.images.map((image) => image.box))) {
+    const rows = picture.flatMap((k) => found.get(k) ?? []);
+    if (rows.length <= maxRows) regions.push(...rows);
   }
   return regions;
+}
+
+/** Indexes of boxes grouped by touching (within a point), transitively. */
+function touchingGroups(boxes: readonly Box[]): number[][] {
+  const group = boxes.map((_, i) => i);
+  const root = (i: number): number => {
+    let r = i;
+    while (group[r] !== r) r = group[r];
+    return r;
+  };
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i];
+      const b = boxes[j];
+      if (a.x1 <= b.x2 + 1 && b.x1 <= a.x2 + 1 && a.y1 <= b.y2 + 1 && b.y1 <= a.y2 + 1)
+        group[root(j)] = root(i);
+    }
+  }
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < boxes.length; i++) groups.set(root(i), [...(groups.get(root(i)) ?? []), i]);
+  return [...groups.values()];
 }
 
 /** The decoded image a paint operator draws, waiting for pdf.js when it decodes it late; null for other kinds. */
