@@ -178,6 +178,34 @@ describe("estimateTextHeight", () => {
     assert.equal(estimateTextHeight(blank, 200, 100), null);
   });
 
+  test("joins the strokes of a glyph met row by row, past the first thousands of components", () => {
+    // 6000 glyphs in cells of 10 × 12 px: 3100 "U"s 7 px tall, whose two strokes become one component only at
+    // their bottom row, and 2900 squares 5 px tall. Read as separate strokes (6 px) or with components lost past
+    // the first few thousand, the median would not be 7.
+    const columns = 100;
+    const rows = 60;
+    const width = columns * 10;
+    const height = rows * 12;
+    const gray = new Uint8Array(width * height).fill(255);
+    const ink = (x: number, y: number) => {
+      gray[y * width + x] = 0;
+    };
+    for (let n = 0; n < columns * rows; n++) {
+      const x0 = (n % columns) * 10 + 2;
+      const y0 = Math.floor(n / columns) * 12 + 2;
+      if (n < 3100) {
+        for (let y = 0; y < 6; y++) {
+          ink(x0, y0 + y);
+          ink(x0 + 4, y0 + y);
+        }
+        for (let x = 0; x < 5; x++) ink(x0 + x, y0 + 6);
+      } else {
+        for (let y = 0; y < 5; y++) for (let x = 0; x < 4; x++) ink(x0 + x, y0 + y);
+      }
+    }
+    assert.equal(estimateTextHeight(gray, width, height), 7);
+  });
+
   test("Arabic is measured by its letters' bodies, not its dots: a 12 pt page at 300 dpi is not blown up", async () => {
     const text =
       "اجتمعت اللجنة صباح يوم الثلاثاء لمراجعة الميزانية السنوية لشبكة المكتبات الإقليمية. وأوضح أمين الصندوق أن الإنفاق على الكتب المطبوعة انخفض للسنة الثالثة على التوالي، بينما ارتفعت تكلفة الاشتراكات الرقمية.";

@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import type { Rule } from "../paginated/geometry.ts";
+import { WHITE_WORD, whiteWords } from "./white.ts";
 
 /**
  * Ruling lines in a page raster (a scan or photo of a ruled table, a form's lines): long thin straight runs of
@@ -102,13 +103,20 @@ function runsAlong(
   orientation: "h" | "v",
 ): Run[] {
   const runs: Run[] = [];
+  // White paper outside a run is passed over a word at a time (white.ts).
+  const { gray: pixels, words } = whiteWords(gray);
   if (orientation === "h") {
     for (let y = 0; y < height; y++) {
       const row = y * width;
       let start = -1;
       let lastInk = -1;
       for (let x = 0; x <= width; x++) {
-        if (x < width && gray[row + x] < INK) {
+        const i = row + x;
+        if (start < 0 && (i & 3) === 0 && x + 4 <= width && words[i >> 2] === WHITE_WORD) {
+          x += 3;
+          continue;
+        }
+        if (x < width && pixels[i] < INK) {
           if (start < 0) start = x;
           lastInk = x;
         } else if (start >= 0 && x - lastInk > BRIDGE_PX) {
@@ -124,7 +132,21 @@ function runsAlong(
   for (let y = 0; y <= height; y++) {
     const row = y * width;
     for (let x = 0; x < width; x++) {
-      if (y < height && gray[row + x] < INK) {
+      const i = row + x;
+      if (
+        (i & 3) === 0 &&
+        x + 4 <= width &&
+        y < height &&
+        words[i >> 2] === WHITE_WORD &&
+        start[x] < 0 &&
+        start[x + 1] < 0 &&
+        start[x + 2] < 0 &&
+        start[x + 3] < 0
+      ) {
+        x += 3;
+        continue;
+      }
+      if (y < height && pixels[i] < INK) {
         if (start[x] < 0) start[x] = y;
         lastInk[x] = y;
       } else if (start[x] >= 0 && y - lastInk[x] > BRIDGE_PX) {

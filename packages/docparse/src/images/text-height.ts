@@ -1,3 +1,5 @@
+import { WHITE_WORD, whiteWords } from "./white.ts";
+
 /**
  * How tall the text of a scanned page is, in pixels, read off the image before any OCR: the median height of the
  * dark connected components that have the shape of a glyph. Most glyphs of running text are lowercase letters, so
@@ -25,7 +27,20 @@ export function otsuThreshold(gray: Uint8Array): number {
 
 function grayHistogram(gray: Uint8Array): Uint32Array {
   const histogram = new Uint32Array(256);
-  for (let i = 0; i < gray.length; i++) histogram[gray[i]]++;
+  const { gray: pixels, words } = whiteWords(gray);
+  let white = 0;
+  for (let w = 0; w < words.length; w++) {
+    if (words[w] === WHITE_WORD) white += 4;
+    else {
+      const i = w << 2;
+      histogram[pixels[i]]++;
+      histogram[pixels[i + 1]]++;
+      histogram[pixels[i + 2]]++;
+      histogram[pixels[i + 3]]++;
+    }
+  }
+  for (let i = words.length << 2; i < pixels.length; i++) histogram[pixels[i]]++;
+  histogram[255] += white;
   return histogram;
 }
 
@@ -58,6 +73,14 @@ function otsuOfHistogram(histogram: Uint32Array, pixels: number): number {
  * dark background counts as ink too.
  */
 export function inkMask(gray: Uint8Array): Uint8Array {
+  const isInk = inkLevels(gray);
+  const mask = new Uint8Array(gray.length);
+  for (let i = 0; i < gray.length; i++) mask[i] = isInk[gray[i]];
+  return mask;
+}
+
+/** For each gray level, 1 when it is ink by inkMask's rule, else 0. */
+function inkLevels(gray: Uint8Array): Uint8Array {
   const histogram = grayHistogram(gray);
   const threshold = otsuOfHistogram(histogram, gray.length);
   let dark = 0;
@@ -65,9 +88,14 @@ export function inkMask(gray: Uint8Array): Uint8Array {
   const inkIsDark = dark <= gray.length / 2;
   const isInk = new Uint8Array(256);
   for (let level = 0; level < 256; level++) isInk[level] = level <= threshold === inkIsDark ? 1 : 0;
-  const mask = new Uint8Array(gray.length);
-  for (let i = 0; i < gray.length; i++) mask[i] = isInk[gray[i]];
-  return mask;
+  return isInk;
+}
+
+/** An Int32Array twice as long holding `array`. */
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
 }
 
 /**
@@ -75,74 +103,96 @@ export function inkMask(gray: Uint8Array): Uint8Array {
  * few of them to tell (a blank page, a photograph). Components are found run by run, row by row, with
  * 8-connectivity; rules, frames and specks are left out by their size and shape. In a dotted script (Arabic,
  * Persian) the median is a dot's: the height then comes from the ink-weighted median, its letters' bodies.
+ * It runs on every image page before OCR (8.7 million pixels for A4 at 300 dpi): ink is told by gray level as the
+ * rows are read, without a mask, white paper is passed over four pixels at a time, and components are kept in
+ * typed arrays.
  */
-export function estimateTextHeight(gray: Uint8Array, width: number, height: number): number | null {
-  const mask = inkMask(gray);
-  const parent: number[] = [];
-  const top: number[] = [];
-  const bottom: number[] = [];
-  const left: number[] = [];
-  const right: number[] = [];
-  const pixels: number[] = [];
-  const find = (label: number): number => {
-    let root = label;
-    while (parent[root] !== root) {
-      parent[root] = parent[parent[root]];
-      root = parent[root];
-    }
-    return root;
-  };
-  // Runs of the previous row as [start, end, label] triples.
-  let previous: number[] = [];
+export function estimateTextHeight(image: Uint8Array, width: number, height: number): number | null {
+  const isInk = inkLevels(image);
+  const { gray, words } = whiteWords(image);
+  // Paper of level 255 is passed over a word at a time (white.ts).
+  const skipWhite = isInk[255] === 0;
+  let parent = new Int32Array(4096);
+  let top = new Int32Array(4096);
+  let bottom = new Int32Array(4096);
+  let left = new Int32Array(4096);
+  let right = new Int32Array(4096);
+  let pixels = new Int32Array(4096);
+  let count = 0;
+  // Runs of the previous and the current row as [start, end, label] triples.
+  let previous = new Int32Array(3 * (Math.ceil(width / 2) + 1));
+  let current = new Int32Array(previous.length);
+  let previousLength = 0;
   for (let y = 0; y < height; y++) {
-    const current: number[] = [];
+    let currentLength = 0;
     const row = y * width;
     let first = 0;
     let x = 0;
     while (x < width) {
-      if (mask[row + x] === 0) {
+      const i = row + x;
+      if (skipWhite && (i & 3) === 0 && x + 4 <= width && words[i >> 2] === WHITE_WORD) {
+        x += 4;
+        continue;
+      }
+      if (isInk[gray[i]] === 0) {
         x++;
         continue;
       }
       const start = x;
-      while (x < width && mask[row + x] === 1) x++;
+      while (x < width && isInk[gray[row + x]] === 1) x++;
       const end = x - 1;
       let label = -1;
       // Runs are in order along a row: skip the previous row's runs that end before this one can touch them.
-      while (first < previous.length && previous[first + 1] < start - 1) first += 3;
-      for (let i = first; i < previous.length && previous[i] <= end + 1; i += 3) {
-        const other = find(previous[i + 2]);
+      while (first < previousLength && previous[first + 1] < start - 1) first += 3;
+      for (let i = first; i < previousLength && previous[i] <= end + 1; i += 3) {
+        let other = previous[i + 2];
+        while (parent[other] !== other) {
+          parent[other] = parent[parent[other]];
+          other = parent[other];
+        }
         if (label < 0) label = other;
         else if (other !== label) {
           parent[other] = label;
-          top[label] = Math.min(top[label], top[other]);
-          bottom[label] = Math.max(bottom[label], bottom[other]);
-          left[label] = Math.min(left[label], left[other]);
-          right[label] = Math.max(right[label], right[other]);
+          if (top[other] < top[label]) top[label] = top[other];
+          if (bottom[other] > bottom[label]) bottom[label] = bottom[other];
+          if (left[other] < left[label]) left[label] = left[other];
+          if (right[other] > right[label]) right[label] = right[other];
           pixels[label] += pixels[other];
         }
       }
       if (label < 0) {
-        label = parent.length;
-        parent.push(label);
-        top.push(y);
-        bottom.push(y);
-        left.push(start);
-        right.push(end);
-        pixels.push(0);
+        if (count === parent.length) {
+          parent = grown(parent);
+          top = grown(top);
+          bottom = grown(bottom);
+          left = grown(left);
+          right = grown(right);
+          pixels = grown(pixels);
+        }
+        label = count++;
+        parent[label] = label;
+        top[label] = y;
+        left[label] = start;
+        right[label] = end;
+        pixels[label] = 0;
       }
       bottom[label] = y;
-      left[label] = Math.min(left[label], start);
-      right[label] = Math.max(right[label], end);
+      if (start < left[label]) left[label] = start;
+      if (end > right[label]) right[label] = end;
       pixels[label] += end - start + 1;
-      current.push(start, end, label);
+      current[currentLength++] = start;
+      current[currentLength++] = end;
+      current[currentLength++] = label;
     }
+    const swap = previous;
     previous = current;
+    current = swap;
+    previousLength = currentLength;
   }
   const heights: number[] = [];
   const inks: number[] = [];
   const maxGlyphHeight = Math.max(8, height / 8);
-  for (let label = 0; label < parent.length; label++) {
+  for (let label = 0; label < count; label++) {
     if (parent[label] !== label) continue;
     const h = bottom[label] - top[label] + 1;
     const w = right[label] - left[label] + 1;
