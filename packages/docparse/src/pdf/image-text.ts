@@ -10,12 +10,13 @@ import type { PageGraphics } from "./graphics.ts";
  * with words in it): a cheap raster test finds, per image, the rows of text-like ink that no text-layer word
  * covers, so that OCR reads only those rows and a photo costs no OCR.
  *
- * Each image is taken as drawn (its own pixels at its drawn size, low resolution, gray), ink is what stands out from its neighbourhood (dark on
- * light or light on dark), and ink connected components of type size that line up several in a row, with
- * similar heights on a common band, are a row of text.
+ * Each image is taken as drawn (its own pixels at its drawn size, low resolution, gray), ink is what stands out
+ * from its neighbourhood (dark on light or light on dark), and ink connected components of type size that line
+ * up several in a row, with similar heights on a common band and clearly apart from their ground, are a row of
+ * text.
  */
 
-/** Resolution of the test: 10 pt type is 14 px high, enough to see letters, and a page costs under 1 Mpx. */
+/** Resolution of the test: 10 pt type is 14 px high, enough to see letters, and a Letter page is under 1 Mpx. */
 const TEST_DPI = 100;
 const MAX_TEST_PIXELS = 2_500_000;
 /** Images smaller than this (points, each side) hold no text worth reading. */
