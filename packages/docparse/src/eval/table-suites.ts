@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitRecords } from "../backends/csv.ts";
 import { loadDocument, type TableItem } from "../index.ts";
+import { isRightToLeft, mirroredCells } from "../tables/direction.ts";
 import { type CellScore, expectedTables, scoreCells, type TextGrid, tableGrid } from "./table-cells.ts";
 
 const ROOT = join(import.meta.dirname, "../../test/tables");
@@ -40,10 +41,16 @@ export function tableCases(): Case[] {
   return found;
 }
 
-/** The tables of a PDF as the default parse finds them, as grids. */
+/**
+ * The tables of a PDF as the default parse finds them, as grids with their columns left to right on the page, as
+ * the suites' CSVs list them: a right-to-left table, which the model reads from its rightmost column, is mirrored
+ * back.
+ */
 export async function detectedGrids(pdf: string): Promise<TextGrid[]> {
   const doc = await loadDocument({ bytes: new Uint8Array(readFileSync(pdf)), mimeType: "application/pdf" });
-  return doc.items.filter((item): item is TableItem => item.label === "table").map(tableGrid);
+  return doc.items
+    .filter((item): item is TableItem => item.label === "table")
+    .map((table) => tableGrid(isRightToLeft(table) ? { ...table, cells: mirroredCells(table) } : table));
 }
 
 /** A case's score: its expected cells found in place among the tables detected in its PDF. */

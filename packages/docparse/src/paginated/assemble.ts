@@ -100,6 +100,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
   for (const layout of layouts) {
     const page = layout.page.pageNumber;
     const listIndents: number[] = [];
+    let lastListBox: Box | null = null;
     let lastTable: TableItem | null = null;
     for (const entry of layout.entries) {
       if (entry.kind === "table") {
@@ -154,8 +155,11 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           sink.add<HeadingItem>({ ...base, label: "section_header", level: label.level, text });
           break;
         case "list_item": {
-          // Depth from indentation among the list items that came just before.
+          // Depth from indentation among the list items that came just before, in the same column: an item
+          // above the one before it or right of it (the list going on in the next column) starts afresh.
           const x = block.box.x1;
+          if (lastListBox && (block.box.y1 < lastListBox.y1 || x > lastListBox.x2)) listIndents.length = 0;
+          lastListBox = block.box;
           while (listIndents.length > 0 && x < listIndents[listIndents.length - 1] - 2) listIndents.pop();
           if (listIndents.length === 0 || x > listIndents[listIndents.length - 1] + 6) listIndents.push(x);
           sink.add<ListItem>({

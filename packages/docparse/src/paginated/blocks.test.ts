@@ -210,3 +210,25 @@ test("a Chinese line ending in a full-width comma joins the next without a space
   const [block] = buildBlocks([line("这是第一行，", 100), line("这是第二行。", 112)], CONTEXT);
   assert.equal(blockText(block), "这是第一行，这是第二行。");
 });
+
+test("a contents entry ends at its page number: one block per entry, a wrapped title kept whole", () => {
+  const lines = [
+    line("Notices . . . . . . . . . . . . . . . . . . . . . vii", 100),
+    line("Preface . . . . . . . . . . . . . . . . . . . . . . xi", 100 + PITCH),
+    line("Chapter 1. Securing and protecting the data held in", 100 + 2 * PITCH),
+    line("a database . . . . . . . . . . . . . . . . . . . . . 1", 100 + 3 * PITCH),
+    line("1.1 Security fundamentals. . . . . . . . . . . . . . 2", 100 + 4 * PITCH),
+  ];
+  assert.deepEqual(texts(lines), [
+    "Notices . . . . . . . . . . . . . . . . . . . . . vii",
+    "Preface . . . . . . . . . . . . . . . . . . . . . . xi",
+    "Chapter 1. Securing and protecting the data held in a database . . . . . . . . . . . . . . . . . . . . . 1",
+    "1.1 Security fundamentals. . . . . . . . . . . . . . 2",
+  ]);
+  // An ellipsis inside a sentence is no leader.
+  const prose = [
+    line("He paused . . . and then went on to", 100),
+    line("say more.", 100 + PITCH, { x2: 90 }),
+  ];
+  assert.equal(texts(prose).length, 1);
+});

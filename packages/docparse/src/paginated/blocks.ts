@@ -12,6 +12,9 @@ export interface Block {
 export const LIST_MARKER =
   /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)/;
 
+/** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
+const CONTENTS_ENTRY = /(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i;
+
 /** What paragraph grouping knows of the page. */
 export interface BlockContext {
   /** Gap (points) between consecutive lines of one paragraph in this document. */
@@ -58,6 +61,8 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   // The lines must share horizontal extent: one column.
   if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
   if (LIST_MARKER.test(next.text)) return false;
+  // A contents entry ends at its page number: each entry is a block of its own.
+  if (CONTENTS_ENTRY.test(last.text)) return false;
   const left = Math.min(...block.lines.map((line) => line.box.x1));
   const right = Math.max(...block.lines.map((line) => line.box.x2));
   const width = right - left;

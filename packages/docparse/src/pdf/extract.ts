@@ -1,5 +1,6 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import { DrawnSizes } from "./drawn-sizes.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
@@ -56,6 +57,7 @@ export async function extractPdfPage(
         rtlLigatures: rtlLigatureWords(ops),
         fallbacks: fallbackGlyphWords(ops),
         ligatures: shortLigatures(page, ops),
+        sizes: new DrawnSizes(ops),
       },
     );
     const mapped = dropUnmapped(read);

@@ -26,8 +26,15 @@ test("a right-to-left word drawn with a lam-alef glyph is spelled with the glyph
   assert.equal(respelled("باإلنتاجية", words), "باإلنتاجية");
 });
 
-test("short words and words without a several-letter glyph give nothing", () => {
-  assert.equal(rtlLigatureWords(drawn(["لا", "ب"], ["ة", "ي", "ج"])).size, 0);
+test("a word cut into two-glyph pieces is respelled, unless the reversed spelling is a word of the page", () => {
+  // بلا drawn as the ligature then ب: reversed, it reads بال.
+  assert.deepEqual([...rtlLigatureWords(drawn(["لا", "ب"], ["ة", "ي", "ج"]))], [["بال", "بلا"]]);
+  // بال (wing) drawn letter by letter on the same page: بال is ambiguous and stays as pdf.js reads it.
+  assert.equal(rtlLigatureWords(drawn(["لا", "ب"], ["ل", "ا", "ب"])).size, 0);
+});
+
+test("single glyphs and words without a several-letter glyph give nothing", () => {
+  assert.equal(rtlLigatureWords(drawn(["لا"], ["ة", "ي", "ج"])).size, 0);
   assert.equal(rtlLigatureWords(drawn(["f", "fi", "x"])).size, 0);
 });
 

@@ -17,18 +17,22 @@ interface Glyph {
 
 /**
  * Each word drawn with a multi-character glyph in right-to-left script, as pdf.js's reversal spells it, mapped
- * to its spelling with every glyph's characters kept in order. Words of fewer than three glyphs are left out:
- * one text item may hold only part of a word, and a short part could match text elsewhere.
+ * to its spelling with every glyph's characters kept in order. A word can be cut between two text items (a word
+ * drawn in two pieces: "ک" ending one, "لا ا" starting the next), so pieces of two glyphs count too; a single
+ * glyph does not. A reversed spelling that some word of the page really has (بال beside the reversed بلا) is
+ * ambiguous and left alone: the map must never break a word that was right.
  */
 export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
   const words = new Map<string, string>();
+  const spelled = new Set<string>();
   const add = (word: Glyph[]) => {
-    if (word.length < 3 || !word.some((g) => [...g.unicode].length > 1 && RTL.test(g.unicode))) return;
-    const wrong = [...word.map((g) => g.unicode).join("")].reverse().join("");
     const right = word
       .map((g) => g.unicode)
       .reverse()
       .join("");
+    spelled.add(right);
+    if (word.length < 2 || !word.some((g) => [...g.unicode].length > 1 && RTL.test(g.unicode))) return;
+    const wrong = [...word.map((g) => g.unicode).join("")].reverse().join("");
     if (wrong !== right) words.set(wrong, right);
   };
   for (let i = 0; i < ops.fnArray.length; i++) {
@@ -46,6 +50,7 @@ export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
     }
     add(word);
   }
+  for (const wrong of words.keys()) if (spelled.has(wrong)) words.delete(wrong);
   return words;
 }
 

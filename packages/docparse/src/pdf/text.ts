@@ -2,8 +2,10 @@ import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
+import type { DrawnSizes } from "./drawn-sizes.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { respelled } from "./ligatures.ts";
+import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -99,7 +101,8 @@ const UNMAPPED_CODE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 /**
  * Runs with their unmapped glyphs (U+FFFD in a run marked `unmapped`) removed, and runs left blank dropped: the
- * text as it reads once OCR has had its chance at them.
+ * text as it reads once OCR has had its chance at them. A lone unmapped glyph leading a line is a list marker
+ * (`isListMarker`) and reads as a bullet.
  */
 export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
   const out: TextRun[] = [];
@@ -109,6 +112,10 @@ export function dropUnmapped(runs: readonly TextRun[]): TextRun[] {
       continue;
     }
     const { unmapped: _, ...rest } = run;
+    if (isListMarker(run, runs)) {
+      out.push({ ...rest, text: MARKER_TEXT });
+      continue;
+    }
     const text = run.text.replace(/\uFFFD/g, "");
     if (text.trim() !== "") out.push({ ...rest, text });
   }
@@ -190,6 +197,8 @@ export interface GlyphWords {
   fallbacks: ReadonlyMap<string, string>;
   /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
   ligatures?: ReadonlyMap<string, Drawn[]>;
+  /** The size each character is drawn at, for items pdf.js sized from a first glyph of another size. */
+  sizes?: DrawnSizes;
 }
 
 /**
@@ -217,15 +226,18 @@ export async function pageTextRuns(
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
     item.str = respelled(item.str, words.fallbacks);
   }
-  const read = textRuns(page, content, viewportTransform);
+  const read = textRuns(page, content, viewportTransform, words.sizes);
   if (read.quarterTurns === 0 || !upright) return read;
-  return { runs: textRuns(page, content, upright(read.quarterTurns)).runs, quarterTurns: read.quarterTurns };
+  words.sizes?.restart();
+  const turned = textRuns(page, content, upright(read.quarterTurns), words.sizes);
+  return { runs: turned.runs, quarterTurns: read.quarterTurns };
 }
 
 function textRuns(
   page: PDFPageProxy,
   content: TextContent,
   viewportTransform: readonly number[],
+  sizes?: DrawnSizes,
 ): { runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 } {
   const turns = [0, 0, 0, 0];
   const styles = content.styles as Record<string, FontStyle>;
@@ -263,7 +275,11 @@ function textRuns(
     // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.
     const size = Math.hypot(item.transform[2], item.transform[3]) || item.height;
     if (size <= 0) continue;
-    const { ascent, descent } = typeExtent(style);
+    // Most of the item's characters drawn at another size than its first: the item takes theirs.
+    const resized = item.dir === "rtl" ? 1 : (sizes?.ratio(item.str) ?? 1);
+    const extent = typeExtent(style);
+    const ascent = extent.ascent * resized;
+    const descent = extent.descent * resized;
     // item.width is in user space along the baseline; express it in text space units of the run's matrix.
     const scaleX = Math.hypot(item.transform[0], item.transform[1]) || size;
     const w = item.width / scaleX;
@@ -287,7 +303,7 @@ function textRuns(
       text,
       box: bbox,
       fontName: face.name,
-      fontSize: Math.round(Math.hypot(m[2], m[3]) * 100) / 100 || size,
+      fontSize: Math.round(Math.hypot(m[2], m[3]) * resized * 100) / 100 || size,
       bold: face.bold,
       italic: face.italic,
       dir: item.dir === "rtl" || RTL_CHARS.test(text) ? "rtl" : "ltr",
