@@ -1,7 +1,9 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import { annotationTextRuns } from "./annotation-text.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
 import { imageTextRegions } from "./image-text.ts";
@@ -60,6 +62,9 @@ export async function extractPdfPage(
         sizes: new DrawnSizes(ops),
       },
     );
+    // A form's filled-in values and the text of annotations' appearances are text the reader sees.
+    read.push(...(await formFieldRuns(page, viewport.transform)));
+    read.push(...annotationTextRuns(ops, viewport.transform, read));
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
