@@ -99,8 +99,8 @@ function blank(page: PageGeometry): boolean {
 }
 
 /**
- * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, text in images on a
- * sparse page) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
+ * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, rows of text in its
+ * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
  */
 async function withUnreadText(
   doc: PDFDocumentProxy,
@@ -156,7 +156,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     let geometry: PageGeometry[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       if (wanted.has(n)) {
-        const page = await extractPdfPage(doc, n, { keepUnmapped: true });
+        const page = await extractPdfPage(doc, n, { keepUnmapped: true, findImageText: true });
         geometry.push(page);
         pages.push({ pageNumber: n, size: { width: page.width, height: page.height } });
       } else {
