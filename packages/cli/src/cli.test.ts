@@ -5,33 +5,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startTestServer, type TestServer } from "@svc/server";
+import { runSvc } from "./svc.testing.ts";
 
 const main = path.join(import.meta.dirname, "main.ts");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("svc CLI against a real server", () => {
   let server: TestServer;
@@ -43,11 +19,11 @@ describe("svc CLI against a real server", () => {
   after(() => server.stop());
 
   test("whoami with SERVICE_API_KEY, and with the local data directory's key", async () => {
-    const withEnv = await svc(["whoami", "--json"], { ...env, SERVICE_API_KEY: server.apiKey });
+    const withEnv = await runSvc(["whoami", "--json"], { ...env, SERVICE_API_KEY: server.apiKey });
     assert.equal(withEnv.code, 0, withEnv.stderr);
     const me = JSON.parse(withEnv.stdout);
     assert.match(me.projectId, /^proj_/);
-    const withFile = await svc(["whoami", "--json"], {
+    const withFile = await runSvc(["whoami", "--json"], {
       SVC_API_URL: server.url,
       SVC_DATA_DIR: server.dataDir,
     });
@@ -57,28 +33,28 @@ describe("svc CLI against a real server", () => {
 
   test("keys create, list and delete; a deleted key stops working", async () => {
     const admin = { ...env, SVC_ADMIN_TOKEN: server.adminToken };
-    const created = await svc(["keys", "create", "--name", "ci", "--json"], admin);
+    const created = await runSvc(["keys", "create", "--name", "ci", "--json"], admin);
     assert.equal(created.code, 0, created.stderr);
     const key = JSON.parse(created.stdout);
     assert.match(key.key, /^svc_apiKey_/);
-    assert.equal((await svc(["whoami"], { ...env, SERVICE_API_KEY: key.key })).code, 0);
+    assert.equal((await runSvc(["whoami"], { ...env, SERVICE_API_KEY: key.key })).code, 0);
 
-    const listed = await svc(["keys", "list"], admin);
+    const listed = await runSvc(["keys", "list"], admin);
     assert.equal(listed.code, 0, listed.stderr);
     assert.ok(listed.stdout.includes(key.id));
     assert.ok(!listed.stdout.includes(key.key), "list must never show key text");
 
-    assert.equal((await svc(["keys", "delete", key.id], admin)).code, 0);
-    const refused = await svc(["whoami"], { ...env, SERVICE_API_KEY: key.key });
+    assert.equal((await runSvc(["keys", "delete", key.id], admin)).code, 0);
+    const refused = await runSvc(["whoami"], { ...env, SERVICE_API_KEY: key.key });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /UNAUTHORIZED/);
-    const again = await svc(["keys", "delete", key.id], admin);
+    const again = await runSvc(["keys", "delete", key.id], admin);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /KEY_NOT_FOUND/);
   });
 
   test("admin commands refuse a project key", async () => {
-    const run = await svc(["keys", "list"], { ...env, SVC_ADMIN_TOKEN: server.apiKey });
+    const run = await runSvc(["keys", "list"], { ...env, SVC_ADMIN_TOKEN: server.apiKey });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /UNAUTHORIZED/);
   });
@@ -87,12 +63,15 @@ describe("svc CLI against a real server", () => {
     const keyed = { ...env, SERVICE_API_KEY: server.apiKey };
     const dir = await mkdtemp(path.join(tmpdir(), "svc-cli-fs-"));
     try {
-      assert.equal((await svc(["fs", "create", "cli-fs", "--description", "from the CLI"], keyed)).code, 0);
+      assert.equal(
+        (await runSvc(["fs", "create", "cli-fs", "--description", "from the CLI"], keyed)).code,
+        0,
+      );
       await writeFile(path.join(dir, "local.txt"), "put from the CLI\n");
-      const put = await svc(["fs", "put", "cli-fs", "docs/a.txt", path.join(dir, "local.txt")], keyed);
+      const put = await runSvc(["fs", "put", "cli-fs", "docs/a.txt", path.join(dir, "local.txt")], keyed);
       assert.equal(put.code, 0, put.stderr);
-      assert.equal((await svc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).stdout, "put from the CLI\n");
-      const ls = await svc(["fs", "ls", "cli-fs", "--json"], keyed);
+      assert.equal((await runSvc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).stdout, "put from the CLI\n");
+      const ls = await runSvc(["fs", "ls", "cli-fs", "--json"], keyed);
       assert.deepEqual(
         JSON.parse(ls.stdout).map((e: { path: string }) => e.path),
         ["docs", "docs/a.txt"],
@@ -100,31 +79,31 @@ describe("svc CLI against a real server", () => {
       const tree = path.join(dir, "tree");
       await mkdir(path.join(tree, "sub"), { recursive: true });
       await writeFile(path.join(tree, "sub", "b.txt"), "pushed\n");
-      const pushed = await svc(["fs", "push", "cli-fs", tree, "--message", "v1", "--json"], keyed);
+      const pushed = await runSvc(["fs", "push", "cli-fs", tree, "--message", "v1", "--json"], keyed);
       assert.equal(pushed.code, 0, pushed.stderr);
       const snapshotId = JSON.parse(pushed.stdout).snapshot_id;
       assert.match(snapshotId, /^fsnap_/);
-      assert.equal((await svc(["fs", "cat", "cli-fs", "sub/b.txt"], keyed)).stdout, "pushed\n");
+      assert.equal((await runSvc(["fs", "cat", "cli-fs", "sub/b.txt"], keyed)).stdout, "pushed\n");
       assert.equal(
-        (await svc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).code,
+        (await runSvc(["fs", "cat", "cli-fs", "docs/a.txt"], keyed)).code,
         1,
         "the push replaced the tree",
       );
-      const snapshots = await svc(["fs", "snapshots", "cli-fs"], keyed);
+      const snapshots = await runSvc(["fs", "snapshots", "cli-fs"], keyed);
       assert.ok(snapshots.stdout.includes(snapshotId));
-      assert.match((await svc(["fs", "list"], keyed)).stdout, /cli-fs/);
-      assert.equal((await svc(["fs", "delete", "cli-fs"], keyed)).code, 0);
-      assert.doesNotMatch((await svc(["fs", "list"], keyed)).stdout, /cli-fs/);
-      assert.equal((await svc(["fs", "bogus"], keyed)).code, 2);
+      assert.match((await runSvc(["fs", "list"], keyed)).stdout, /cli-fs/);
+      assert.equal((await runSvc(["fs", "delete", "cli-fs"], keyed)).code, 0);
+      assert.doesNotMatch((await runSvc(["fs", "list"], keyed)).stdout, /cli-fs/);
+      assert.equal((await runSvc(["fs", "bogus"], keyed)).code, 2);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   test("usage errors exit 2", async () => {
-    assert.equal((await svc(["no-such-command"], env)).code, 2);
-    assert.equal((await svc(["keys", "create", "--bogus"], env)).code, 2);
-    assert.equal((await svc(["server", "--port", "notanumber"], env)).code, 2);
+    assert.equal((await runSvc(["no-such-command"], env)).code, 2);
+    assert.equal((await runSvc(["keys", "create", "--bogus"], env)).code, 2);
+    assert.equal((await runSvc(["server", "--port", "notanumber"], env)).code, 2);
   });
 });
 

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -7,38 +6,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startTestServer, type TestServer } from "@svc/server";
-
-const main = path.join(import.meta.dirname, "main.ts");
+import { runSvc } from "./svc.testing.ts";
 
 /** Markdown sources of the docling test corpus (read-only). */
 const SOURCES = "/work/shared/corpus/docling/tests/data/md/sources";
 const source = (name: string) => path.join(SOURCES, name);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(args: string[], env: Record<string, string>, input?: string | Uint8Array): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr?.on("data", (d) => {
-      stderr += d;
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `svc` with `input` on its stdin, when given. */
+const svc = (args: string[], env: Record<string, string>, input?: string | Uint8Array) =>
+  runSvc(args, env, { input });
 
 /** The cells of each row of the markdown tables in a text, separator rows left out, cells trimmed. */
 function tableRows(markdown: string): string[][] {

@@ -1,40 +1,15 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { test } from "node:test";
 import { COMMANDS } from "./help.ts";
-
-const main = path.join(import.meta.dirname, "main.ts");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runSvc, type SvcRun } from "./svc.testing.ts";
 
 /** `svc` with no server to reach: help must not need one. */
-function svc(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], {
-      env: { PATH: process.env.PATH ?? "", SVC_API_URL: "http://127.0.0.1:9", SVC_DATA_DIR: "/nonexistent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[]): Promise<SvcRun> =>
+  runSvc(args, { SVC_API_URL: "http://127.0.0.1:9", SVC_DATA_DIR: "/nonexistent" });
 
 /** Runs the command lines a few at a time (each is a Node start on a loaded machine). */
-async function runAll(lines: string[][]): Promise<Map<string, Run>> {
-  const runs = new Map<string, Run>();
+async function runAll(lines: string[][]): Promise<Map<string, SvcRun>> {
+  const runs = new Map<string, SvcRun>();
   const queue = [...lines];
   await Promise.all(
     Array.from({ length: 4 }, async () => {

@@ -1,34 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startTestServer, type TestServer } from "@svc/server";
-
-const main = path.join(import.meta.dirname, "main.ts");
-
-function svc(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runSvc } from "./svc.testing.ts";
 
 describe("svc parse --extract and --classify against a real server (offline provider)", () => {
   let server: TestServer;
@@ -57,7 +33,7 @@ describe("svc parse --extract and --classify against a real server (offline prov
   });
 
   test("prints the page classes and the structured data as JSON", async () => {
-    const run = await svc(
+    const run = await runSvc(
       [
         "parse",
         path.join(dir, "invoice.txt"),
@@ -90,7 +66,7 @@ describe("svc parse --extract and --classify against a real server (offline prov
   });
 
   test("an unconfigured provider is refused with the server's message; a bad option is a usage error", async () => {
-    const refused = await svc(
+    const refused = await runSvc(
       [
         "parse",
         path.join(dir, "invoice.txt"),
@@ -103,7 +79,7 @@ describe("svc parse --extract and --classify against a real server (offline prov
     );
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /model_provider "sonnet" is not configured/);
-    const usage = await svc(["parse", path.join(dir, "invoice.txt"), "--extract", "no-equals-sign"], env);
+    const usage = await runSvc(["parse", path.join(dir, "invoice.txt"), "--extract", "no-equals-sign"], env);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--extract takes NAME=VALUE/);
   });
@@ -125,16 +101,16 @@ describe("svc parse --extract and --classify against a real server (offline prov
         ],
       }),
     );
-    const created = await svc(["datasets", "create", "cli-invoices", "--settings", settings], env);
+    const created = await runSvc(["datasets", "create", "cli-invoices", "--settings", settings], env);
     assert.equal(created.code, 0, created.stderr);
-    const run = await svc(
+    const run = await runSvc(
       ["parse", path.join(dir, "invoice.txt"), "--dataset", "cli-invoices", "--json"],
       env,
     );
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
     assert.deepEqual(result.structured_data[0].data, { invoice_number: "INV-88" });
-    const bad = await svc(
+    const bad = await runSvc(
       ["datasets", "create", "cli-bad", "--settings", path.join(dir, "invoice.schema.json")],
       env,
     );

@@ -1,6 +1,7 @@
 import "./styles.css";
 import { h, replace, showError } from "./dom.ts";
 import { type Session, signIn, signOut, storedKey } from "./session.ts";
+import type { View } from "./view.ts";
 import { documentsView } from "./views/documents.ts";
 import { keysView } from "./views/keys.ts";
 import { resourcesView } from "./views/resources.ts";
@@ -11,13 +12,8 @@ import { viewerView } from "./views/viewer.ts";
 
 /**
  * The console: a page of the control API's own origin, routed by the URL's hash (`#/sandboxes/<id>`), so the
- * server serves one page. Each view is a function that fills the main region and returns a cleanup.
+ * server serves one page. Each view (view.ts) fills the main region and returns a cleanup.
  */
-export type View = (
-  session: Session,
-  main: HTMLElement,
-  param: string | undefined,
-) => (() => void) | undefined;
 
 const ROUTES: { path: string; label: string; view: View; nav: boolean }[] = [
   { path: "sandboxes", label: "Sandboxes", view: sandboxesView, nav: true },

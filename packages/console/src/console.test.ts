@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { corpusPath, NO_CORPUS } from "@svc/docparse/test-corpus";
 import { Client } from "@svc/sdk";
 import { startTestServer, type TestServer } from "@svc/server";
-import { missingPrerequisite } from "@svc/server/test-support";
+import { missingPrerequisite, SANDBOX_TOOLS } from "@svc/server/test-support";
 import type { Page } from "puppeteer-core";
 import {
   accessibilityViolations,
@@ -40,9 +40,7 @@ const SCHEMA = {
 const WAIT = { timeout: 120_000 };
 const SANDBOX_WAIT = { timeout: 600_000 };
 
-const skip =
-  missingBrowser() ??
-  missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingBrowser() ?? missingPrerequisite(SANDBOX_TOOLS);
 
 /**
  * The console in a real browser against a real server with real sandboxes: sign in, a sandbox's terminal, a

@@ -15,11 +15,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { corpusPath, NO_CORPUS } from "@svc/docparse/test-corpus";
 import { Client } from "@svc/sdk";
 import { startTestServer, type TestServer } from "@svc/server";
-import { missingPrerequisite } from "@svc/server/test-support";
+import { missingPrerequisite, SANDBOX_TOOLS } from "@svc/server/test-support";
 import { createMcpHttpMount, type McpHttpMount } from "./http.ts";
 import { TOOL_NAMES } from "./tools.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 const CLI = path.join(import.meta.dirname, "..", "..", "cli", "src", "main.ts");
 /** Calls may wait for the machine's first sandbox (the default image build) on a loaded machine. */
 const CALL_MS = 900_000;

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,4 +67,16 @@ export async function startTestServer(
       if (!overrides.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A loopback port that was free a moment ago, for a program that must be told its port before it listens (an
+ * sshd, a registry, the SSH gateway, where 0 means off). Anything given port 0 itself should get 0 instead.
+ */
+export async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

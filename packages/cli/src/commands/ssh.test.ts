@@ -1,33 +1,16 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RunningDaemon } from "@svc/daemon";
-import { startTestServer, type TestServer } from "@svc/server";
+import { freePort, startTestServer, type TestServer } from "@svc/server";
 import { startHostSandbox } from "@svc/server/host-sandbox";
+import { missingPrerequisite } from "@svc/server/test-support";
+import { runSvc } from "../svc.testing.ts";
 
-const main = path.join(import.meta.dirname, "..", "main.ts");
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const skip = (() => {
-  if (process.getuid?.() !== 0) return "needs root (the sandbox's sshd runs as root on this host)";
-  try {
-    execFileSync("sh", ["-c", "command -v ssh && test -x /usr/sbin/sshd"], { stdio: "ignore" });
-    return false;
-  } catch {
-    return "needs openssh-client and openssh-server";
-  }
-})();
+// The sandbox's sshd runs as root on this host.
+const skip = missingPrerequisite(["ssh", "/usr/sbin/sshd"]);
 
 /** `svc ssh` against a real server's gateway and a daemon on this host standing in for the sandbox. */
 describe("svc ssh", { skip }, () => {
@@ -56,32 +39,18 @@ describe("svc ssh", { skip }, () => {
   });
 
   test("runs a command in the sandbox with the API key as password, exiting with its code", async () => {
-    const child = spawn(
-      process.execPath,
+    const { code, stdout, stderr } = await runSvc(
       [
-        ...[main, "ssh", sandboxId, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"],
+        ...["ssh", sandboxId, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"],
         ...["-o", "LogLevel=ERROR", "--", "echo via-cli; exit 6"],
       ],
       {
-        env: {
-          PATH: process.env.PATH ?? "",
-          SVC_API_URL: server.url,
-          SERVICE_API_KEY: server.apiKey,
-          SVC_SSH_PORT: String(server.sshPort),
-          SVC_DATA_DIR: "/nonexistent",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+        SVC_API_URL: server.url,
+        SERVICE_API_KEY: server.apiKey,
+        SVC_SSH_PORT: String(server.sshPort),
+        SVC_DATA_DIR: "/nonexistent",
       },
     );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const code = await new Promise((resolve) => child.on("close", resolve));
     assert.equal(stdout, "via-cli\n", stderr);
     assert.equal(code, 6);
   });

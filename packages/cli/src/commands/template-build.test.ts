@@ -3,53 +3,18 @@
  * Dockerfile outside the context, build arguments, the exit status of a failed build, the cache on a rebuild.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startTestServer, type TestServer } from "@svc/server";
+import { missingPrerequisite, SANDBOX_TOOLS } from "@svc/server/test-support";
+import { runSvc } from "../svc.testing.ts";
 
-const main = path.join(import.meta.dirname, "..", "main.ts");
-
-const skip = (() => {
-  if (process.getuid?.() !== 0) return "needs root (the local executor runs sandboxes)";
-  try {
-    execFileSync(
-      "sh",
-      ["-c", "for c in bwrap nsenter setpriv ip nft mkfs.ext4 debootstrap tar; do command -v $c; done"],
-      {
-        stdio: "ignore",
-      },
-    );
-    return false;
-  } catch {
-    return "needs the sandbox tools (bwrap, nsenter, setpriv, ip, nft, mkfs.ext4, debootstrap, tar)";
-  }
-})();
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const TIMEOUT_MS = 600_000;
-
-function svc(args: string[], env: Record<string, string>, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("svc template build", { skip }, () => {
   let server: TestServer;
@@ -78,10 +43,10 @@ describe("svc template build", { skip }, () => {
   test("builds with -f outside the context and --build-arg, streaming the log; a rebuild is cached", {
     timeout: TIMEOUT_MS,
   }, async () => {
-    const built = await svc(
+    const built = await runSvc(
       ["template", "build", "cli-built", "-f", "build.Dockerfile", "ctx", "--build-arg", "WHO=cli"],
       env,
-      dir,
+      { cwd: dir },
     );
     assert.equal(built.code, 0, built.stderr + built.stdout);
     assert.match(built.stdout, /Step 1\/4 : FROM default/);
@@ -91,10 +56,10 @@ describe("svc template build", { skip }, () => {
     assert.doesNotMatch(built.stdout, /^ignored\.txt$/m, ".dockerignore leaves it out");
     assert.match(built.stdout, /built template cli-built \(tmpl_\w+\), 0\/3 steps cached/);
 
-    const again = await svc(
+    const again = await runSvc(
       ["template", "build", "cli-again", "-f", "build.Dockerfile", "ctx", "--build-arg", "WHO=cli", "--json"],
       env,
-      dir,
+      { cwd: dir },
     );
     assert.equal(again.code, 0, again.stderr);
     const record = JSON.parse(again.stdout);
@@ -105,14 +70,14 @@ describe("svc template build", { skip }, () => {
   test("a failed build exits 1 with its error; a missing Dockerfile is a usage error", {
     timeout: TIMEOUT_MS,
   }, async () => {
-    const failed = await svc(["template", "build", "cli-failing", "ctx"], env, dir);
+    const failed = await runSvc(["template", "build", "cli-failing", "ctx"], env, { cwd: dir });
     assert.equal(failed.code, 1);
     assert.match(failed.stdout, /^failing now$/m);
     assert.match(
       failed.stderr,
       /build of cli-failing failed: line 2: RUN echo failing now; exit 7 ended with 7/,
     );
-    const missing = await svc(["template", "build", "x", "-f", "nope", "ctx"], env, dir);
+    const missing = await runSvc(["template", "build", "x", "-f", "nope", "ctx"], env, { cwd: dir });
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /no Dockerfile at/);
   });

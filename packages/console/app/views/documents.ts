@@ -6,8 +6,8 @@ import {
   type UploadedFile,
 } from "@svc/contract";
 import { changed, field, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
-import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
+import type { View } from "../view.ts";
 import { rememberSource } from "./viewer.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { ApiKeyInfo } from "@svc/contract";
 import { field, h, headRow, replace, showError, statusLine, when } from "../dom.ts";
-import type { View } from "../main.ts";
 import { type Session, setAdminToken } from "../session.ts";
+import type { View } from "../view.ts";
 
 /** A copyable snippet: a code block with a copy button. */
 function snippet(label: string, text: string): HTMLElement {

@@ -1,7 +1,7 @@
 import type { FileSystemEntry } from "@svc/sdk";
 import { action, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
-import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
+import type { View } from "../view.ts";
 
 /** Pools, snapshots, templates and named file systems (each file system's tree on demand). */
 export const resourcesView: View = (session, main) => {

@@ -1,7 +1,7 @@
 import { runtimeRoutes, type Sandbox as SandboxRecord } from "@svc/contract";
 import type { Sandbox } from "@svc/sdk";
 import { action, field, h, headRow, replace, showError, size, statusLine, when } from "../dom.ts";
-import type { View } from "../main.ts";
+import type { View } from "../view.ts";
 import { listOf, statusBadge } from "./sandboxes.ts";
 import { startTimelineView } from "./start-timeline.ts";
 

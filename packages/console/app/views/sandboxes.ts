@@ -1,7 +1,7 @@
 import type { CreateSandboxRequest, Sandbox as SandboxRecord } from "@svc/contract";
 import { changed, field, h, replace, showError, statusLine, when } from "../dom.ts";
-import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
+import type { View } from "../view.ts";
 
 /** A comma- or space-separated list, empty entries dropped. */
 export function listOf(text: string): string[] {

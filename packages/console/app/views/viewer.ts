@@ -1,8 +1,8 @@
 import type { BoundingBox, Citation, Page, PageFragment, ParseRequest, ParseResult } from "@svc/contract";
 import { parseResultMarkdown } from "@svc/sdk";
 import { field, h, replace, showError, statusLine } from "../dom.ts";
-import type { View } from "../main.ts";
 import type { Session } from "../session.ts";
+import type { View } from "../view.ts";
 
 const DEFAULT_SCHEMA = JSON.stringify(
   {

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
 import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { closePdf, openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 
 /**
@@ -102,10 +105,85 @@ describe("pdf layout on public pages", () => {
     ]);
   });
 
+  test("a slide whose banner words are part of its full-page background: read, with the text on top", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "nasa-sed-scorecard-slide.pdf"), [
+      { present: "Summit" },
+      { present: "2011" },
+      { present: "Making IT" },
+      { present: "Virtual Machine Environment Scorecard" },
+      { before: ["2011", "Code 600: Sciences and Exploration Directorate (SED)"] },
+    ]);
+  });
+
+  test("a photo beside the text of a page is not taken for text (no OCR)", { skip: NO_CORPUS }, async () => {
+    const doc = await openPdf(
+      readFileSync(corpusPath("docling/tests/data", "pdf/sources/right_to_left_02.pdf")),
+    );
+    try {
+      const page = await extractPdfPage(doc, 1, { findImageText: true });
+      assert.ok(page.images.length > 0);
+      assert.deepEqual(page.imageText, []);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
   test("a report's covers: text printed over the cover pictures is kept", { skip: NO_CORPUS }, async () => {
     await assertFacts(corpusPath("docling/tests/data", "pdf/sources/redp5110_sampled.pdf"), [
       { present: "Leverage row permissions on the database" },
       { present: "Protect columns by defining column masks" },
+    ]);
+  });
+});
+
+describe("pdf layout on the third set's public pages", () => {
+  test("a brochure spread's footnote, wrapped over three lines at the page's foot, is content; its page number is not", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "field-guide-spreads.pdf"), [
+      { present: "Projects valued at $6M or greater, in Europe and the United States" },
+      { absent: "7" },
+      {
+        before: [
+          "so our success rate remains low",
+          "In the federal government, technology isn't the challenge",
+        ],
+      },
+    ]);
+  });
+
+  test("a legend of tags beside their two-line descriptions reads each tag first", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "method-cards-cover.pdf"), [
+      { present: "DISCOVER Learn as much as you can about the project and people involved" },
+      { present: "DECIDE Use what you've learned to start focusing your research on specific areas" },
+      { before: ["beta deck", "18F Design Method Cards"] },
+    ]);
+  });
+
+  test("a worksheet's two ruled cells of do's and don'ts keep each paragraph whole", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "evaluator-worksheet-p1-3.pdf"), [
+      { present: "Do adequately document your reasoning for any potential increased risk to the government" },
+      { before: ["when it appears in other proposals", "Don't make assumptions"] },
+      {
+        present:
+          "Don't make assumptions. Evaluate the text in the tech quote and do not rely on outside information",
+      },
+    ]);
+  });
+
+  test("an instructions page keeps its boxed push-button notice, its title whole beside it, its year", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "irs-i1040nr-p1.pdf"), [
+      { present: "You owe the tax on health savings accounts from Form 8889, Part III" },
+      { present: "2007 Instructions for Form 1040NR" },
+      { before: ["Mailing your return", "use a different address this year"] },
+      { absent: "Page 1 of 48" },
+    ]);
+  });
+
+  test("a fact sheet's price table ruled around groups: a row per line, the charts beside it kept whole", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "usda-ag-energy-round-up.pdf"), [
+      { neighbours: ["Minnesota", "1.38 - 1.48"] },
+      { neighbours: ["Cornstalks", "41.25"] },
+      { neighbours: ["NYMEX Crude Oil ($/barrel)", "54.45"] },
+      { present: "Central Illinois Crude Soybean Oil" },
     ]);
   });
 });

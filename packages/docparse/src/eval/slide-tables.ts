@@ -215,6 +215,15 @@ const CONTENT_TYPES = (slides: number) =>
 
 const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 
+/** One part of a table style (the whole table, a band, a header row or column): its fill and its text's look. */
+function tableStylePart(part: string, fill: string, text?: { color: string; bold: boolean }): string {
+  const textStyle = text
+    ? `<a:tcTxStyle${text.bold ? ' b="on"' : ""}><a:srgbClr val="${text.color}"/></a:tcTxStyle>`
+    : "";
+  const cellStyle = `<a:tcStyle><a:fill><a:solidFill><a:srgbClr val="${fill}"/></a:solidFill></a:fill></a:tcStyle>`;
+  return `<a:${part}>${textStyle}${cellStyle}</a:${part}>`;
+}
+
 /**
  * The table style the frames name, as PowerPoint keeps it in `ppt/tableStyles.xml` (its colours written out):
  * a reader of the file alone (LibreOffice) applies it from here.
@@ -222,10 +231,10 @@ const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const TABLE_STYLES =
   '<?xml version="1.0"?><a:tblStyleLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" def="{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}">' +
   '<a:tblStyle styleId="{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}" styleName="Medium Style 2 - Accent 1">' +
-  '<a:wholeTbl><a:tcTxStyle><a:srgbClr val="000000"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="CFD5EA"/></a:solidFill></a:fill></a:tcStyle></a:wholeTbl>' +
-  '<a:band1H><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="E9EBF5"/></a:solidFill></a:fill></a:tcStyle></a:band1H>' +
-  '<a:firstCol><a:tcTxStyle b="on"><a:srgbClr val="FFFFFF"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="4472C4"/></a:solidFill></a:fill></a:tcStyle></a:firstCol>' +
-  '<a:firstRow><a:tcTxStyle b="on"><a:srgbClr val="FFFFFF"/></a:tcTxStyle><a:tcStyle><a:fill><a:solidFill><a:srgbClr val="4472C4"/></a:solidFill></a:fill></a:tcStyle></a:firstRow>' +
+  tableStylePart("wholeTbl", "CFD5EA", { color: "000000", bold: false }) +
+  tableStylePart("band1H", "E9EBF5") +
+  tableStylePart("firstCol", "4472C4", { color: "FFFFFF", bold: true }) +
+  tableStylePart("firstRow", "4472C4", { color: "FFFFFF", bold: true }) +
   "</a:tblStyle></a:tblStyleLst>";
 
 /** A deck with one slide per table, in order, and the table style they use. */

@@ -293,3 +293,50 @@ test("a chart's axis ticks in the bottom band are not page numbers; the page num
   const kinds = detectFurniture([...ticks, ...stacked, number, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([...kinds.entries()].sort(), [[7, "page_number"]]);
 });
+
+test("one footnote wrapped over lines at the foot of a single page is content; a two-line address there is a footer", () => {
+  const lines = [
+    "1 Projects valued at $6M or greater, in Europe and the United States, that were",
+    "completed satisfactorily, on time, and within budget. From The Standish Group's",
+    "“Haze,” based on their CHAOS database.",
+  ];
+  const note = candidate(
+    1,
+    lines.join(" "),
+    { x1: 72, y1: 730, x2: 420, y2: 765 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines,
+    },
+  );
+  const address = candidate(
+    1,
+    "1800 F Street NW Washington, DC 20405",
+    { x1: 450, y1: 745, x2: 560, y2: 765 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["1800 F Street NW", "Washington, DC 20405"],
+    },
+  );
+  const kinds = detectFurniture([note, address, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_footer"]);
+});
+
+test("a year in display type at the top of a single page is a title; a page number in body type there is not", () => {
+  const year = candidate(
+    1,
+    "2007",
+    { x1: 42, y1: 31, x2: 120, y2: 68 },
+    { fontSize: 36, pageNumber: true, edge: "top" },
+  );
+  const number = candidate(
+    1,
+    "7",
+    { x1: 550, y1: 30, x2: 556, y2: 40 },
+    { fontSize: 9, pageNumber: true, edge: "top" },
+  );
+  const kinds = detectFurniture([year, number, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_number"]);
+});

@@ -62,11 +62,16 @@ function axisTick(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): bo
 
 /**
  * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
- * text. They are content the body refers to, not furniture, even when they sit in the bottom band.
+ * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
+ * more. They are content the body refers to, not furniture, even when they sit in the bottom band.
  */
 function footnotes(c: FurnitureCandidate): boolean {
   const lines = c.lines ?? [];
-  return lines.length >= 2 && lines.every((line) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line));
+  const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
+  if (lines.length < 2) return false;
+  if (lines.every(marked)) return true;
+  const text = c.text.trim();
+  return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
 }
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
@@ -127,6 +132,8 @@ export function detectFurniture(
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
+    // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
+    if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).

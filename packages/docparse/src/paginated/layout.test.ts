@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { Box } from "../model.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { openPdf } from "../pdf/open.ts";
 import { blockText } from "./blocks.ts";
 import type { PageGeometry, TextRun } from "./geometry.ts";
 import { type LayoutStages, layoutPage, type PageEntry } from "./layout.ts";
@@ -153,4 +156,28 @@ test("a right-to-left page reads its right column first and its lines from the r
     "ראשונה שורה ימין שנייה שורה ימין",
     "ראשונה שורה שמאל שנייה שורה שמאל",
   ]);
+});
+
+test("a tag centered beside a two-line description comes before both its lines", () => {
+  // Four phase tags (7 pt, 50..) each centered on the two 10 pt lines of their description (95..), as a legend of
+  // coloured labels sets them: the tag shares under half its height with either line.
+  const tags = ["DISCOVER", "DECIDE", "MAKE", "VALIDATE"];
+  const runs = tags.flatMap((tag, i) => [
+    ...words(tag, 50, 108 + 30 * i, { fontSize: 7 }),
+    ...paragraph([`Learn what the ${tag.toLowerCase()} phase`, "asks of the team."], 95, 100 + 30 * i),
+  ]);
+  const text = describe(layoutPage(page(runs), STAGES).entries).join(" ");
+  for (const tag of tags) assert.ok(text.includes(`${tag} Learn what the ${tag.toLowerCase()} phase`), text);
+});
+
+test("the method cards' cover reads each phase's tag before its description", async () => {
+  const bytes = readFileSync(new URL("../../test/real-world/method-cards-cover.pdf", import.meta.url));
+  const doc = await openPdf(new Uint8Array(bytes));
+  try {
+    const text = describe(layoutPage(await extractPdfPage(doc, 1), STAGES).entries).join(" ");
+    assert.match(text, /DISCOVER Learn as much as you can about the project and people involved/);
+    assert.match(text, /DECIDE Use what you’ve learned to start focusing your research on specific areas/);
+  } finally {
+    await doc.destroy();
+  }
 });

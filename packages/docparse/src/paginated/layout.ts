@@ -2,7 +2,7 @@ import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
-import { readingOrderGroups } from "./reading-order.ts";
+import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
 export type PageEntry =
@@ -230,8 +230,5 @@ function innermost(boxes: readonly Box[], inner: Box): Box | null {
 
 /** Lines of one region top to bottom; lines side by side along the reading direction. */
 function sortLines(lines: Line[], rtl: boolean): Line[] {
-  return lines.sort((a, b) => {
-    if (box.verticalOverlap(a.box, b.box) > 0.5) return rtl ? b.box.x1 - a.box.x1 : a.box.x1 - b.box.x1;
-    return a.box.y1 - b.box.y1;
-  });
+  return lines.sort((a, b) => lineOrder(a.box, b.box, rtl));
 }

@@ -232,3 +232,20 @@ test("a title beside a column is no column of its own: one line of several runs 
     ...ids(right),
   ]);
 });
+
+test("a two-line title beside a boxed notice over three columns reads whole: the cut goes under it, not inside", () => {
+  const title1 = { id: "T1", box: { x1: 50, y1: 80, x2: 250, y2: 100 } };
+  const title2 = { id: "T2", box: { x1: 50, y1: 102, x2: 250, y2: 126 } };
+  const subtitle = { id: "S", box: { x1: 50, y1: 132, x2: 300, y2: 144 } };
+  // The notice at the top right ends above the title's second line.
+  const notice = column("N", 330, 580, 2, 5);
+  const body = [
+    ...column("A", 50, 200, 160, 10),
+    ...column("B", 220, 370, 160, 10),
+    ...column("C", 390, 540, 160, 10),
+  ];
+  const order = ids(readingOrder([...body, ...notice, subtitle, title2, title1], OPTIONS));
+  assert.deepEqual(order.slice(0, 3), ["T1", "T2", "S"]);
+  assert.deepEqual(order.slice(3, 8), ids(notice));
+  assert.deepEqual(order.slice(8), ids(body));
+});

@@ -102,7 +102,8 @@ const ROW_CUT_CANDIDATES = 16;
  * Where a region without columns is cut across. Horizontal cuts alone give the same order whichever is made
  * first, so the choice only decides which columns can be found: a cut that frees most of the region into
  * columns wins (a running foot or a stamp line crossing every gutter at the page's bottom, a full-width
- * paragraph over columns). Else the widest gap, which separates a full-width title from columns below it
+ * paragraph over columns); of cuts that free about as many, the widest (under a two-line title, not inside it).
+ * Else the widest gap, which separates a full-width title from columns below it
  * rather than a line from its neighbour.
  */
 function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: ReadingOrderOptions): Gap {
@@ -126,6 +127,7 @@ function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: 
   let best = widest;
   // Only a cut that frees most of the region counts; a few lines side by side are left to the widest gap.
   let bestFreed = Math.floor(elements.length / 2);
+  let freeing = false;
   const tops = elements.map((e) => e.box.y1).sort((a, b) => a - b);
   for (const gap of candidates) {
     const aboveCount = countBelow(tops, gap.end);
@@ -133,13 +135,16 @@ function rowCut<T extends Placed>(elements: readonly T[], rows: Gap[], options: 
       [true, aboveCount],
       [false, elements.length - aboveCount],
     ] as const) {
-      if (count <= bestFreed || count < 4 || !hasGutter(above, gap.end)) continue;
+      // Candidates come widest first: a narrower gap wins only by freeing clearly more (a tenth more).
+      const needed = freeing ? Math.floor(bestFreed * 1.1) : bestFreed;
+      if (count <= needed || count < 4 || !hasGutter(above, gap.end)) continue;
       const part = elements.filter((e) => e.box.y1 < gap.end === above);
       const columns = columnsOf(part, options);
       // Columns that run down the page, not a few label and value lines side by side.
       if (columns.length > 1 && columns.every(tall)) {
         best = gap;
         bestFreed = count;
+        freeing = true;
       }
     }
   }
@@ -190,14 +195,22 @@ export function readingOrder<T extends Placed>(elements: readonly T[], options: 
   return readingOrderGroups(elements, options).flat();
 }
 
-/** Top to bottom; elements on the same line along the line. */
+/** Top to bottom; elements on the same line along the line (see `lineOrder`). */
 function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
-  return [...elements].sort((a, b) => {
-    const overlap = Math.min(a.box.y2, b.box.y2) - Math.max(a.box.y1, b.box.y1);
-    const smaller = Math.min(a.box.y2 - a.box.y1, b.box.y2 - b.box.y1);
-    if (smaller > 0 && overlap > smaller * 0.5) return rtl ? b.box.x1 - a.box.x1 : a.box.x1 - b.box.x1;
-    return a.box.y1 - b.box.y1;
-  });
+  return [...elements].sort((a, b) => lineOrder(a.box, b.box, rtl));
+}
+
+/**
+ * The order of two boxes in a region read top to bottom: along the line when they share half the smaller one's
+ * height, or a fifth of it when one stands wholly before the other along the line (a label centered beside a
+ * two-line text, a coloured tag before its description, comes before both its lines); else the higher first.
+ */
+export function lineOrder(a: Box, b: Box, rtl: boolean): number {
+  const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
+  const apart = a.x2 <= b.x1 || b.x2 <= a.x1;
+  if (smaller > 0 && overlap > smaller * (apart ? 0.2 : 0.5)) return rtl ? b.x1 - a.x1 : a.x1 - b.x1;
+  return a.y1 - b.y1;
 }
 
 /**

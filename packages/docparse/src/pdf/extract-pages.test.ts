@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
-import { CLEANUP_EVERY_PAGES, extractCounted, extractPdfPage } from "./extract.ts";
+import { CLEANUP_EVERY_PAGES, DOCUMENT_PAGE_OPTIONS, extractCounted, extractPdfPage } from "./extract.ts";
 import { extractPages, SHARED_EXTRACTION_MIN_PAGES } from "./extract-pages.ts";
 import { closePdf, openPdf } from "./open.ts";
 
@@ -40,7 +40,7 @@ async function onePageAtATime(bytes: Uint8Array, pages: readonly number[]) {
   const doc = await openPdf(bytes);
   try {
     const read = [];
-    for (const n of pages) read.push(await extractPdfPage(doc, n, { keepUnmapped: true }));
+    for (const n of pages) read.push(await extractPdfPage(doc, n, DOCUMENT_PAGE_OPTIONS));
     return read;
   } finally {
     await closePdf(doc);

@@ -3,7 +3,7 @@ import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
-import { extractCounted, extractPdfPage } from "./extract.ts";
+import { DOCUMENT_PAGE_OPTIONS, extractCounted, extractPdfPage } from "./extract.ts";
 import type { ExtractReply, ExtractTask } from "./extract-thread.ts";
 
 /**
@@ -82,8 +82,8 @@ function freeHelper(): ExtractHelper | null {
 }
 
 /**
- * The geometry of `pages` (1-based numbers) of the open `doc`, whose file is `bytes`, in the order given; glyphs
- * without a character kept (`keepUnmapped`) for the OCR of unread text.
+ * The geometry of `pages` (1-based numbers) of the open `doc`, whose file is `bytes`, in the order given, read
+ * with DOCUMENT_PAGE_OPTIONS.
  */
 export async function extractPages(
   doc: PDFDocumentProxy,
@@ -110,7 +110,7 @@ export async function extractPages(
   if (results.includes(undefined)) await helped;
   // Pages the helper took and did not give back (it failed) are read here, so an error is this thread's own.
   for (let i = 0; i < pages.length; i++) {
-    results[i] ??= await extractPdfPage(doc, pages[i], { keepUnmapped: true });
+    results[i] ??= await extractPdfPage(doc, pages[i], DOCUMENT_PAGE_OPTIONS);
   }
   return results as PageGeometry[];
 }

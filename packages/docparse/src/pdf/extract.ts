@@ -1,9 +1,12 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import { annotationTextRuns } from "./annotation-text.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { imageTextRegions } from "./image-text.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
 
@@ -26,6 +29,8 @@ export interface ExtractOptions {
    * drop with `dropUnmapped`); by default they are dropped here.
    */
   keepUnmapped?: boolean;
+  /** Look in the page's images for rows of text the text layer does not hold (`imageText`, for OCR). */
+  findImageText?: boolean;
 }
 
 /**
@@ -57,12 +62,21 @@ export async function extractPdfPage(
         sizes: new DrawnSizes(ops),
       },
     );
+    // A form's filled-in values and the text of annotations' appearances are text the reader sees.
+    read.push(...(await formFieldRuns(page, viewport.transform)));
+    read.push(...annotationTextRuns(ops, viewport.transform, read));
     const mapped = dropUnmapped(read);
     const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
     const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;
+    const textLayer = mapped.length > 0 && !invisible;
+    const size = { width: viewport.width, height: viewport.height };
+    const imageText =
+      options.findImageText && textLayer && graphics.images.length > 0
+        ? await imageTextRegions(page, ops, graphics, mapped, size)
+        : undefined;
     return {
       pageNumber,
       width: viewport.width,
@@ -73,7 +87,8 @@ export async function extractPdfPage(
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
-      textSource: mapped.length > 0 && !invisible ? "text-layer" : "none",
+      ...(imageText ? { imageText } : {}),
+      textSource: textLayer ? "text-layer" : "none",
       warnings: [],
     };
   } finally {
@@ -88,13 +103,16 @@ export async function extractPdfPage(
  */
 export const CLEANUP_EVERY_PAGES = 64;
 
-/** extractPdfPage keeping unmapped glyphs, with a cleanup of the document after every CLEANUP_EVERY_PAGES `read`. */
+/** How a whole document's pages are read for its parse: unmapped glyphs kept for OCR, text in images looked for. */
+export const DOCUMENT_PAGE_OPTIONS: ExtractOptions = { keepUnmapped: true, findImageText: true };
+
+/** extractPdfPage as a parse reads a page, with a cleanup of the document after every CLEANUP_EVERY_PAGES `read`. */
 export async function extractCounted(
   doc: PDFDocumentProxy,
   pageNumber: number,
   read: { pages: number },
 ): Promise<PageGeometry> {
-  const page = await extractPdfPage(doc, pageNumber, { keepUnmapped: true });
+  const page = await extractPdfPage(doc, pageNumber, DOCUMENT_PAGE_OPTIONS);
   if (++read.pages % CLEANUP_EVERY_PAGES === 0) {
     // Memory only: a cleanup pdf.js refuses (a page still busy) leaves the caches for the next one.
     await doc.cleanup().catch(() => {});

@@ -100,8 +100,8 @@ function blank(page: PageGeometry): boolean {
 }
 
 /**
- * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, text in images on a
- * sparse page) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
+ * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, rows of text in its
+ * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
  */
 async function withUnreadText(
   doc: PDFDocumentProxy,

@@ -517,3 +517,143 @@ test("amt_handbook_sample: two columns of prose and boxed figures hold no table"
 }, async () => {
   assert.deepEqual(await pageTables("amt_handbook_sample.pdf", 1), []);
 });
+
+test("a table ruled around groups only: a heading line, then one row per line, a boxed chart beside left whole", () => {
+  // Columns 100|200|260|320|380 ruled at the frame and at 380, where a chart box (380-480) stands beside the
+  // table; rules close the header and each group (116, 170) over the table's columns only, the frame (100, 210)
+  // over both. Each group: its name on the first line, then rows of a label and three figures.
+  const groups = [
+    {
+      y: 116,
+      name: "Ethanol",
+      rows: [
+        ["Iowa", "1.35", "1.38", "1.27"],
+        ["Minnesota", "1.38", "1.40", "1.28"],
+        ["Nebraska", "1.38", "1.36", "1.27"],
+      ],
+    },
+    {
+      y: 170,
+      name: "Biomass",
+      rows: [
+        ["Straw", "55.71", "54.29", "58.33"],
+        ["Grass", "61.46", "59.17", "63.75"],
+      ],
+    },
+  ];
+  const runs: TextRun[] = [
+    run("State", 104, 103),
+    run("Now", 204, 103),
+    run("Week", 264, 103),
+    run("Year", 324, 103),
+  ];
+  for (const g of groups) {
+    runs.push(run(g.name, 102, g.y + 2));
+    g.rows.forEach((row, k) => {
+      row.forEach((text, c) => {
+        runs.push(run(text, [108, 204, 264, 324][c], g.y + 14 + 12 * k));
+      });
+    });
+  }
+  // The chart's title and axis labels, on lines of their own between the table's.
+  runs.push(run("Price", 400, 103));
+  for (let k = 0; k < 6; k++) runs.push(run(`${(2.6 - 0.2 * k).toFixed(2)}`, 385, 121 + 11 * k));
+  const rules = [
+    h(100, 100, 480),
+    h(116, 100, 380),
+    h(170, 100, 380),
+    h(210, 100, 480),
+    v(100, 100, 210),
+    v(380, 100, 210),
+    v(480, 100, 210),
+  ];
+  const tables = detectRuledTables(page(runs, rules));
+  assert.equal(tables.length, 1);
+  const rows = grid(tables[0]).map((row) => row.slice(0, 4).join(" | "));
+  for (const g of groups) {
+    assert.ok(rows.includes(`${g.name} |  |  | `), `heading row ${g.name}: ${rows.join("\n")}`);
+    for (const row of g.rows) assert.ok(rows.includes(row.join(" | ")), `row ${row[0]}: ${rows.join("\n")}`);
+  }
+  // The chart stays one cell: its labels are not spread over the table's rows.
+  const chart = tables[0].cells.filter((c) => /2\.60/.test(c.text));
+  assert.equal(chart.length, 1);
+  assert.match(chart[0].text, /2\.60.*1\.60/s);
+});
+
+test("the USDA fact sheet's table: each line of a group a row, the charts beside it left whole", async () => {
+  const bytes = new Uint8Array(
+    readFileSync(new URL("../../test/real-world/usda-ag-energy-round-up.pdf", import.meta.url)),
+  );
+  const doc = await openPdf(bytes);
+  let tables: DetectedTable[];
+  try {
+    tables = detectRuledTables(await extractPdfPage(doc, 1));
+  } finally {
+    await doc.destroy();
+  }
+  const rows = tables.flatMap((t) => grid(t));
+  const has = (cells: string[]) =>
+    rows.some((row) => row.slice(0, cells.length).join(" | ") === cells.join(" | "));
+  assert.ok(
+    has(["Minnesota", "1.38 - 1.48", "1.40 - 1.49", "1.28 - 1.35"]),
+    rows.map((r) => r.join(" | ")).join("\n"),
+  );
+  assert.ok(has(["Cornstalks", "41.25", "39.38", "52.00"]));
+  assert.ok(has(["NYMEX Crude Oil ($/barrel)", "54.45", "53.36", "30.77"]));
+  const axis = tables.flatMap((t) => t.cells).filter((c) => /\b2\.60\b/.test(c.text));
+  assert.equal(axis.length, 1, "the Iowa Ethanol chart is one cell");
+  assert.match(axis[0].text, /Iowa Ethanol.*0\.80/s);
+});
+
+test("two ruled cells of paragraphs side by side under a header row are not cut into rows across the paragraphs", () => {
+  // Header 100..120, body 120..300; columns 100|300|500; both columns on one 12 pt line grid, a blank line
+  // between paragraphs. Left: three paragraphs of three lines (grid lines 0-2, 4-6, 8-10); right: two of four
+  // lines and one of two (0-3, 5-8, 10-11), their breaks falling inside the left's paragraphs.
+  const para = (x: number, y: number, lines: string[]) => lines.map((text, k) => run(text, x, y + 12 * k));
+  const left = [
+    ...para(104, 124, [
+      "Do read the whole of the request",
+      "before you write a word about it",
+      "and keep its terms in mind.",
+    ]),
+    ...para(104, 172, [
+      "Do note every point where it is",
+      "unclear and ask the officer in",
+      "charge of the contract.",
+    ]),
+    ...para(104, 220, [
+      "Do write in plain words that the",
+      "reader follows without a guide",
+      "to the jargon.",
+    ]),
+  ];
+  const right = [
+    ...para(304, 124, [
+      "Don't guess at what is meant when",
+      "the text is silent, and don't rely",
+      "on what you heard elsewhere about",
+      "the bidder.",
+    ]),
+    ...para(304, 184, [
+      "Don't compare one quote with the",
+      "other ones: each is measured by",
+      "the factors of the request alone",
+      "and nothing else.",
+    ]),
+    ...para(304, 244, ["Don't let the price sway the", "technical reading."]),
+  ];
+  const runs = [
+    run("Do's", 104, 104, { bold: true }),
+    run("Don'ts", 304, 104, { bold: true }),
+    ...left,
+    ...right,
+  ];
+  const rules = fullGrid([100, 300, 500], [100, 120, 300]);
+  const tables = detectRuledTables(page(runs, rules));
+  for (const table of tables) {
+    for (const cell of table.cells) {
+      // No cell ends inside a sentence that the next row goes on with.
+      assert.ok(!/\b(?:is|it|when|rely|the|about|with|by|alone|in|that|a)$/.test(cell.text), cell.text);
+    }
+  }
+});

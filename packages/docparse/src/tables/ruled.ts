@@ -23,6 +23,7 @@ import {
   finishTable,
   groupLines,
   hasVisibleText,
+  isNumeric,
   type Lattice,
   latticeRegions,
   runWords,
@@ -321,16 +322,101 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
 }
 
 /**
+ * A band whose every column holds running text (see `isProse`): paragraphs side by side in one ruled cell each, a
+ * column of do's beside a column of don'ts, not rows.
+ */
+function proseBand(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
+  const columns = new Map<number, TextPiece[][]>();
+  for (const line of bandLines) {
+    const cells = new Map<number, TextPiece[]>();
+    for (const w of line.words) {
+      const c = bandIndex(xs, box.centerX(w.box));
+      cells.set(c, [...(cells.get(c) ?? []), w]);
+    }
+    for (const [c, cell] of cells) columns.set(c, [...(columns.get(c) ?? []), cell]);
+  }
+  if (columns.size === 0) return false;
+  for (const cells of columns.values()) {
+    const left = Math.min(...cells.map((cell) => cell[0].box.x1));
+    const right = Math.max(...cells.map((cell) => cell[cell.length - 1].box.x2));
+    const words = cells.reduce((n, cell) => n + cell.reduce((m, w) => m + w.text.split(/\s+/).length, 0), 0);
+    const full = cells.filter(
+      (cell) => cell[cell.length - 1].box.x2 - cell[0].box.x1 >= 0.8 * (right - left),
+    ).length;
+    if (!isProse({ filled: cells.length, words, full, numeric: 0, markers: 0 })) return false;
+  }
+  return true;
+}
+
+/**
  * A band ruled around a group of rows (a rule every five rows of a statistics table, a box around a ledger's
- * entries): two lines or more, each with text in the same three columns or more. A row whose cells wrap has
- * lines with text in fewer columns than its first (the number, the amount, the date stand on one line only).
+ * entries, a price sheet's group under its name): lines each with text in the same three columns or more and a
+ * number among them, two or more of them or one under the group's heading. A row whose cells wrap has lines with
+ * text in fewer columns than its first (the number, the amount, the date stand on one line only).
  */
 function rowGroup(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
   if (bandLines.length < 2) return false;
   const keys = bandLines.map((line) =>
     [...new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))))].sort((a, b) => a - b),
   );
-  return keys[0].length >= 3 && keys.every((k) => k.join() === keys[0].join());
+  // A heading over the group may come first: its name in the label column, set out to the left of the rows'
+  // labels, perhaps a note at the row's end.
+  const left = (line: WordLine) => Math.min(...line.words.map((w) => w.box.x1));
+  const heading =
+    keys[0][0] === 0 &&
+    keys[0].length <= 2 &&
+    keys[1].length >= 3 &&
+    left(bandLines[0]) < left(bandLines[1]) - 2;
+  const rows = heading ? keys.slice(1) : keys;
+  const lines = heading ? bandLines.slice(1) : bandLines;
+  // Each a row of data, with a number in it: lines of words alone in the same columns are a wrapped header.
+  const data = lines.every((line) => line.words.some((w) => isNumeric(w.text)));
+  return data && rows[0].length >= 3 && rows.every((k) => k.join() === rows[0].join());
+}
+
+/**
+ * The columns of band r its rules leave open above or below (a cell running on past the band), when others are
+ * closed on both sides and a vertical rule sets the open ones apart (none otherwise: the band is read whole).
+ */
+function openColumns(frame: Frame, r: number): Set<number> {
+  const { xs, yRules } = frame;
+  const open = new Set<number>();
+  for (let c = 0; c < xs.length - 1; c++) {
+    const above = covered(yRules[r], xs[c], xs[c + 1]) >= EDGE_COVER;
+    const below = covered(yRules[r + 1], xs[c], xs[c + 1]) >= EDGE_COVER;
+    if (!above || !below) open.add(c);
+  }
+  if (open.size === xs.length - 1) return new Set();
+  // Only a cell boxed apart counts: a vertical rule divides each open column from a closed neighbour.
+  for (let i = 1; i < xs.length - 1; i++) {
+    if (open.has(i - 1) !== open.has(i) && !ruledV(frame, i, frame.ys[r], frame.ys[r + 1])) return new Set();
+  }
+  return open;
+}
+
+/**
+ * The lines of a band with the words of its open columns left out: a cell that runs on past the band (a chart
+ * boxed beside the table) is not one of its rows.
+ */
+function closedLines(
+  bandLines: readonly WordLine[],
+  xs: readonly number[],
+  open: ReadonlySet<number>,
+): readonly WordLine[] {
+  if (open.size === 0) return bandLines;
+  const out: WordLine[] = [];
+  for (const line of bandLines) {
+    const words = line.words.filter((w) => !open.has(bandIndex(xs, box.centerX(w.box))));
+    if (words.length === 0) continue;
+    if (words.length === line.words.length) {
+      out.push(line);
+      continue;
+    }
+    const y1 = Math.min(...words.map((w) => w.box.y1));
+    const y2 = Math.max(...words.map((w) => w.box.y2));
+    out.push({ ...line, words, y1, y2 });
+  }
+  return out;
 }
 
 /**
@@ -402,6 +488,8 @@ function frameTable(
   const baseRows = frame.ys.length - 1;
   const ys: number[] = [frame.ys[0]];
   const yRules: (Segment[] | null)[] = [frame.yRules[0]];
+  // For a boundary found from text, the columns it leaves whole (cells running on past the band).
+  const cutOpen: Set<number>[] = [];
   const bandRuns = bucketRuns(runs, [xs[0], xs[xs.length - 1]], frame.ys);
   const bands = bandRuns.map((band) => wordLines(band));
   // Rows ruled one by one keep their lines together (wrapped cells); a band holding many more lines than the
@@ -409,16 +497,18 @@ function frameTable(
   const typical = [...bands.map((b) => b.length)].sort((a, b) => a - b)[baseRows >> 1];
   for (let r = 0; r < baseRows; r++) {
     const y1 = frame.ys[r + 1];
-    const bandLines = bands[r];
+    const open = openColumns(frame, r);
+    const bandLines = closedLines(bands[r], xs, open);
     if (
       (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
-      (baseRows <= 3 && bandLines.length >= 2) ||
+      (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
       rowGroup(bandLines, xs)
     ) {
       for (const cut of textRowCuts(bandLines, xs)) {
         if (cut > ys[ys.length - 1] + 1 && cut < y1 - 1) {
           ys.push(cut);
           yRules.push(null);
+          cutOpen[ys.length - 1] = open;
         }
       }
     }
@@ -517,7 +607,7 @@ function frameTable(
     vSplit: (i, r) => split[r * (cols + 1) + i] === 1,
     hSplit: (j, c) => {
       const rules = yRules[j];
-      return rules === null ? true : covered(rules, xs[c], xs[c + 1]) >= EDGE_COVER;
+      return rules === null ? !cutOpen[j]?.has(c) : covered(rules, xs[c], xs[c + 1]) >= EDGE_COVER;
     },
   };
   const { regions, owner } = latticeRegions(lattice);

@@ -3,10 +3,10 @@ import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
 import { hostResourcesOf } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;

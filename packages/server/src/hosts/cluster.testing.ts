@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
@@ -47,7 +47,37 @@ export interface Cluster {
   dispose(): Promise<void>;
 }
 
-const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "pipe", "pipe"] });
+
+/**
+ * Claims a /24 of 10.251.0.0/16 for a cluster: creating its bridge, named after it (`svc-hosts-<n>`), is the
+ * claim, since a name in use makes `ip link add` fail. Two clusters on this machine at once (this test and the
+ * hosts bench, or runs from two checkouts) therefore never share host addresses: with the same /24 twice, this
+ * process's connections to a host go to the bridge routed first, maybe the other cluster's host of that address,
+ * which may not listen then (ECONNREFUSED) or knows none of this cluster's keys and sandboxes. A /24 with an
+ * address on an interface here (such as a killed run's bridge) is passed over.
+ */
+function claimSubnet(): { subnet: string; bridge: string } {
+  const listed = JSON.parse(ip("-j", "-4", "addr", "show").toString("utf8")) as {
+    addr_info?: { local?: string }[];
+  }[];
+  const inUse = listed.flatMap((link) => (link.addr_info ?? []).map((a) => a.local ?? ""));
+  const first = randomInt(250);
+  for (let step = 0; step < 250; step++) {
+    const n = (first + step) % 250;
+    const subnet = `10.251.${n}`;
+    if (inUse.some((address) => address.startsWith(`${subnet}.`))) continue;
+    const bridge = `svc-hosts-${n}`;
+    try {
+      ip("link", "add", bridge, "type", "bridge");
+      return { subnet, bridge };
+    } catch (error) {
+      // Another cluster's: the next /24.
+      if (!/File exists/.test(String((error as { stderr?: Buffer }).stderr ?? ""))) throw error;
+    }
+  }
+  throw new Error("no free /24 in 10.251.0.0/16 for a cluster's bridge");
+}
 
 export async function createCluster(options: {
   databaseUrl: string;
@@ -56,8 +86,6 @@ export async function createCluster(options: {
   onLog?: (host: string, line: string) => void;
 }): Promise<Cluster> {
   const tag = randomBytes(2).toString("hex");
-  const subnet = `10.251.${randomBytes(1)[0] % 250}`;
-  const bridge = `svhb${tag}`;
   const cleanups: (() => unknown)[] = [];
   const hosts: ClusterHost[] = [];
 
@@ -94,7 +122,7 @@ export async function createCluster(options: {
     await admin(`CREATE SCHEMA ${schema}`);
     cleanups.push(() => admin(`DROP SCHEMA ${schema} CASCADE`));
 
-    ip("link", "add", bridge, "type", "bridge");
+    const { subnet, bridge } = claimSubnet();
     cleanups.push(() => ip("link", "del", bridge));
     ip("addr", "add", `${subnet}.1/24`, "dev", bridge);
     ip("link", "set", bridge, "up");

@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { readSseStream } from "@svc/contract";
 import {
   createSandboxImage,
   deleteSandboxImage,
@@ -18,19 +17,11 @@ import {
   listSandboxImages,
 } from "tensorlake";
 import { controlApi } from "../api.testing.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
+import { runInTemplate } from "../sandboxes/template-sandbox.testing.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "tar",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const TIMEOUT_MS = 600_000;
@@ -87,37 +78,13 @@ describe("the official SDK's image builder against this server", { skip }, () =>
     assert.deepEqual(template.config.env, { SDK_VAR: "from-env" });
     assert.equal(template.config.working_dir, "/work");
 
-    const created = await call("POST", "/sandboxes", {
-      template_id: "sdk-built",
-      resources: { cpus: 0.5, memory_mb: 512 },
-    });
-    assert.equal(created.status, 200, created.text);
-    const id = created.json.sandbox_id;
-    try {
-      let sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      const deadline = Date.now() + TIMEOUT_MS;
-      while (sandbox.status === "pending" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      }
-      assert.equal(sandbox.status, "running", JSON.stringify(sandbox));
-      const run = await fetch(`${sandbox.sandbox_url}/api/v1/processes/run`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          command: "sh",
-          args: ["-c", 'cat /built.txt hello.txt; pwd; echo "$SDK_VAR"'],
-        }),
-      });
-      const lines: string[] = [];
-      for await (const message of readSseStream(run.body as unknown as AsyncIterable<Uint8Array>)) {
-        const event = JSON.parse(message.data);
-        if (typeof event.line === "string") lines.push(event.line);
-      }
-      assert.deepEqual(lines, ["built by the sdk", "hello from the context", "/work", "from-env"]);
-    } finally {
-      await call("DELETE", `/sandboxes/${id}`);
-    }
+    assert.equal(
+      await runInTemplate(server, "sdk-built", 'cat /built.txt hello.txt; pwd; echo "$SDK_VAR"', {
+        user: null,
+        timeoutMs: TIMEOUT_MS,
+      }),
+      "built by the sdk\nhello from the context\n/work\nfrom-env\n",
+    );
     const live = (await call("GET", "/sandboxes")).json.sandboxes.filter(
       (s: { status: string }) => s.status !== "terminated",
     );

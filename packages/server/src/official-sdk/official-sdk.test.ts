@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { type Pty, Sandbox, SandboxClient, SandboxError, StdinMode } from "tensorlake";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_SECS = 300;

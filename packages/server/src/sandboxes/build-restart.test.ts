@@ -4,102 +4,42 @@
  * sandbox, which the restart had adopted still running. The server is the real CLI in a child process.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readSseStream, type TemplateBuild } from "@svc/contract";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
-import { TEST_IMAGES_DIR } from "../testing.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
+import {
+  removeDataDir,
+  type ServerProcess,
+  serverDataDir,
+  startServerProcess,
+  stopServerProcess,
+} from "../server-process.testing.ts";
 import { contextTar } from "./context-tar.testing.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "tar",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const TIMEOUT_MS = 600_000;
-const CLI_MAIN = join(REPO_ROOT, "packages", "cli", "src", "main.ts");
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-}
-
-/** `svc server` on free ports and `dataDir`; resolves once it prints its URL. */
-function startServerProcess(dataDir: string): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI_MAIN,
-      "server",
-      ...["--port", "0", "--proxy-port", "0", "--data-dir", dataDir, "--log-level", "error"],
-      ...["--image-cache-dir", dirname(TEST_IMAGES_DIR)],
-    ],
-    { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
-    child.once("exit", (code, signal) => done(signal ?? code)),
-  );
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the server printed no URL in time: ${output}`));
-    }, TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-16_384);
-      const url = /control API on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url, exited });
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    exited.then((end) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${end}) before serving: ${output}`));
-    });
-  });
-}
 
 describe("a server killed mid-build ends the build failed and removes its build sandbox", { skip }, () => {
   let dataDir: string;
   let server: ServerProcess | undefined;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "svc-build-restart-"));
-    await mkdir(TEST_IMAGES_DIR, { recursive: true });
-    await symlink(TEST_IMAGES_DIR, join(dataDir, "images"));
+    dataDir = await serverDataDir("svc-build-restart-");
   });
 
   after(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill("SIGTERM");
-      const stopped = await Promise.race([server.exited, new Promise((r) => setTimeout(r, 15_000, "late"))]);
-      if (stopped === "late") server.child.kill("SIGKILL");
-      await server.exited;
-    }
-    if (!dataDir) return;
+    if (server) await stopServerProcess(server);
     // Whatever a failed test left on the host, removed as a restarted server would.
-    const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await removeDataDir(dataDir);
   });
 
   test("SIGKILL during a RUN step, then a restart", { timeout: TIMEOUT_MS * 2 }, async () => {
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, TIMEOUT_MS);
     const apiKey = (await readFile(join(dataDir, "api-key"), "utf8")).trim();
     const call = async (running: ServerProcess, method: string, path: string, body?: Uint8Array) => {
       const response = await fetch(`${running.url}${path}`, {
@@ -142,8 +82,8 @@ describe("a server killed mid-build ends the build failed and removes its build 
     assert.equal((await call(server, "GET", `/sandboxes/${builder}`)).json.status, "running");
 
     server.child.kill("SIGKILL");
-    assert.equal(await server.exited, "SIGKILL");
-    server = await startServerProcess(dataDir);
+    assert.equal((await server.exited).signal, "SIGKILL");
+    server = await startServerProcess(dataDir, TIMEOUT_MS);
 
     const build = (await call(server, "GET", `/template-builds/${buildId}`)).json as unknown as TemplateBuild;
     assert.equal(build.status, "failed");

@@ -8,20 +8,12 @@ import { after, before, describe, test } from "node:test";
 import { type BuildLogEvent, readSseStream, type TemplateBuild } from "@svc/contract";
 import { Client } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 import { contextTar } from "./context-tar.testing.ts";
+import { runInTemplate, settledRecord } from "./template-sandbox.testing.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "tar",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "tar"]);
 
 /** The first sandbox of a machine may wait for the default image build; a loaded machine is slow. */
 const BUILD_TIMEOUT_MS = 600_000;
@@ -77,36 +69,8 @@ describe("template builds", { skip }, () => {
   }
 
   /** Runs a script in a new sandbox of the template, as root unless `user` is null (the sandbox's default). */
-  async function runIn(templateName: string, script: string, user: string | null = "root"): Promise<string> {
-    const created = await call("POST", "/sandboxes", {
-      template_id: templateName,
-      resources: { cpus: 0.5, memory_mb: 512 },
-    });
-    assert.equal(created.status, 200, created.text);
-    const id = created.json.sandbox_id;
-    try {
-      const deadline = Date.now() + BUILD_TIMEOUT_MS;
-      let sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      while (sandbox.status === "pending" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      }
-      assert.equal(sandbox.status, "running", JSON.stringify(sandbox));
-      const run = await fetch(`${sandbox.sandbox_url}/api/v1/processes/run`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ command: "sh", args: ["-c", script], ...(user ? { user } : {}) }),
-      });
-      let out = "";
-      for await (const message of readSseStream(run.body as unknown as AsyncIterable<Uint8Array>)) {
-        const event = JSON.parse(message.data);
-        if (typeof event.line === "string") out += `${event.line}\n`;
-      }
-      return out;
-    } finally {
-      await call("DELETE", `/sandboxes/${id}`);
-    }
-  }
+  const runIn = (templateName: string, script: string, user: string | null = "root") =>
+    runInTemplate(server, templateName, script, { user, timeoutMs: BUILD_TIMEOUT_MS });
 
   const files = { Dockerfile: DOCKERFILE, "app/message.txt": "copied\n", "app/sub/deep.txt": "deep\n" };
 
@@ -172,11 +136,7 @@ describe("template builds", { skip }, () => {
         "built.txt",
       ]);
       const deadline = Date.now() + BUILD_TIMEOUT_MS;
-      let sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      while (sandbox.status === "pending" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        sandbox = (await call("GET", `/sandboxes/${id}`)).json;
-      }
+      const sandbox = await settledRecord(server, id, BUILD_TIMEOUT_MS);
       type Answer = {
         processes: { pid: number; command: string; args: string[]; status: string; exit_code: number }[];
         lines: string[];

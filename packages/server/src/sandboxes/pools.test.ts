@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { controlApi } from "../api.testing.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** Warm pools on real sandboxes: refill, claims at once with their mounts, max_containers, update, delete. */
 describe("warm pools", { skip }, () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { Client, type Sandbox } from "@svc/sdk";
 import { controlApi } from "../api.testing.ts";
 import { rootfsPaths } from "../executor/linux/disk.ts";
-import { missingPrerequisite, REPO_ROOT } from "../executor/linux/test-support.ts";
+import { missingPrerequisite, REPO_ROOT, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
 import { startTestServer, type TestServer } from "../testing.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
@@ -53,20 +53,26 @@ describe("suspend, resume and snapshots", { skip }, () => {
     const before = sandbox.record ?? (await sandbox.refresh());
     const counter = await sandbox.processes.start({
       command: "sh",
-      args: ["-c", "i=0; while true; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done"],
+      // Renamed into place: a read never sees the file truncated half-way through a write.
+      args: [
+        "-c",
+        "i=0; while true; do i=$((i+1)); echo $i > /tmp/count.new; mv /tmp/count.new /tmp/count; sleep 0.05; done",
+      ],
     });
     await sandbox.files.write("/tmp/kept.txt", "kept\n");
-    await new Promise((r) => setTimeout(r, 300));
-    const suspended = await call("POST", `/sandboxes/${sandbox.id}/suspend`);
-    assert.equal(suspended.status, 202);
-    assert.equal(suspended.json.status, "suspended");
-    assert.equal((await call("POST", `/sandboxes/${sandbox.id}/suspend`)).status, 200, "already suspended");
-    // The count stands still and no CPU is used while suspended.
     const countFile = join(
       rootfsPaths(join(server.dataDir, "sandboxes", sandbox.id)).upperDir,
       "tmp",
       "count",
     );
+    // Counting before it is suspended (a loaded machine may take a while to start the loop).
+    const counting = Date.now() + 60_000;
+    while (!existsSync(countFile) && Date.now() < counting) await new Promise((r) => setTimeout(r, 20));
+    const suspended = await call("POST", `/sandboxes/${sandbox.id}/suspend`);
+    assert.equal(suspended.status, 202);
+    assert.equal(suspended.json.status, "suspended");
+    assert.equal((await call("POST", `/sandboxes/${sandbox.id}/suspend`)).status, 200, "already suspended");
+    // The count stands still and no CPU is used while suspended.
     const frozenAt = Number(readFileSync(countFile, "utf8"));
     const cpu = cpuNanos(sandbox.id);
     await new Promise((r) => setTimeout(r, 500));
@@ -82,8 +88,13 @@ describe("suspend, resume and snapshots", { skip }, () => {
     assert.equal(resumed.json.status, "running");
     assert.equal(resumed.json.id, before.id);
     assert.equal(resumed.json.sandbox_url, before.sandbox_url);
-    await new Promise((r) => setTimeout(r, 300));
-    const after = Number(readFileSync(countFile, "utf8"));
+    // The first count after the resume: one more than where it stopped, not a restart from 1.
+    let after = frozenAt;
+    const deadline = Date.now() + 60_000;
+    while (after === frozenAt && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = Number(readFileSync(countFile, "utf8"));
+    }
     assert.ok(after > frozenAt && after < frozenAt + 40, `the count goes on from ${frozenAt}: ${after}`);
     const process = await sandbox.processes.get(counter.pid);
     assert.equal(process.status, "running", "the same process, not a new one");

@@ -1,38 +1,17 @@
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
-import { LocalExecutor } from "../executor/linux/local-executor.ts";
-import { missingPrerequisite } from "../executor/linux/test-support.ts";
-import { startTestServer, type TestServer } from "../testing.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "../executor/linux/test-support.ts";
+import { freePort, startTestServer, type TestServer } from "../testing.ts";
 
-function installed(file: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${file}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const skip =
-  missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]) ||
-  (["ssh", "scp", "sshpass"].every(installed) ? false : "needs openssh-client and sshpass");
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "ssh", "scp", "sshpass"]);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * The whole path in a real sandbox: the gateway enables the image's sshd, which runs unprivileged as svc-user
@@ -53,13 +32,7 @@ describe("SSH gateway into a sandbox of the local executor", { skip }, () => {
   after(async () => {
     await sandbox?.delete().catch(() => undefined);
     if (server) {
-      const executor = new LocalExecutor({
-        dataDir: server.dataDir,
-        cpuOvercommit: 1,
-        memoryOvercommit: 1,
-        log: () => {},
-      });
-      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+      await removeLeftovers(server.dataDir);
       await server.stop();
     }
     await rm(dir, { recursive: true, force: true });

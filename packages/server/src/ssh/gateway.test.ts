@@ -7,31 +7,11 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RunningDaemon } from "@svc/daemon";
 import { Client, type Sandbox } from "@svc/sdk";
+import { missingPrerequisite } from "../executor/linux/test-support.ts";
 import { startHostSandbox } from "../host-sandbox.testing.ts";
-import { startTestServer, type TestServer } from "../testing.ts";
+import { freePort, startTestServer, type TestServer } from "../testing.ts";
 
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function installed(file: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${file}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const missing = ["/usr/sbin/sshd", "ssh", "scp", "sftp", "sshpass"].filter((f) => !installed(f));
-const skip =
-  process.getuid?.() !== 0 || missing.length > 0
-    ? `needs root, openssh-server, openssh-client and sshpass (missing: ${missing.join(", ") || "root"})`
-    : false;
+const skip = missingPrerequisite(["/usr/sbin/sshd", "ssh", "scp", "sftp", "sshpass"]);
 
 interface Run {
   code: number;

@@ -10,10 +10,15 @@ import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { acquireFileLock, type FileLock } from "./file-lock.ts";
 import { defaultImageDir } from "./image.ts";
-import { LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite, REPO_ROOT, testImageRootfs } from "./test-support.ts";
+import {
+  missingPrerequisite,
+  REPO_ROOT,
+  removeLeftovers,
+  SANDBOX_TOOLS,
+  testImageRootfs,
+} from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes, more under load). */
 const FIRST_START_MS = 400_000;
@@ -41,13 +46,7 @@ describe("the built-in image: once per machine, with progress while it builds", 
     await lock?.release();
     for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
     for (const server of servers) {
-      const executor = new LocalExecutor({
-        dataDir: server.dataDir,
-        cpuOvercommit: 1,
-        memoryOvercommit: 1,
-        log: () => {},
-      });
-      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+      await removeLeftovers(server.dataDir);
       await server.stop();
     }
     if (cache) await rm(cache, { recursive: true, force: true });

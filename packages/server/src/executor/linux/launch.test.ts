@@ -18,11 +18,13 @@ import {
   createTestNetns,
   missingPrerequisite,
   REPO_ROOT,
+  SANDBOX_TOOLS,
   type TestCgroups,
   testImageRootfs,
 } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "mkfs.ext4", "debootstrap"]);
+// A process launched below the executor, in a network namespace of its own: no firewall, so no nft.
+const skip = missingPrerequisite(SANDBOX_TOOLS.filter((tool) => tool !== "nft"));
 
 /** Runs inside the sandbox as the "daemon" and prints what it sees as one JSON line. */
 const PROBE = String.raw`

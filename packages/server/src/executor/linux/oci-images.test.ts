@@ -23,9 +23,9 @@ import {
   type Registry,
   startRegistry,
 } from "./registry-testbed.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, REGISTRY_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["docker-registry", "skopeo", "umoci", "htpasswd"]);
+const skip = missingPrerequisite(REGISTRY_TOOLS);
 
 describe("OCI images from a registry on loopback", { skip }, () => {
   let registry: Registry;

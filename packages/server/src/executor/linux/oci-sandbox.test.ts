@@ -6,21 +6,14 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox, SvcError } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
-import { LocalExecutor } from "./local-executor.ts";
 import { parseLdd } from "./node-runtime.ts";
 import { pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, REGISTRY_TOOLS, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
+// Its sandboxes start from OCI images: no default image, so no debootstrap.
 const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "nft",
-  "mkfs.ext4",
-  "docker-registry",
-  "skopeo",
-  "umoci",
-  "htpasswd",
+  ...SANDBOX_TOOLS.filter((tool) => tool !== "debootstrap"),
+  ...REGISTRY_TOOLS,
   "busybox",
 ]);
 
@@ -116,13 +109,7 @@ describe("sandboxes from OCI images through the API", { skip }, () => {
   after(async () => {
     for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
     if (server) {
-      const executor = new LocalExecutor({
-        dataDir: server.dataDir,
-        cpuOvercommit: 1,
-        memoryOvercommit: 1,
-        log: () => {},
-      });
-      for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+      await removeLeftovers(server.dataDir);
       await server.stop();
     }
     await registry?.stop();

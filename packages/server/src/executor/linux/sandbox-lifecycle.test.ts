@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT, killAll } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
 import { answerAddresses, buildQuery, parseAnswers } from "./dns-message.ts";
-import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf, LocalExecutor } from "./local-executor.ts";
+import { DAEMON_ENV, DAEMON_SPOOL_DIR, hostResourcesOf } from "./local-executor.ts";
 import { addressesOf, netnsPath, runTool } from "./network.ts";
 import {
   FAKE_DESTINATIONS,
@@ -21,9 +21,9 @@ import {
   startFakeInternet,
   startInNetns,
 } from "./network-testbed.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
@@ -84,13 +84,7 @@ describe("sandbox lifecycle with the local executor", { skip }, () => {
     for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
     if (!server) return;
     // Whatever a failed test left: the executor's own cleanup, from the data dir.
-    const executor = new LocalExecutor({
-      dataDir: server.dataDir,
-      cpuOvercommit: 1,
-      memoryOvercommit: 1,
-      log: () => {},
-    });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await removeLeftovers(server.dataDir);
     await server.stop();
   });
 

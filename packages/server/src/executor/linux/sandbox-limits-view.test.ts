@@ -4,20 +4,9 @@ import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { daemonReserve } from "./cgroup.ts";
-import { LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite([
-  "bwrap",
-  "nsenter",
-  "setpriv",
-  "ip",
-  "nft",
-  "mkfs.ext4",
-  "debootstrap",
-  "lxcfs",
-  "taskset",
-]);
+const skip = missingPrerequisite([...SANDBOX_TOOLS, "lxcfs", "taskset"]);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
@@ -42,13 +31,7 @@ describe("a sandbox sees its own limits in /proc and nproc", { skip }, () => {
   after(async () => {
     await sandbox?.delete().catch(() => undefined);
     if (!server) return;
-    const executor = new LocalExecutor({
-      dataDir: server.dataDir,
-      cpuOvercommit: 1,
-      memoryOvercommit: 1,
-      log: () => {},
-    });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await removeLeftovers(server.dataDir);
     await server.stop();
   });
 

@@ -1,83 +1,26 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
-import { startTestServer, TEST_IMAGES_DIR, type TestServer } from "../../testing.ts";
+import {
+  removeDataDir,
+  type ServerProcess,
+  serverDataDir,
+  startServerProcess,
+  stopServerProcess,
+} from "../../server-process.testing.ts";
+import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
 import { listLeftovers } from "./disk.ts";
-import { hostResourcesOf, LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite, REPO_ROOT } from "./test-support.ts";
+import { hostResourcesOf } from "./local-executor.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
-const CLI_MAIN = join(REPO_ROOT, "packages", "cli", "src", "main.ts");
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** The server's stdout and stderr so far, for failure messages. */
-  output: () => string;
-}
-
-/** `svc server` on free ports and `dataDir`, as an operator runs it; resolves once it prints its URL. */
-function startServerProcess(dataDir: string): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...[
-          CLI_MAIN,
-          "server",
-          "--port",
-          "0",
-          "--proxy-port",
-          "0",
-          "--data-dir",
-          dataDir,
-          "--log-level",
-          "error",
-        ],
-        ...["--image-cache-dir", dirname(TEST_IMAGES_DIR)],
-      ],
-      { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-      child.once("exit", (code, signal) => done({ code, signal })),
-    );
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the server printed no URL within ${FIRST_START_MS} ms: ${output}`));
-    }, FIRST_START_MS);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-16_384);
-      const url = /control API on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        child.stdout?.removeListener("data", onData);
-        child.stdout?.on("data", (more: Buffer) => {
-          output = (output + more.toString("utf8")).slice(-16_384);
-        });
-        resolve({ child, url, exited, output: () => output });
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-16_384);
-    });
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before serving: ${output}`));
-    });
-  });
-}
 
 async function sigkill(server: ServerProcess): Promise<void> {
   server.child.kill("SIGKILL");
@@ -128,12 +71,6 @@ function daemonPidOf(id: string): number | undefined {
   return sandboxPids(id, "node")[0];
 }
 
-/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
-async function removeLeftovers(dataDir: string): Promise<void> {
-  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
-  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
-}
-
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -176,10 +113,7 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
   };
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "svc-restart-"));
-    // The shared image cache of the test servers (testing.ts): the default image is built once per machine.
-    await mkdir(TEST_IMAGES_DIR, { recursive: true });
-    await symlink(TEST_IMAGES_DIR, join(dataDir, "images"));
+    dataDir = await serverDataDir("svc-restart-");
   });
 
   after(async () => {
@@ -196,14 +130,9 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
           .then((s) => s.delete())
           .catch(() => undefined);
       }
-      server.child.kill("SIGTERM");
-      const stopped = await Promise.race([server.exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (!stopped) server.child.kill("SIGKILL");
-      await server.exited;
+      await stopServerProcess(server, 10_000);
     }
-    if (!dataDir) return;
-    await removeLeftovers(dataDir);
-    await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await removeDataDir(dataDir);
   });
 
   test("killed while two sandboxes run and a third is being created: the two are adopted, the third runs", {
@@ -215,7 +144,7 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     await bystander.waitUntilRunning({ timeoutMs: FIRST_START_MS });
     const bystanderDaemon = daemonPidOf(bystander.id);
 
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, FIRST_START_MS);
     let client = await clientOf(server);
     const created: Sandbox[] = [];
     for (let i = 0; i < 2; i++) {
@@ -252,7 +181,7 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
       assert.equal(daemonPidOf(sandbox.id), daemonPids.get(sandbox.id));
     }
 
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, FIRST_START_MS);
     client = await clientOf(server);
     for (const sandbox of [first, second]) {
       const adopted = await client.sandboxes.get(sandbox.id);
@@ -325,7 +254,7 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     remember(warm);
 
     await sigkill(server);
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, FIRST_START_MS);
     client = await clientOf(server);
     const again = await client.sandboxes.get(sandbox.id);
     assert.equal(again.record?.status, "suspended", server.output());
@@ -344,6 +273,44 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     for (const id of [sandbox.id, warm]) await (await client.sandboxes.get(id)).delete();
     await client.pools.delete(pool_id);
     for (const id of [sandbox.id, warm]) assert.deepEqual(await leftoversOf(id), [], `${id} left something`);
+  });
+
+  test("a sandbox whose daemon runs but does not answer at the restart is adopted, not ended", {
+    timeout: 120_000,
+  }, async () => {
+    assert.ok(server, "the server of the previous test runs");
+    let client = await clientOf(server);
+    const sandbox = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    made.set(sandbox.id, new Set());
+    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
+    remember(sandbox.id);
+    await sandbox.run("sh", { args: ["-c", "echo kept > /tmp/before"] });
+    await sigkill(server);
+
+    // A daemon too busy to answer (here: stopped) while the server restarts; its process is there all along.
+    const daemonPid = daemonPidOf(sandbox.id);
+    assert.ok(daemonPid, "the sandbox's daemon runs on the host");
+    process.kill(daemonPid, "SIGSTOP");
+    try {
+      server = await startServerProcess(dataDir, FIRST_START_MS);
+      client = await clientOf(server);
+      const record = (await client.sandboxes.get(sandbox.id)).record;
+      assert.equal(
+        record?.status,
+        "running",
+        `adopted, not ended: ${JSON.stringify(record)} ${server.output()}`,
+      );
+    } finally {
+      // Gone when the restart ended the sandbox (the failure above says so).
+      try {
+        process.kill(daemonPid, "SIGCONT");
+      } catch {}
+    }
+    const again = await client.sandboxes.get(sandbox.id);
+    assert.equal((await again.run("cat", { args: ["/tmp/before"] })).stdout, "kept\n");
+    assert.equal(daemonPidOf(sandbox.id), daemonPid, "the same daemon");
+    assert.equal((await again.delete()).status, "terminated");
+    assert.deepEqual(await leftoversOf(sandbox.id), []);
   });
 
   test("a sandbox whose daemon died while the server was down ends executor_lost, its resources removed", {
@@ -366,7 +333,7 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     );
     assert.ok((await leftoversOf(sandbox.id)).length > 0, "the dead sandbox still holds host resources");
 
-    server = await startServerProcess(dataDir);
+    server = await startServerProcess(dataDir, FIRST_START_MS);
     client = await clientOf(server);
     const record = (await client.sandboxes.get(sandbox.id)).record;
     assert.equal(record?.status, "terminated");

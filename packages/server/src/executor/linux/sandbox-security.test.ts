@@ -10,11 +10,10 @@ import { runtimeRoutes } from "@svc/contract";
 import { Client, type RunResult, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
-import { LocalExecutor } from "./local-executor.ts";
 import { addressesOf } from "./network.ts";
-import { missingPrerequisite, REPO_ROOT } from "./test-support.ts";
+import { missingPrerequisite, REPO_ROOT, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
@@ -141,13 +140,7 @@ describe("sandbox security, as the sandbox's default user", { skip }, () => {
     }
     for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
     if (!server) return;
-    const executor = new LocalExecutor({
-      dataDir: server.dataDir,
-      cpuOvercommit: 1,
-      memoryOvercommit: 1,
-      log: () => {},
-    });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await removeLeftovers(server.dataDir);
     await server.stop();
   });
 

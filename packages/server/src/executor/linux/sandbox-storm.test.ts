@@ -6,10 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
 import { cgroupLayout, DEFAULT_CGROUP_PARENT } from "./cgroup.ts";
-import { LocalExecutor } from "./local-executor.ts";
-import { missingPrerequisite } from "./test-support.ts";
+import { missingPrerequisite, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
-const skip = missingPrerequisite(["bwrap", "nsenter", "setpriv", "ip", "nft", "mkfs.ext4", "debootstrap"]);
+const skip = missingPrerequisite(SANDBOX_TOOLS);
 
 /** The first sandbox of a machine may wait for the default image build (1–2 minutes). */
 const FIRST_START_MS = 300_000;
@@ -43,13 +42,7 @@ describe("a sandbox outlives its own fork bomb and memory storm", { skip }, () =
   after(async () => {
     await sandbox?.delete().catch(() => undefined);
     if (!server) return;
-    const executor = new LocalExecutor({
-      dataDir: server.dataDir,
-      cpuOvercommit: 1,
-      memoryOvercommit: 1,
-      log: () => {},
-    });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await removeLeftovers(server.dataDir);
     await server.stop();
   });
 
@@ -198,13 +191,7 @@ describe("a daemon that runs but does not answer is given daemonUnresponsiveSecs
       await sandbox.delete().catch(() => undefined);
     }
     if (!server) return;
-    const executor = new LocalExecutor({
-      dataDir: server.dataDir,
-      cpuOvercommit: 1,
-      memoryOvercommit: 1,
-      log: () => {},
-    });
-    for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
+    await removeLeftovers(server.dataDir);
     await server.stop();
   });
 

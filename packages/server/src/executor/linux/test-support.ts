@@ -1,16 +1,17 @@
 /**
  * # test-support
  *
- * What the Linux executor's tests share: the rule for a missing prerequisite (CI=true: fail; otherwise skip
- * with a message); the cached default image (built once into `SVC_TEST_IMAGE_DIR` or `<repo>/.svc-test-cache`,
- * reused by later runs; older recipes' images removed); temporary cgroups and network namespaces that tests
- * create and remove themselves.
+ * What the sandbox tests share: the host tools they need and the rule for a missing one (CI=true: fail;
+ * otherwise skip with a message); the cached default image (built once into `SVC_TEST_IMAGE_DIR` or
+ * `<repo>/.svc-test-cache`, reused by later runs; older recipes' images removed); temporary cgroups and network
+ * namespaces that tests create and remove themselves.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ensureDefaultImage, removeUnusedImages } from "./image.ts";
+import { LocalExecutor } from "./local-executor.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url)).replace(/\/$/, "");
 
@@ -22,20 +23,45 @@ function hasTool(name: string): boolean {
 }
 
 /**
- * Why these tests cannot run here (not root, a tool missing), or undefined when they can. Throws instead when
- * CI=true: CI runs as root with everything installed, so a missing piece there is a failure.
+ * The host tools a test needs to start sandboxes of the default image: namespaces (bwrap, nsenter), the
+ * daemon's user (setpriv), the network (ip, nft), the root disk (mkfs.ext4) and the image build (debootstrap).
+ * A test file passes them to `missingPrerequisite` with whatever else it runs.
  */
-export function missingPrerequisite(tools: string[]): string | undefined {
+export const SANDBOX_TOOLS: readonly string[] = [
+  "bwrap",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "nft",
+  "mkfs.ext4",
+  "debootstrap",
+];
+
+/** The tools of the OCI image tests: the reference registry on loopback, its htpasswd, skopeo and umoci. */
+export const REGISTRY_TOOLS: readonly string[] = ["docker-registry", "skopeo", "umoci", "htpasswd"];
+
+/**
+ * Why these tests cannot run here (not root, a tool missing), or undefined when they can; a tool is a command
+ * name or an absolute path. Throws instead when CI=true: CI runs as root with everything scripts/install.sh
+ * installs, so a missing piece there is a failure, never a silent skip.
+ */
+export function missingPrerequisite(tools: readonly string[]): string | undefined {
   let reason: string | undefined;
   if (process.getuid?.() !== 0) reason = "needs root";
   else {
     const missing = tools.filter((t) => !hasTool(t));
     if (missing.length)
-      reason = `missing tools: ${missing.join(", ")} (apt-get install bubblewrap debootstrap …)`;
+      reason = `missing tools: ${missing.join(", ")} (scripts/install.sh test installs them)`;
   }
   if (reason && process.env.CI === "true") throw new Error(`CI=true and ${reason}`);
   if (reason) console.log(`# skipped: ${reason}`);
   return reason;
+}
+
+/** Whatever sandboxes of `dataDir` are left (a test failed half-way), removed the way a restarted server would. */
+export async function removeLeftovers(dataDir: string): Promise<void> {
+  const executor = new LocalExecutor({ dataDir, cpuOvercommit: 1, memoryOvercommit: 1, log: () => {} });
+  for (const id of await executor.leftovers()) await executor.stop(id).catch(() => undefined);
 }
 
 let image: Promise<string> | undefined;
