@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import { createCanvas } from "@napi-rs/canvas";
+import fontkit from "@pdf-lib/fontkit";
 import type { ParsingOptions } from "@svc/contract";
-import { type PDFPage, rgb } from "pdf-lib";
+import { PDFDict, PDFDocument, PDFName, type PDFPage, rgb } from "pdf-lib";
 import { markdownRows } from "../eval/facts.ts";
 import { plainWords } from "../eval/pdf-sets.ts";
 import { type ParseViews, parseDocument } from "../index.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { closePdf, openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
@@ -92,6 +96,110 @@ describe("pdf layout: text without a text layer on a digital page", () => {
   });
 });
 
+describe("pdf layout: text in pictures on text-dense pages", () => {
+  const body = [
+    "Ferry crossings rose by a tenth over the quarter while cargo through the harbour stayed level.",
+    "The new timetable adds an early boat on weekdays and a late one on Fridays and Saturdays.",
+    "Repairs to the north quay finished in May, two weeks ahead of the plan agreed with the council.",
+    "Passenger numbers on the island route doubled during the summer festival and stayed high after it.",
+  ];
+
+  /** A slide-like background covering the page: a dark banner whose words are part of the picture. */
+  async function backgroundPng(words: string): Promise<Buffer> {
+    const dpi = 150;
+    const canvas = createCanvas((PAGE_WIDTH / 72) * dpi, (PAGE_HEIGHT / 72) * dpi);
+    const c = canvas.getContext("2d");
+    c.fillStyle = "#f2f2f2";
+    c.fillRect(0, 0, canvas.width, canvas.height);
+    c.fillStyle = "#1d3557";
+    c.fillRect(0, 0, canvas.width, 200);
+    c.fillStyle = "#ffffff";
+    c.font = '52px "DejaVu Sans"';
+    c.fillText(words, 640, 150);
+    // A pale shape under the body text, as slide backgrounds have.
+    c.fillStyle = "#dddddd";
+    c.fillRect(80, 600, 300, 900);
+    return canvas.toBuffer("image/png");
+  }
+
+  test("words in a full-page background picture are read once, with the text layer's text over it", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const background = await pdf.embedPng(await backgroundPng("Harbour Summit 2026"));
+    page.drawImage(background, { x: 0, y: 0, width: PAGE_WIDTH, height: PAGE_HEIGHT });
+    drawParagraph(page, "Annual Report", { x: 30, top: 30, width: 250, font: fonts.bold, size: 22 });
+    body.forEach((text, i) => {
+      drawParagraph(page, text, { x: 72, top: 160 + i * 90, width: 468, font: fonts.regular, size: 14 });
+    });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["Harbour Summit 2026", ...body]);
+    for (const text of ["Annual Report", body[0]]) {
+      assert.equal(result.markdown.split(text).length - 1, 1, `${text} once in:\n${result.markdown}`);
+    }
+  });
+
+  test("a picture with words between paragraphs of a text-dense page is read in its place", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawParagraph(page, body.slice(0, 2).join(" "), {
+      x: 72,
+      top: 72,
+      width: 468,
+      font: fonts.regular,
+      size: 12,
+    });
+    const picture = await pdf.embedPng(
+      await textImage(["Quarterly Harbour Results"], { fontPt: 24, dpi: 150, widthIn: 6.5, heightIn: 1.2 }),
+    );
+    page.drawImage(picture, { x: 72, y: PAGE_HEIGHT - 180 - 86, width: 468, height: 86 });
+    drawParagraph(page, body.slice(2).join(" "), {
+      x: 72,
+      top: 300,
+      width: 468,
+      font: fonts.regular,
+      size: 12,
+    });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [body[0], "Quarterly Harbour Results", body[2]]);
+  });
+
+  test("a picture of a document (many rows of text) stays a figure on a text page, and is read on a sparse one", async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => `Line ${i + 1} of the scanned harbour notice`);
+    const image = await textImage(lines, { fontPt: 12, dpi: 150, widthIn: 6, heightIn: 3.2 });
+    const rowsOn = async (text: string) => {
+      const { pdf, fonts } = await newPdf();
+      const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+      drawParagraph(page, text, { x: 72, top: 72, width: 468, font: fonts.regular, size: 12 });
+      page.drawImage(await pdf.embedPng(image), { x: 72, y: 200, width: 432, height: 230 });
+      const doc = await openPdf(await pdfBytes(pdf));
+      try {
+        return (await extractPdfPage(doc, 1, { findImageText: true })).imageText ?? [];
+      } finally {
+        await closePdf(doc);
+      }
+    };
+    assert.deepEqual(await rowsOn(body.join(" ")), []);
+    assert.ok((await rowsOn("Notice")).length >= 8);
+  });
+
+  test("a picture without words (a chart) is not sent to OCR", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawParagraph(page, body.join(" "), { x: 72, top: 72, width: 468, font: fonts.regular, size: 12 });
+    page.drawImage(await pdf.embedPng(await chartPng(400, 200)), { x: 72, y: 200, width: 400, height: 200 });
+    const doc = await openPdf(await pdfBytes(pdf));
+    try {
+      const geometry = await extractPdfPage(doc, 1, { findImageText: true });
+      assert.equal(geometry.images.length, 1);
+      assert.deepEqual(geometry.imageText, []);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+});
+
 describe("pdf layout: glyphs without characters", () => {
   test("a title in a Type3 font without ToUnicode is read by OCR in its place; no stray characters", async () => {
     const { pdf, fonts } = await newPdf();
@@ -102,6 +210,35 @@ describe("pdf layout: glyphs without characters", () => {
 
     const result = await parsePdf(await pdfBytes(pdf));
     assertInOrder(result.markdown, ["HARBOUR", body]);
+    const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
+    assert.deepEqual(stray, [], result.markdown);
+  });
+});
+
+describe("pdf layout: CID glyphs known only by their ids", () => {
+  test("a title in a CID font without ToUnicode (a subset without cmap) is read whole by OCR in its place", async () => {
+    const { pdf, fonts } = await newPdf();
+    pdf.registerFontkit(fontkit);
+    const serif = await pdf.embedFont(readFileSync("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf"), {
+      subset: true,
+    });
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    // Glyph ids 9 to 13 (T, E, L, Y here) are codes pdf.js turns into spaces or drops: the word must still be whole.
+    page.drawText("HARBOUR QUARTERLY", { x: 72, y: PAGE_HEIGHT - 110, size: 30, font: serif });
+    const body = "Ferry crossings rose by a tenth over the quarter while cargo stayed level.";
+    drawParagraph(page, body, { x: 72, top: 200, width: 468, font: fonts.regular, size: 14 });
+    const saved = await PDFDocument.load(await pdfBytes(pdf));
+    let stripped = 0;
+    for (const [, object] of saved.context.enumerateIndirectObjects()) {
+      if (object instanceof PDFDict && object.get(PDFName.of("Subtype")) === PDFName.of("Type0")) {
+        object.delete(PDFName.of("ToUnicode"));
+        stripped++;
+      }
+    }
+    assert.equal(stripped, 1);
+
+    const result = await parsePdf(await saved.save());
+    assertInOrder(result.markdown, ["HARBOUR QUARTERLY", body]);
     const stray = [...result.markdown].filter((c) => c === "\uFFFD" || (/\p{Cc}/u.test(c) && c !== "\n"));
     assert.deepEqual(stray, [], result.markdown);
   });

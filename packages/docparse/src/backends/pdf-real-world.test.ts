@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
 import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { closePdf, openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 
 /**
@@ -100,6 +103,29 @@ describe("pdf layout on public pages", () => {
       { present: "Threaded nut core" },
       { before: ["styles and in various shapes and sizes", "the most common ranges in size for No. 6"] },
     ]);
+  });
+
+  test("a slide whose banner words are part of its full-page background: read, with the text on top", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "nasa-sed-scorecard-slide.pdf"), [
+      { present: "Summit" },
+      { present: "2011" },
+      { present: "Making IT" },
+      { present: "Virtual Machine Environment Scorecard" },
+      { before: ["2011", "Code 600: Sciences and Exploration Directorate (SED)"] },
+    ]);
+  });
+
+  test("a photo beside the text of a page is not taken for text (no OCR)", { skip: NO_CORPUS }, async () => {
+    const doc = await openPdf(
+      readFileSync(corpusPath("docling/tests/data", "pdf/sources/right_to_left_02.pdf")),
+    );
+    try {
+      const page = await extractPdfPage(doc, 1, { findImageText: true });
+      assert.ok(page.images.length > 0);
+      assert.deepEqual(page.imageText, []);
+    } finally {
+      await closePdf(doc);
+    }
   });
 
   test("a report's covers: text printed over the cover pictures is kept", { skip: NO_CORPUS }, async () => {

@@ -118,12 +118,26 @@ export async function summarizeFigureOffline(figure: FigureItem, evidence: Figur
   return sentences.join(" ");
 }
 
-/** The caption of a figure: its own, or a figure caption right before or after it on its page. */
+/**
+ * The caption of a figure: its own, or a figure caption right before or after it on its page. Text drawn on the
+ * figure itself (labels, a map's title read by OCR) is read next to it and is stepped over.
+ */
 export function figureCaption(model: DocumentModel, figure: FigureItem): string | null {
   if (figure.caption) return figure.caption;
   const index = model.items.indexOf(figure);
   const page = figure.prov[0]?.page;
-  for (const neighbour of [model.items[index + 1], model.items[index - 1]]) {
+  const area = figure.prov[0]?.bbox;
+  const onFigure = (item: DocumentModel["items"][number] | undefined) => {
+    const b = item?.prov[0]?.bbox;
+    if (!area || !b || item?.prov[0]?.page !== page || item.label === "figure_caption") return false;
+    const x = (b.x1 + b.x2) / 2;
+    const y = (b.y1 + b.y2) / 2;
+    return x >= area.x1 && x <= area.x2 && y >= area.y1 && y <= area.y2;
+  };
+  for (const step of [1, -1]) {
+    let at = index + step;
+    while (onFigure(model.items[at])) at += step;
+    const neighbour = model.items[at];
     if (neighbour?.label === "figure_caption" && neighbour.prov[0]?.page === page) return neighbour.text;
   }
   return null;

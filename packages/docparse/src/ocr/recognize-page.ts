@@ -8,7 +8,7 @@ import { OcrError } from "./ocr-error.ts";
 import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import { readUpright, turn } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
-import { type TsvPage, toRunsAndLines } from "./tsv.ts";
+import { type TsvPage, type TsvWord, toRunsAndLines } from "./tsv.ts";
 import type { Rotation, WordReader } from "./word-reader.ts";
 
 export type { ReadContext, WordReader } from "./word-reader.ts";
@@ -41,7 +41,10 @@ export async function recognizePage(
       const uprightPng = await turn(png, upright.rotation);
       const pixelRules = await rasterRules(uprightPng, 1, raster.ocrDpi);
       const rules = scaleRules(pixelRules, 72 / raster.ocrDpi);
-      const missed = await missedInk(uprightPng, upright.page, pixelRules);
+      // Rules shorter than half an inch are strokes of large type taken for rules: painting them out would cut
+      // the very letters the second pass is to read.
+      const longRules = pixelRules.filter((r) => Math.max(r.x2 - r.x1, r.y2 - r.y1) >= raster.ocrDpi / 2);
+      const missed = await missedInk(uprightPng, upright.page, longRules);
       if (missed) {
         const context = { language: upright.language, signal, sparse: true };
         const more = await reader.readWords(missed, raster.ocrDpi, context);
@@ -96,14 +99,46 @@ async function readPage(
 const MISSED_BLOCK_OFFSET = 10_000;
 /** Words of the sparse pass below this confidence are specks read as letters. */
 const MISSED_MIN_CONFIDENCE = 60;
+/** Words of the sparse pass less tall than this share of the first pass's median word are pieces of letters. */
+const MISSED_MIN_HEIGHT = 0.7;
 
 function withMissedWords(page: TsvPage, more: TsvPage): TsvPage {
-  const words = more.words
-    .filter((word) => word.conf >= MISSED_MIN_CONFIDENCE && /[\p{L}\p{N}]/u.test(word.text))
+  // Pieces of letters the first pass's word boxes did not quite cover (an accent, a tail) read as small letters.
+  const heights = page.words.map((word) => word.height).sort((a, b) => a - b);
+  const minHeight = heights.length > 0 ? heights[Math.floor(heights.length / 2)] * MISSED_MIN_HEIGHT : 0;
+  const words = digitsAmongNumbers(more.words)
+    .filter(
+      (word) =>
+        word.conf >= MISSED_MIN_CONFIDENCE && word.height >= minHeight && /[\p{L}\p{N}]/u.test(word.text),
+    )
     .map((word) => ({ ...word, block: word.block + MISSED_BLOCK_OFFSET }));
   if (words.length === 0) return page;
   const lines = more.lines.map((line) => ({ ...line, block: line.block + MISSED_BLOCK_OFFSET }));
   return { words: [...page.words, ...words], lines: [...page.lines, ...lines] };
+}
+
+/** Letters OCR reads for a lone digit of the same shape. */
+const DIGIT_SHAPES: Record<string, string> = { O: "0", o: "0", D: "0", l: "1", I: "1", "|": "1" };
+
+/**
+ * A lone letter shaped like a digit (O, l, I) on a line whose other words are all numbers is that digit: the
+ * second pass reads a table's lone cells, where `0` comes out as `O`.
+ */
+export function digitsAmongNumbers(words: readonly TsvWord[]): TsvWord[] {
+  const lineKey = (w: TsvWord) => `${w.block}/${w.paragraph}/${w.line}`;
+  const numeric = new Map<string, { numbers: number; others: number }>();
+  for (const w of words) {
+    const tally = numeric.get(lineKey(w)) ?? { numbers: 0, others: 0 };
+    if (/^[\d.,%()+-]*\d[\d.,%()+-]*$/.test(w.text)) tally.numbers++;
+    else tally.others++;
+    numeric.set(lineKey(w), tally);
+  }
+  return words.map((w) => {
+    const digit = DIGIT_SHAPES[w.text];
+    const tally = numeric.get(lineKey(w));
+    // The lone letter itself is the line's one word that is not a number.
+    return digit && tally && tally.numbers >= 2 && tally.others === 1 ? { ...w, text: digit } : w;
+  });
 }
 
 /**

@@ -63,6 +63,8 @@ export interface PageGeometry {
   drawings?: Box[];
   /** Open stroked paths with slanted segments, as points (the lines of line charts; PDF only). */
   polylines?: { x: number; y: number }[][];
+  /** Rows of text seen in the page's images that its text layer does not hold, to read by OCR (PDF only). */
+  imageText?: Box[];
   /** Barcodes and QR codes read on the page (parsing_options.barcode_detection). */
   barcodes?: { box: Box; text: string; format: string }[];
   /** Where the runs came from. */

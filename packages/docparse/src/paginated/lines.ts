@@ -90,8 +90,14 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   let current: TextRun[] = [];
   let band: Box = { x1: 0, y1: 0, x2: 0, y2: 0 };
   for (const run of sorted) {
-    // Half the smaller height shared: a raised superscript or a lowered subscript stays on its line.
-    if (current.length > 0 && box.verticalOverlap(band, run.box) >= 0.5) {
+    // Half the smaller height shared: a raised superscript or a lowered subscript stays on its line. The run must
+    // also meet the row's first run, so that a tall run (a big number in a banner) does not chain the line
+    // below into this one.
+    if (
+      current.length > 0 &&
+      box.verticalOverlap(band, run.box) >= 0.5 &&
+      Math.min(current[0].box.y2, run.box.y2) > Math.max(current[0].box.y1, run.box.y1)
+    ) {
       current.push(run);
       const y1 = Math.min(band.y1, run.box.y1);
       // Keep the band about the height of its runs: a tall run must not swallow the next line.

@@ -6,6 +6,7 @@ import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { imageTextRegions } from "./image-text.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
 
@@ -28,6 +29,8 @@ export interface ExtractOptions {
    * drop with `dropUnmapped`); by default they are dropped here.
    */
   keepUnmapped?: boolean;
+  /** Look in the page's images for rows of text the text layer does not hold (`imageText`, for OCR). */
+  findImageText?: boolean;
 }
 
 /**
@@ -68,6 +71,12 @@ export async function extractPdfPage(
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
     const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;
+    const textLayer = mapped.length > 0 && !invisible;
+    const size = { width: viewport.width, height: viewport.height };
+    const imageText =
+      options.findImageText && textLayer && graphics.images.length > 0
+        ? await imageTextRegions(page, ops, graphics, mapped, size)
+        : undefined;
     return {
       pageNumber,
       width: viewport.width,
@@ -78,10 +87,35 @@ export async function extractPdfPage(
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
-      textSource: mapped.length > 0 && !invisible ? "text-layer" : "none",
+      ...(imageText ? { imageText } : {}),
+      textSource: textLayer ? "text-layer" : "none",
       warnings: [],
     };
   } finally {
     page.cleanup();
   }
+}
+
+/**
+ * pdf.js keeps each font it translated, each glyph outline and each image shared between pages until the document
+ * is cleaned up (about 1 MB a page on reports): a thread reading a long PDF cleans up after this many pages, so
+ * memory stays bounded; the fonts of later pages are translated again.
+ */
+export const CLEANUP_EVERY_PAGES = 64;
+
+/** How a whole document's pages are read for its parse: unmapped glyphs kept for OCR, text in images looked for. */
+export const DOCUMENT_PAGE_OPTIONS: ExtractOptions = { keepUnmapped: true, findImageText: true };
+
+/** extractPdfPage as a parse reads a page, with a cleanup of the document after every CLEANUP_EVERY_PAGES `read`. */
+export async function extractCounted(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  read: { pages: number },
+): Promise<PageGeometry> {
+  const page = await extractPdfPage(doc, pageNumber, DOCUMENT_PAGE_OPTIONS);
+  if (++read.pages % CLEANUP_EVERY_PAGES === 0) {
+    // Memory only: a cleanup pdf.js refuses (a page still busy) leaves the caches for the next one.
+    await doc.cleanup().catch(() => {});
+  }
+  return page;
 }

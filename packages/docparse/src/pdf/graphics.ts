@@ -14,6 +14,8 @@ export interface PageGraphics {
   /** Filled or stroked rectangles too large to be rules (cell shading, frames); white fills are left out. */
   rects: Box[];
   images: ImagePlacement[];
+  /** Where each of `images` comes from: its paint operator's index and the matrix it is drawn under. */
+  imageDraws: ImageDraw[];
   /**
    * Boxes of text drawn invisibly, as an OCR layer over a scan draws it: render mode 3 or 7, a fully transparent
    * fill, or text under images painted after it when that is most of the page's text. Consecutive pieces on one
@@ -28,6 +30,12 @@ export interface PageGraphics {
   drawings: Box[];
   /** Open stroked straight-segment paths with a slanted segment (the lines of line charts), as their points. */
   polylines: Polyline[];
+}
+
+/** The paint operator of an image placement (an index into the operator list) and the unit square's matrix. */
+export interface ImageDraw {
+  op: number;
+  transform: Matrix;
 }
 
 /** The points of an open stroked path, in model coordinates, in drawing order. */
@@ -124,6 +132,7 @@ class Collector {
   readonly rects: Box[] = [];
   readonly images: ImagePlacement[] = [];
   readonly imageOps: number[] = [];
+  readonly imageMatrices: Matrix[] = [];
   readonly drawings: Box[] = [];
   readonly polylines: Polyline[] = [];
   readonly invisible: TextPiece[] = [];
@@ -333,10 +342,12 @@ class Collector {
         1
     ) {
       this.imageOps[this.imageOps.length - 1] = op;
+      this.imageMatrices[this.imageMatrices.length - 1] = m;
       return;
     }
     this.images.push({ box: b });
     this.imageOps.push(op);
+    this.imageMatrices.push(m);
   }
 }
 
@@ -753,6 +764,7 @@ function collected(c: Collector): PageGraphics {
     rules: joinRules(c.rules),
     rects: c.rects,
     images: c.images,
+    imageDraws: c.imageOps.map((op, k) => ({ op, transform: c.imageMatrices[k] })),
     invisibleText: joinLine(c.invisible),
     invisibleGlyphs: c.invisibleGlyphs,
     visibleGlyphs: c.visibleGlyphs,

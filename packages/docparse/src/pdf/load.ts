@@ -16,7 +16,8 @@ import { layoutPage, type PageLayout } from "../paginated/layout.ts";
 import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
 import { detectSignatures } from "../paginated/signatures.ts";
 import { tableStage } from "../paginated/tables-stage.ts";
-import { extractPdfPage, pageFrame } from "./extract.ts";
+import { pageFrame } from "./extract.ts";
+import { extractPages } from "./extract-pages.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
@@ -99,8 +100,8 @@ function blank(page: PageGeometry): boolean {
 }
 
 /**
- * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, text in images on a
- * sparse page) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
+ * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, rows of text in its
+ * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
  */
 async function withUnreadText(
   doc: PDFDocumentProxy,
@@ -152,17 +153,17 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
   const doc = await openPdf(input.bytes);
   try {
     const wanted = new Set(requestedPages(input.pageRange, doc.numPages));
+    const numbers = Array.from({ length: doc.numPages }, (_, i) => i + 1);
+    let geometry = await extractPages(
+      doc,
+      input.bytes,
+      numbers.filter((n) => wanted.has(n)),
+    );
+    const extracted = new Map(geometry.map((page) => [page.pageNumber, page]));
     const pages: ModelPage[] = [];
-    let geometry: PageGeometry[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      if (wanted.has(n)) {
-        const page = await extractPdfPage(doc, n, { keepUnmapped: true });
-        geometry.push(page);
-        pages.push({ pageNumber: n, size: { width: page.width, height: page.height } });
-      } else {
-        const frame = await pageFrame(doc, n);
-        pages.push({ pageNumber: n, size: { width: frame.width, height: frame.height } });
-      }
+    for (const n of numbers) {
+      const { width, height } = extracted.get(n) ?? (await pageFrame(doc, n));
+      pages.push({ pageNumber: n, size: { width, height } });
     }
     // Pages without a usable text layer (scans, or an invisible OCR layer) are rendered and read by OCR; with
     // barcode_detection every page is rendered and searched for codes.

@@ -13,6 +13,23 @@ test("a run of private-use or replacement characters is garbled; ordinary text a
   assert.equal(garbledRun(textRun("\uE001", { x1: 0, y1: 0, x2: 30, y2: 10 })), false);
 });
 
+test("a garbled run's region reaches along its line over the unmapped rest of its word, not over readable text", () => {
+  // pdf.js split the word where a glyph id became a space: a garbled run, a gap, a lone unmapped glyph.
+  const head = textRun("\uFFFD".repeat(12), { x1: 72, y1: 84, x2: 362, y2: 119 }, { unmapped: true });
+  const tail = textRun("\uFFFD", { x1: 407, y1: 84, x2: 432, y2: 119 }, { unmapped: true });
+  const after = textRun("Ferry", { x1: 470, y1: 90, x2: 520, y2: 115 });
+  const unread = unreadText(pageGeometry({ runs: [head, tail, after] }));
+  assert.deepEqual([...unread.garbled], [head, tail]);
+  const reach = {
+    x1: Math.min(...unread.regions.map((r) => r.x1)),
+    x2: Math.max(...unread.regions.map((r) => r.x2)),
+  };
+  assert.ok(reach.x1 < 72 && reach.x2 === 470, JSON.stringify(unread.regions));
+  // A lone unmapped glyph with no garbled run near it (a bullet of a symbol font) is left alone.
+  const bullet = textRun("\uFFFD", { x1: 72, y1: 300, x2: 78, y2: 310 }, { unmapped: true });
+  assert.deepEqual(unreadText(pageGeometry({ runs: [bullet, after] })).regions, []);
+});
+
 test("glyph outlines in a row are a region; a lone shape, or one under text, is not", () => {
   const glyphs = [0, 1, 2, 3, 4, 5].map((i) => ({ x1: 100 + i * 9, y1: 100, x2: 107 + i * 9, y2: 112 }));
   const lone = { x1: 300, y1: 300, x2: 310, y2: 310 };
@@ -25,28 +42,30 @@ test("glyph outlines in a row are a region; a lone shape, or one under text, is 
   assert.ok(regions[0].x1 <= 100 && regions[0].x2 >= 152 && regions[0].y1 <= 100 && regions[0].y2 >= 112);
 });
 
-test("images are read only on a sparse page, and only where no text-layer text lies on them", () => {
-  const image = { box: { x1: 50, y1: 50, x2: 550, y2: 150 } };
-  const labelled = { box: { x1: 50, y1: 200, x2: 550, y2: 300 } };
-  const label = textRun("Caption on the picture", { x1: 100, y1: 240, x2: 300, y2: 252 });
-  const sparse = pageGeometry({ runs: [label], images: [image, labelled] });
-  assert.deepEqual(unreadText(sparse).regions, [image.box]);
-  const dense = pageGeometry({
-    runs: [
-      label,
-      ...Array.from({ length: 10 }, (_, i) =>
-        textRun("x".repeat(40), { x1: 50, y1: 400 + i * 12, x2: 500, y2: 410 + i * 12 }),
-      ),
-    ],
-    images: [image],
-  });
-  assert.deepEqual(unreadText(dense).regions, []);
+test("rows of text found in images are regions, on sparse and dense pages, unless text-layer text lies on them", () => {
+  const row = { x1: 60, y1: 60, x2: 300, y2: 90 };
+  const labelled = { x1: 60, y1: 200, x2: 300, y2: 230 };
+  const label = textRun("Caption on the picture", { x1: 100, y1: 210, x2: 280, y2: 222 });
+  const body = Array.from({ length: 10 }, (_, i) =>
+    textRun("x".repeat(40), { x1: 50, y1: 400 + i * 12, x2: 500, y2: 410 + i * 12 }),
+  );
+  const image = { box: { x1: 50, y1: 50, x2: 550, y2: 300 } };
+  for (const runs of [[label], [label, ...body]]) {
+    const page = pageGeometry({ runs, images: [image], imageText: [row, labelled] });
+    assert.deepEqual(unreadText(page).regions, [{ x1: 58, y1: 58, x2: 302, y2: 92 }]);
+  }
+  // An image in which no row of text was seen is not read, however sparse the page.
+  assert.deepEqual(unreadText(pageGeometry({ runs: [label], images: [image], imageText: [] })).regions, []);
 });
 
 test("withOcrWords adds confident words inside the regions that cover no text-layer run, and drops garbled runs", () => {
   const kept = textRun("Ferry", { x1: 100, y1: 300, x2: 140, y2: 312 });
   const garbled = textRun("\uE001\uE002\uE003", { x1: 100, y1: 400, x2: 140, y2: 412 });
-  const page = pageGeometry({ runs: [kept, garbled], images: [{ box: { x1: 0, y1: 0, x2: 600, y2: 120 } }] });
+  const page = pageGeometry({
+    runs: [kept, garbled],
+    images: [{ box: { x1: 0, y1: 0, x2: 600, y2: 120 } }],
+    imageText: [{ x1: 40, y1: 40, x2: 300, y2: 90 }],
+  });
   const unread = unreadText(page);
   const words = [
     word("Quarterly", { x1: 50, y1: 50, x2: 150, y2: 80 }),

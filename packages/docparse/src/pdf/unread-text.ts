@@ -3,8 +3,9 @@ import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 
 /**
  * Text a digital page shows but its text layer does not hold: glyphs drawn as vector outlines, a font whose
- * glyphs map to no characters (Type3 without a usable ToUnicode), and text inside images on a page with little
- * text of its own (a slide's title banner). Each is a region of the page to read by OCR.
+ * glyphs map to no characters (Type3 or CID fonts without a usable ToUnicode), and rows of text inside images (a
+ * slide's title banner, words in a full-page background; found by image-text.ts). Each is a region of the page
+ * to read by OCR.
  */
 export interface UnreadText {
   regions: Box[];
@@ -12,10 +13,6 @@ export interface UnreadText {
   garbled: Set<TextRun>;
 }
 
-/** A page with fewer text-layer characters than this is sparse: its images may carry its text. */
-const SPARSE_PAGE_CHARS = 300;
-/** Images smaller than this (points, each side) hold no text worth reading. */
-const MIN_IMAGE_SIDE = 24;
 /** Glyph outlines: heights of type, and how many on one baseline make a line of text. */
 const GLYPH_HEIGHT = { min: 3, max: 48 };
 const GLYPHS_PER_LINE = 6;
@@ -42,12 +39,29 @@ export function garbledRun(run: TextRun): boolean {
   return chars.filter(notText).length * 2 >= chars.length;
 }
 
+/** A run holding nothing but glyphs that map to no character (U+FFFD). */
+function unmappedOnly(run: TextRun): boolean {
+  const chars = run.text.replace(/\s+/g, "");
+  return chars.length > 0 && /^\uFFFD+$/u.test(chars);
+}
+
 /** The regions of a text-layer page to read by OCR, and the runs OCR replaces. */
 export function unreadText(page: PageGeometry): UnreadText {
   const garbled = new Set(page.runs.filter(garbledRun));
+  // A short run of the same unmapped glyphs on the line of a garbled one is the rest of its word (pdf.js split it
+  // where a glyph code became a space).
+  for (const run of page.runs) {
+    if (garbled.has(run) || !unmappedOnly(run)) continue;
+    const near = [...garbled].some(
+      (g) =>
+        box.verticalOverlap(g.box, run.box) >= 0.5 &&
+        Math.max(g.box.x1 - run.box.x2, run.box.x1 - g.box.x2) <= box.height(g.box) * GARBLED_REACH,
+    );
+    if (near) garbled.add(run);
+  }
   const readable = page.runs.filter((run) => !garbled.has(run));
   const holdsText = (region: Box) => readable.some((run) => box.containsCenter(region, run.box));
-  const regions: Box[] = [...garbled].map((run) => grown(run.box, 2));
+  const regions: Box[] = [...garbled].map((run) => alongLine(grown(run.box, 2), readable));
 
   // Glyph outlines: glyph-sized paths several to a baseline, where the text layer has nothing.
   const glyphs = (page.drawings ?? []).filter((d) => {
@@ -58,16 +72,29 @@ export function unreadText(page: PageGeometry): UnreadText {
     if (line.length >= GLYPHS_PER_LINE) regions.push(grown(box.union(line), 2));
   }
 
-  // Images on a sparse page that no text-layer text lies on.
-  const chars = readable.reduce((n, run) => n + run.text.trim().length, 0);
-  if (chars < SPARSE_PAGE_CHARS) {
-    for (const image of page.images) {
-      const b = clipped(image.box, page);
-      if (box.width(b) < MIN_IMAGE_SIDE || box.height(b) < MIN_IMAGE_SIDE || holdsText(b)) continue;
-      regions.push(b);
-    }
-  }
+  // Rows of text in images, where no text-layer text lies.
+  for (const row of page.imageText ?? []) if (!holdsText(row)) regions.push(grown(row, 2));
   return { regions, garbled };
+}
+
+/**
+ * How far, in line heights, a garbled run's region reaches along its line. pdf.js turns glyph codes 9 to 13 of a
+ * font without characters (glyph ids of a CID font, codes of a Type3 font) into spaces, or drops them at the end
+ * of a line, so the garbled runs of one word can stop short of its last letters.
+ */
+const GARBLED_REACH = 2;
+
+/** The region widened along its line by GARBLED_REACH line heights, up to the nearest readable run on the line. */
+function alongLine(region: Box, readable: readonly TextRun[]): Box {
+  const reach = box.height(region) * GARBLED_REACH;
+  let x1 = region.x1 - reach;
+  let x2 = region.x2 + reach;
+  for (const run of readable) {
+    if (box.verticalOverlap(run.box, region) < 0.5) continue;
+    if (run.box.x2 <= region.x1) x1 = Math.max(x1, run.box.x2);
+    else if (run.box.x1 >= region.x2) x2 = Math.min(x2, run.box.x1);
+  }
+  return { ...region, x1, x2 };
 }
 
 /** Boxes sharing a bottom edge (within a point) and following each other closely along it: lines of glyphs. */

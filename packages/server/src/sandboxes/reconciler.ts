@@ -3,7 +3,7 @@ import type { SchedulerSettings } from "./scheduler-options.ts";
 import { LIVE_STATUSES } from "./status.ts";
 
 /**
- * After a restart: running sandboxes of this executor that still answer are adopted, the others end
+ * After a restart: running sandboxes of this executor that still answer (or whose daemon still runs) are adopted, the others end
  * terminated with a reason; sandboxes that were being started are cleaned up and queued again; snapshots the
  * restart interrupted end failed; anything on the host that belongs to no live sandbox is removed.
  */
@@ -31,7 +31,14 @@ export async function reconcile(settings: SchedulerSettings): Promise<void> {
         address: row.address,
         netIndex: row.netIndex,
       }));
-    if (alive) {
+    // A daemon whose process still runs but does not answer in time (a storm in the sandbox, a loaded host) is
+    // busy, not gone: it is adopted, and liveness gives it daemonUnresponsiveSecs like any busy daemon.
+    const busy =
+      !alive &&
+      row.containerId !== null &&
+      ((await executor.daemonRunning?.(row.id).catch(() => false)) ?? false);
+    if (busy) log("adopting a sandbox whose daemon runs but did not answer", { sandbox: row.id });
+    if (alive || busy) {
       keep.add(row.id);
       if (row.status === "suspended" || row.status === "suspending") {
         await executor.freeze(row.id);

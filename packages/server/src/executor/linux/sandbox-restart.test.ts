@@ -275,6 +275,44 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     for (const id of [sandbox.id, warm]) assert.deepEqual(await leftoversOf(id), [], `${id} left something`);
   });
 
+  test("a sandbox whose daemon runs but does not answer at the restart is adopted, not ended", {
+    timeout: 120_000,
+  }, async () => {
+    assert.ok(server, "the server of the previous test runs");
+    let client = await clientOf(server);
+    const sandbox = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
+    made.set(sandbox.id, new Set());
+    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
+    remember(sandbox.id);
+    await sandbox.run("sh", { args: ["-c", "echo kept > /tmp/before"] });
+    await sigkill(server);
+
+    // A daemon too busy to answer (here: stopped) while the server restarts; its process is there all along.
+    const daemonPid = daemonPidOf(sandbox.id);
+    assert.ok(daemonPid, "the sandbox's daemon runs on the host");
+    process.kill(daemonPid, "SIGSTOP");
+    try {
+      server = await startServerProcess(dataDir, FIRST_START_MS);
+      client = await clientOf(server);
+      const record = (await client.sandboxes.get(sandbox.id)).record;
+      assert.equal(
+        record?.status,
+        "running",
+        `adopted, not ended: ${JSON.stringify(record)} ${server.output()}`,
+      );
+    } finally {
+      // Gone when the restart ended the sandbox (the failure above says so).
+      try {
+        process.kill(daemonPid, "SIGCONT");
+      } catch {}
+    }
+    const again = await client.sandboxes.get(sandbox.id);
+    assert.equal((await again.run("cat", { args: ["/tmp/before"] })).stdout, "kept\n");
+    assert.equal(daemonPidOf(sandbox.id), daemonPid, "the same daemon");
+    assert.equal((await again.delete()).status, "terminated");
+    assert.deepEqual(await leftoversOf(sandbox.id), []);
+  });
+
   test("a sandbox whose daemon died while the server was down ends executor_lost, its resources removed", {
     timeout: 120_000,
   }, async () => {

@@ -1,0 +1,46 @@
+import { parentPort } from "node:worker_threads";
+import type { PageGeometry } from "../paginated/geometry.ts";
+import { extractCounted } from "./extract.ts";
+import { closePdf, openPdf } from "./open.ts";
+
+/**
+ * The body of a page extraction helper thread (extract-pages.ts): opens its own copy of a PDF and reads its pages
+ * from the last one backwards, while the parsing thread reads from the first one, until together they have taken
+ * them all (the counter they share), posting each page's geometry.
+ */
+
+export interface ExtractTask {
+  bytes: Uint8Array;
+  pages: number[];
+  counter: Int32Array;
+}
+
+export type ExtractReply =
+  | { kind: "page"; index: number; page: PageGeometry }
+  | { kind: "done" }
+  | { kind: "error"; message: string };
+
+const port = parentPort;
+if (!port) throw new Error("extract-thread.ts runs as a worker thread");
+
+port.on("message", async (task: ExtractTask) => {
+  const reply = (message: ExtractReply) => port.postMessage(message);
+  try {
+    const doc = await openPdf(task.bytes);
+    const read = { pages: 0 };
+    try {
+      for (let index = task.pages.length - 1; Atomics.add(task.counter, 0, 1) < task.pages.length; index--) {
+        reply({
+          kind: "page",
+          index,
+          page: await extractCounted(doc, task.pages[index], read),
+        });
+      }
+    } finally {
+      await closePdf(doc);
+    }
+    reply({ kind: "done" });
+  } catch (error) {
+    reply({ kind: "error", message: error instanceof Error ? error.message : String(error) });
+  }
+});
