@@ -1,5 +1,6 @@
 import { ServiceError } from "@svc/contract";
 import type { ControlOp } from "../hosts/relay.ts";
+import { removeFromHost } from "./cleanup.ts";
 import { ClusterPlacement } from "./cluster-placement.ts";
 import { Liveness } from "./liveness.ts";
 import { LiveOperations } from "./operations.ts";
@@ -10,9 +11,6 @@ import type { Ending, SchedulerOptions, SchedulerSettings } from "./scheduler-op
 import { SingleHostPlacement } from "./single-host-placement.ts";
 import { Starts } from "./starts.ts";
 import { LIVE_STATUSES } from "./status.ts";
-
-/** How many times an ended sandbox's removal from the host is tried before it is left to the next start. */
-const STOP_ATTEMPTS = 3;
 
 export type { MountResolution } from "./mount-resolution.ts";
 export type { ClusterScheduling, SchedulerOptions } from "./scheduler-options.ts";
@@ -231,29 +229,10 @@ export class Scheduler {
       // Frozen processes take a kill only once thawed (on hosts without cgroup.kill).
       if (row.status !== "pending" && row.status !== "running")
         await executor.thaw(row.id).catch(() => undefined);
-      await this.#removeFromHost(row.id);
+      await removeFromHost(executor, row.id, this.#o.log);
     }
     this.wake();
     return ended;
-  }
-
-  /**
-   * Removes an ended sandbox from this host, trying again when a step fails (a kill that timed out on a loaded
-   * host): each step of the executor's stop is idempotent. What still fails is logged; the next start's
-   * reconciliation removes it (its directory is the record of what is left).
-   */
-  async #removeFromHost(id: string): Promise<void> {
-    const { executor, log } = this.#o;
-    for (let attempt = 1; executor; attempt++) {
-      try {
-        await executor.stop(id);
-        return;
-      } catch (error) {
-        log("sandbox stop failed", { sandbox: id, attempt, error: String(error) });
-        if (attempt >= STOP_ATTEMPTS) return;
-        await executor.thaw(id).catch(() => undefined);
-      }
-    }
   }
 
   /** Adopts or cleans up what a previous process left on this host (see reconciler.ts). */
