@@ -5,10 +5,13 @@
  *
  *   node bench/pdf-bench.ts [--threads 2] [--rounds 5]
  *
- * Prints pages per second for both and their ratio, the median of the rounds. Scanned pages (OCR) are left out:
- * bench/ocr-bench.ts measures those.
+ * Prints pages per second and CPU milliseconds per page (the whole process: every thread, pdf.js's helper
+ * threads and the garbage collector included) for both, and their ratios, the medians of the rounds, with the
+ * load average (other processes on the machine slow the pages per second, less the CPU per page). Scanned pages
+ * (OCR) are left out: bench/ocr-bench.ts measures those.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
@@ -77,26 +80,47 @@ if (!isMainThread) {
       worker.postMessage(job);
     });
 
-  /** One round: every thread parses every file once; pages per second over the round's wall time. */
-  async function round(mode: Mode): Promise<number> {
+  /**
+   * One round: every thread parses every file once; pages per second over the round's wall time, and the CPU
+   * time of the whole process meanwhile per page.
+   */
+  async function round(mode: Mode): Promise<{ rate: number; cpuMs: number }> {
+    const cpu = process.cpuUsage();
     const start = performance.now();
-    const pages = await Promise.all(workers.map((worker) => run(worker, { mode, files })));
-    return pages.reduce((a, b) => a + b, 0) / ((performance.now() - start) / 1000);
+    const pages = (await Promise.all(workers.map((worker) => run(worker, { mode, files })))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    const used = process.cpuUsage(cpu);
+    return {
+      rate: pages / ((performance.now() - start) / 1000),
+      cpuMs: (used.user + used.system) / 1000 / pages,
+    };
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
   // Warm-up: code compiled, fonts and CMaps read once in each thread.
   await round("engine");
   await round("geometry");
-  const engine: number[] = [];
-  const geometry: number[] = [];
+  const engine: { rate: number; cpuMs: number }[] = [];
+  const geometry: { rate: number; cpuMs: number }[] = [];
   for (let i = 0; i < rounds; i++) {
     engine.push(await round("engine"));
     geometry.push(await round("geometry"));
   }
-  console.log(`${files.length} PDFs, ${threads} threads, ${rounds} rounds (median)`);
-  console.log(`engine (layout, tables, views):  ${median(engine).toFixed(1)} pages/s`);
-  console.log(`geometry only (pdf.js text):     ${median(geometry).toFixed(1)} pages/s`);
-  console.log(`engine / geometry-only:          ${(median(engine) / median(geometry)).toFixed(2)}`);
+  const rate = (figures: { rate: number }[]) => median(figures.map((f) => f.rate));
+  const cpuMs = (figures: { cpuMs: number }[]) => median(figures.map((f) => f.cpuMs));
+  const line = (label: string, figures: { rate: number; cpuMs: number }[]) =>
+    console.log(
+      `${label.padEnd(34)}${rate(figures).toFixed(1).padStart(6)} pages/s ${cpuMs(figures).toFixed(1).padStart(7)} CPU ms/page`,
+    );
+  console.log(
+    `${files.length} PDFs, ${threads} threads, ${rounds} rounds (median), load average ${loadavg()[0].toFixed(1)}`,
+  );
+  line("engine (layout, tables, views):", engine);
+  line("geometry only (pdf.js text):", geometry);
+  console.log(
+    `engine / geometry-only:           ${(rate(engine) / rate(geometry)).toFixed(2)} (pages/s), ${(cpuMs(geometry) / cpuMs(engine)).toFixed(2)} (CPU)`,
+  );
   await Promise.all(workers.map((worker) => worker.terminate()));
 }

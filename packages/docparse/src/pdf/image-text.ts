@@ -4,6 +4,7 @@ import sharp from "sharp";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import type { PageGraphics } from "./graphics.ts";
+import { decodeImage } from "./worker-patch.ts";
 
 /**
  * Text inside the images of a digital page (a slide's banner, a title set in a picture, a full-page background
@@ -270,7 +271,7 @@ function textRow(row: InkBlob[]): boolean {
 const SPARSE_PAGE_CHARS = 300;
 const MAX_ROWS_ON_TEXT_PAGE = 6;
 
-/** How long to wait for pdf.js to hand over an image it decodes after the operator list (JPEG with a mask). */
+/** How long to wait for pdf.js to hand over an image once asked to decode it (its decode is asynchronous). */
 const IMAGE_WAIT_MS = 10_000;
 
 /** An image's pixels as pdf.js decoded them: 1-bit gray (packed rows), RGB or RGBA. */
@@ -369,7 +370,10 @@ function touchingGroups(boxes: readonly Box[]): number[][] {
   return [...groups.values()];
 }
 
-/** The decoded image a paint operator draws, waiting for pdf.js when it decodes it late; null for other kinds. */
+/**
+ * The decoded image a paint operator draws, null for other kinds. The operator list pass keeps images undecoded
+ * (worker-patch.ts): this asks pdf.js to decode this one, then waits for its pixels.
+ */
 async function decodedImage(
   page: PDFPageProxy,
   ops: PDFOperatorList,
@@ -381,6 +385,7 @@ async function decodedImage(
   if (fn === OPS.paintInlineImageXObject) image = arg;
   else if (fn === OPS.paintImageXObject && typeof arg === "string") {
     const objs = arg.startsWith("g_") ? page.commonObjs : page.objs;
+    if (!objs.has(arg)) await decodeImage(page, arg);
     image = await new Promise((resolve) => {
       const timer = setTimeout(() => resolve(null), IMAGE_WAIT_MS);
       objs.get(arg, (value: unknown) => {

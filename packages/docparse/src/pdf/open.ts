@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import { DocumentLoadError } from "../model.ts";
+import { installPatchedWorker } from "./worker-patch.ts";
 
 /** The most pages a PDF may have; a longer one is refused before any page is read. */
 export const MAX_PDF_PAGES = 5000;
@@ -57,6 +58,8 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
   const maxPages = options.maxPages ?? MAX_PDF_PAGES;
   if (bytes.byteLength === 0)
     throw new DocumentLoadError("The PDF cannot be read: the file is empty", "INVALID_FILE");
+  // pdf.js's worker with the edits that spare the geometry pass images' pixels and glyph outlines.
+  await installPatchedWorker();
   const task = pdfjs.getDocument({
     data: new Uint8Array(bytes),
     password: options.password,

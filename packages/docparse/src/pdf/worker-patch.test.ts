@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
+import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
+import sharp from "sharp";
+import { closePdf, openPdf } from "./open.ts";
+import { renderPage } from "./render.ts";
+import {
+  decodeImage,
+  PINNED_VERSION,
+  patchedWorkerSource,
+  WORKER_EDITS,
+  WorkerPatchError,
+} from "./worker-patch.ts";
+
+/** Generous: the machine running the suite may be loaded. */
+const TIMEOUT = 120_000;
+
+/** A PDF of `pages` pages, each drawing one shared 64×64 black PNG at (100, 500) 200 pt wide and a line of text. */
+async function imagePdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#000000" } })
+    .png()
+    .toBuffer();
+  const image = await doc.embedPng(png);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([612, 792]);
+    page.drawImage(image, { x: 100, y: 392, width: 200, height: 200 });
+    page.drawText(`Heading of page ${i + 1}`, { x: 100, y: 700, size: 36, font });
+  }
+  return doc.save();
+}
+
+/** The object id of the first image paint operator of a page's operator list. */
+async function imageObjId(page: PDFPageProxy): Promise<string> {
+  const ops = await page.getOperatorList();
+  const at = ops.fnArray.indexOf(OPS.paintImageXObject);
+  assert.ok(at >= 0, "the page paints an image");
+  return ops.argsArray[at][0] as string;
+}
+
+/** The share of pixels darker than mid-gray in a box of a gray PNG rendered at 72 dpi (points are pixels). */
+async function darkShare(png: Buffer, box: { left: number; top: number; width: number; height: number }) {
+  const { data } = await sharp(png).extract(box).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return data.filter((value) => value < 128).length / data.length;
+}
+
+describe("the patched pdf.js worker", () => {
+  test("every edit applies to the installed pdfjs-dist, which is the pinned version", () => {
+    const pkg = JSON.parse(
+      readFileSync(new URL("../../../../node_modules/pdfjs-dist/package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    assert.equal(pkg.version, PINNED_VERSION);
+    const worker = readFileSync(
+      new URL("../../../../node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs", import.meta.url),
+      "utf8",
+    );
+    const patched = patchedWorkerSource(worker);
+    for (const edit of WORKER_EDITS) assert.ok(patched.includes(edit.replace), edit.why);
+  });
+
+  test("an anchor missing, or found twice, fails loudly instead of patching", () => {
+    const edits = [{ why: "an edit", find: "needle", replace: "thread" }];
+    assert.equal(patchedWorkerSource("hay needle hay", edits), "hay thread hay");
+    assert.throws(() => patchedWorkerSource("hay hay", edits), WorkerPatchError);
+    assert.throws(() => patchedWorkerSource("needle hay needle", edits), /found more than once/);
+  });
+
+  test("an operator list leaves images undecoded until asked for, once; renders afterwards still draw images and text", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const doc = await openPdf(await imagePdf(3));
+    try {
+      for (let n = 1; n <= 3; n++) {
+        const page = await doc.getPage(n);
+        const id = await imageObjId(page);
+        assert.equal(page.objs.has(id), false, `page ${n}: not decoded by the operator list`);
+        assert.equal(await decodeImage(page, id), true, `page ${n}: its decode was kept aside`);
+        const image = await new Promise<{ width: number; height: number; data: Uint8Array }>((resolve) =>
+          page.objs.get(id, resolve),
+        );
+        assert.deepEqual([image.width, image.height], [64, 64]);
+        assert.ok(
+          image.data.length >= 64 * 64 * 3 && image.data.every((value, i) => value === 0 || i % 4 === 3),
+        );
+        assert.equal(await decodeImage(page, id), false, "asked twice: nothing left to decode");
+        page.cleanup();
+      }
+      // Renders after the operator list passes (of every page, so pdf.js caches the shared image document-wide
+      // now) decode the image and build the glyphs themselves.
+      for (const n of [3, 1, 2]) {
+        const { png } = await renderPage(doc, n, { dpi: 72, grayscale: true });
+        assert.ok(
+          (await darkShare(png, { left: 110, top: 210, width: 180, height: 180 })) > 0.95,
+          `image ${n}`,
+        );
+        const text = await darkShare(png, { left: 100, top: 60, width: 300, height: 40 });
+        assert.ok(text > 0.05 && text < 0.8, `page ${n}: the text is drawn (${text})`);
+      }
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("an image shared by pages whose operator lists left it undecoded is drawn by a later render", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const doc = await openPdf(await imagePdf(4));
+    try {
+      for (let n = 1; n <= 4; n++) await imageObjId(await doc.getPage(n));
+      const { png } = await renderPage(doc, 4, { dpi: 72, grayscale: true });
+      assert.ok((await darkShare(png, { left: 110, top: 210, width: 180, height: 180 })) > 0.95);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("a cleanup drops the decodes not asked for", { timeout: TIMEOUT }, async () => {
+    const doc = await openPdf(await imagePdf(1));
+    try {
+      const page = await doc.getPage(1);
+      const id = await imageObjId(page);
+      await doc.cleanup();
+      assert.equal(await decodeImage(page, id), false);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+});

@@ -1,0 +1,213 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
+
+/**
+ * pdf.js's worker code with a few edits, so that reading a page's geometry (`page.getOperatorList()`) pays only
+ * for what the geometry uses. Profiles of born-digital parses showed a third of pdf.js's time going to work whose
+ * result the operator list pass never reads:
+ *
+ * - every image XObject is decoded (JPEG, Flate, colour conversion) and its pixels copied to the display side
+ *   while the operator list is built, though the geometry needs only its placement (the paint operator and the
+ *   matrix it is drawn under). In an operator list pass the decode is kept aside instead, and runs only when
+ *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text);
+ * - every glyph drawn is compiled to an outline and copied to the display side (Node has no FontFace, so pdf.js
+ *   draws glyphs as paths), though only rendering draws them. An operator list pass skips them; a render of the
+ *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet.
+ *
+ * Renders (`page.render`, a separate pass of the same page) are untouched: they decode and build everything.
+ * Deferred images are never put in pdf.js's document-wide image cache, so a later render never reuses an image
+ * whose pixels were not sent; Type3 glyph procedures (cached with their font) are never deferred.
+ *
+ * The edits are applied to the source of pdfjs-dist's worker when this module loads, and the patched worker is
+ * installed as pdf.js's in-thread ("fake") worker, which is how pdf.js runs in Node anyway. The edits fit one
+ * version of pdf.js: each edit's anchor must be found exactly once and the version must be PINNED_VERSION, else
+ * loading throws, so that an upgrade of pdfjs-dist fails every PDF test at once instead of changing output.
+ */
+
+/** The pdfjs-dist version the edits were written and checked against (packages/docparse/package.json pins it). */
+export const PINNED_VERSION = "5.6.205";
+
+/** One edit of the worker's source: `find` must occur exactly once; it is replaced by `replace`. */
+export interface WorkerEdit {
+  why: string;
+  find: string;
+  replace: string;
+}
+
+/** The store of deferred image decodes, per document (its worker-side message handler), and its message. */
+const STORE_AND_MESSAGE = `
+const svcDeferredStores = new WeakMap();
+function svcDeferredImages(handler) {
+  let store = svcDeferredStores.get(handler);
+  if (!store) {
+    store = new Map();
+    svcDeferredStores.set(handler, store);
+  }
+  return store;
+}
+class WorkerMessageHandler {`;
+
+export const WORKER_EDITS: readonly WorkerEdit[] = [
+  {
+    why: "a per-document store of deferred image decodes",
+    find: "class WorkerMessageHandler {",
+    replace: STORE_AND_MESSAGE,
+  },
+  {
+    why: "the message that runs a deferred decode (its pixels arrive as the image's usual `obj` message); a cleanup drops the decodes not asked for",
+    find: `    handler.on("Cleanup", function (data) {
+      return pdfManager.cleanup(true);
+    });`,
+    replace: `    handler.on("Cleanup", function (data) {
+      svcDeferredImages(handler).clear();
+      return pdfManager.cleanup(true);
+    });
+    handler.on("SvcDecodeImage", function (data) {
+      const store = svcDeferredImages(handler);
+      const decode = store.get(data.objId);
+      if (!decode) {
+        return false;
+      }
+      store.delete(data.objId);
+      return decode().then(() => true);
+    });`,
+  },
+  {
+    why: "an operator list pass (not a render) defers image decodes and skips glyph outlines",
+    find: `    const partialEvaluator = this.#createPartialEvaluator(handler, pageIndex);
+    const newAnnotsByPage`,
+    replace: `    const partialEvaluator = this.#createPartialEvaluator(handler, pageIndex);
+    if (intent & RenderingIntentFlag.OPLIST) {
+      partialEvaluator.svcDeferredImages = svcDeferredImages(handler);
+    }
+    const newAnnotsByPage`,
+  },
+  {
+    why: "a deferred image is not cached document-wide (a render would reuse its id, whose pixels were never sent)",
+    find: "    } else if (cacheKey && imageRef) {",
+    replace: "    } else if (cacheKey && imageRef && !this.svcDeferredImages) {",
+  },
+  {
+    why: "the decode as a function, run now or kept aside",
+    find: `    PDFImage.buildImage({
+      xref: this.xref,
+      res: resources,
+      image,
+      isInline,`,
+    replace: `    const svcDecode = () => PDFImage.buildImage({
+      xref: this.xref,
+      res: resources,
+      image,
+      isInline,`,
+  },
+  {
+    why: "kept aside in an operator list pass, except for Type3 glyph procedures (cached with their font)",
+    find: `      return this._sendImgData(objId, null, cacheGlobally);
+    });
+    if (cacheKey) {`,
+    replace: `      return this._sendImgData(objId, null, cacheGlobally);
+    });
+    if (this.svcDeferredImages && !this.parsingType3Font) {
+      this.svcDeferredImages.set(objId, svcDecode);
+    } else {
+      svcDecode();
+    }
+    if (cacheKey) {`,
+  },
+  {
+    why: "no glyph outlines in an operator list pass",
+    find: `      if (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace) {`,
+    replace: `      if (!this.svcDeferredImages && (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace)) {`,
+  },
+];
+
+/** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */
+export class WorkerPatchError extends Error {
+  override name = "WorkerPatchError";
+}
+
+/** `source` with every edit applied; throws WorkerPatchError when an anchor is missing or found twice. */
+export function patchedWorkerSource(source: string, edits: readonly WorkerEdit[] = WORKER_EDITS): string {
+  let out = source;
+  for (const edit of edits) {
+    const at = out.indexOf(edit.find);
+    if (at < 0 || out.indexOf(edit.find, at + 1) >= 0) {
+      throw new WorkerPatchError(
+        `pdf.js worker patch (${edit.why}): its anchor is ${at < 0 ? "missing" : "found more than once"} in pdfjs-dist; ` +
+          `the patch fits pdfjs-dist ${PINNED_VERSION} (packages/docparse/src/pdf/worker-patch.ts)`,
+      );
+    }
+    out = out.slice(0, at) + edit.replace + out.slice(at + edit.find.length);
+  }
+  return out;
+}
+
+const PACKAGE_JSON = fileURLToPath(
+  new URL("../../package.json", import.meta.resolve("pdfjs-dist/legacy/build/pdf.mjs")),
+);
+const WORKER_SOURCE = fileURLToPath(import.meta.resolve("pdfjs-dist/legacy/build/pdf.worker.mjs"));
+
+interface PatchedWorker {
+  WorkerMessageHandler: unknown;
+  /** Marks pdf.js's in-thread worker as this patched one. */
+  svcPatched: true;
+}
+
+/**
+ * Installs the patched worker as this thread's pdf.js worker (`globalThis.pdfjsWorker`, which pdf.js's fake
+ * worker takes when it is set before the first document is opened). Throws WorkerPatchError when pdfjs-dist is
+ * not PINNED_VERSION or an edit does not apply.
+ */
+async function install(): Promise<void> {
+  const slot = globalThis as { pdfjsWorker?: PatchedWorker };
+  if (slot.pdfjsWorker?.svcPatched) return;
+  const { version } = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string };
+  if (version !== PINNED_VERSION) {
+    throw new WorkerPatchError(
+      `pdfjs-dist is ${version}; the pdf.js worker patch fits ${PINNED_VERSION}: check each edit of ` +
+        "packages/docparse/src/pdf/worker-patch.ts against the new worker, then change PINNED_VERSION",
+    );
+  }
+  const source = patchedWorkerSource(readFileSync(WORKER_SOURCE, "utf8"));
+  // The worker imports nothing, so it loads from anywhere (its import.meta.url is only read by wasm loaders, to
+  // which open.ts gives pdf.js's wasm folder explicitly): from a file in a fresh private directory, removed once
+  // loaded (a file, not a data: URL, so stack traces name it in a few characters).
+  const dir = mkdtempSync(path.join(tmpdir(), "svc-pdfjs-"));
+  try {
+    const file = path.join(dir, "pdf.worker.patched.mjs");
+    writeFileSync(file, source, { mode: 0o600 });
+    const { WorkerMessageHandler } = (await import(pathToFileURL(file).href)) as {
+      WorkerMessageHandler: unknown;
+    };
+    slot.pdfjsWorker = { WorkerMessageHandler, svcPatched: true };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let installing: Promise<void> | null = null;
+
+/** Installs the patched worker once per thread; every document must be opened after it (open.ts awaits it). */
+export function installPatchedWorker(): Promise<void> {
+  installing ??= install();
+  return installing;
+}
+
+/**
+ * Asks pdf.js to decode an image its operator list pass kept aside (the `img_...` id of a paintImageXObject
+ * operator's first argument); its pixels then arrive in the page's `objs` under that id. False when there was
+ * nothing kept aside under that id (decoded already, in flight, or dropped by a cleanup).
+ */
+export async function decodeImage(page: PDFPageProxy, objId: string): Promise<boolean> {
+  const transport = (page as unknown as { _transport: { messageHandler: MessageSender | null } })._transport;
+  const handler = transport.messageHandler;
+  if (!handler) return false;
+  return (await handler.sendWithPromise("SvcDecodeImage", { objId })) === true;
+}
+
+interface MessageSender {
+  sendWithPromise(action: string, data: unknown): Promise<unknown>;
+}
