@@ -17,9 +17,11 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  *   draws glyphs as paths), though only rendering draws them. An operator list pass skips them; a render of the
  *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet.
  *
- * Renders (`page.render`, a separate pass of the same page) are untouched: they decode and build everything.
- * Deferred images are never put in pdf.js's document-wide image cache, so a later render never reuses an image
- * whose pixels were not sent; Type3 glyph procedures (cached with their font) are never deferred.
+ * Renders (`page.render`, a separate pass of the same page) are untouched: they decode and build everything. An
+ * image used on several pages still enters pdf.js's document-wide image cache (decoded once, when first asked
+ * for); a render that takes an image from that cache runs its decode if it was kept aside. Type3 glyph
+ * procedures (cached with their font) are never deferred. A document cleanup drops the decodes kept aside, with
+ * the cache that refers to them.
  *
  * The edits are applied to the source of pdfjs-dist's worker when this module loads, and the patched worker is
  * installed as pdf.js's in-thread ("fake") worker, which is how pdf.js runs in Node anyway. The edits fit one
@@ -86,9 +88,19 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     const newAnnotsByPage`,
   },
   {
-    why: "a deferred image is not cached document-wide (a render would reuse its id, whose pixels were never sent)",
-    find: "    } else if (cacheKey && imageRef) {",
-    replace: "    } else if (cacheKey && imageRef && !this.svcDeferredImages) {",
+    why: "a render that reuses an image from pdf.js's document-wide cache runs its decode if it was kept aside",
+    find: `                if (cachedImage) {
+                  addCachedImageOps(operatorList, cachedImage);`,
+    replace: `                if (cachedImage) {
+                  if (!self.svcDeferredImages && cachedImage.objId) {
+                    const store = svcDeferredImages(self.handler);
+                    const decode = store.get(cachedImage.objId);
+                    if (decode) {
+                      store.delete(cachedImage.objId);
+                      decode();
+                    }
+                  }
+                  addCachedImageOps(operatorList, cachedImage);`,
   },
   {
     why: "the decode as a function, run now or kept aside",
