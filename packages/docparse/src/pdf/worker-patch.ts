@@ -15,7 +15,8 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text);
  * - every glyph drawn is compiled to an outline and copied to the display side (Node has no FontFace, so pdf.js
  *   draws glyphs as paths), though only rendering draws them. An operator list pass skips them; a render of the
- *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet.
+ *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet. Text inside a Type3 glyph's
+ *   procedure keeps its outlines: that procedure is read once and kept with its font.
  *
  * Renders (`page.render`, a separate pass of the same page) are untouched: they decode and build everything. An
  * image used on several pages still enters pdf.js's document-wide image cache (decoded once, when first asked
@@ -130,9 +131,9 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     if (cacheKey) {`,
   },
   {
-    why: "no glyph outlines in an operator list pass",
+    why: "no glyph outlines in an operator list pass, except in Type3 glyph procedures (cached with their font)",
     find: `      if (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace) {`,
-    replace: `      if (!this.svcDeferredImages && (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace)) {`,
+    replace: `      if ((!this.svcDeferredImages || this.parsingType3Font) && (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace)) {`,
   },
 ];
 
