@@ -12,15 +12,16 @@ const DIGEST = /sha256:[a-f0-9]{64}/g;
  * What the store still needs whatever its age: every uploaded image (its tree cannot be pulled again), and each
  * image a sandbox that is not over, a pool, a template or a snapshot names: by digest (an uploaded image is
  * recorded as `archive:<name>@<digest>`, a pinned reference as `...@<digest>`), or by reference, whose pulled
- * tree a template's or snapshot's disk lies over (the executor maps it to the digest its pulls got).
+ * tree the executor maps to the digest its pulls got. A template or snapshot counts by its pinned image alone:
+ * the tag it was made from may point elsewhere now; only a row made before pinning counts by its tag.
  */
 export async function imagesInUse(db: Db): Promise<ImagesInUse> {
   const rows = await db.query<{ image: string | null }>(
     `SELECT digest AS image FROM sandbox_images
      UNION SELECT image FROM sandboxes WHERE status <> 'terminated'
      UNION SELECT image FROM sandbox_pools
-     UNION SELECT base_image AS image FROM sandbox_templates
-     UNION SELECT base_image AS image FROM sandbox_snapshots`,
+     UNION SELECT COALESCE(pinned_image, base_image) AS image FROM sandbox_templates
+     UNION SELECT COALESCE(pinned_image, base_image) AS image FROM sandbox_snapshots`,
   );
   const digests = new Set<string>();
   const references = new Set<string>();
