@@ -784,9 +784,8 @@ export class LocalExecutor implements Executor {
     timeline: StartTimeline,
   ): Promise<SandboxNetwork> {
     for (let attempt = 1; ; attempt++) {
-      const index = allocateIndex([...(await listNetworks()).indexes, ...this.#reserved], {
-        after: this.#lastIndex,
-      });
+      const used = [...(await listNetworks()).indexes, ...this.#reserved, ...(await this.#recordedIndexes())];
+      const index = allocateIndex(used, { after: this.#lastIndex });
       this.#reserved.add(index);
       held.push(index);
       this.#lastIndex = index;
@@ -808,6 +807,27 @@ export class LocalExecutor implements Executor {
         if (!taken || attempt >= 5) throw error;
       }
     }
+  }
+
+  /**
+   * The network indexes this executor's sandboxes hold, as their state.json records them: those adopted after a
+   * restart too. The host's interface list alone does not show them all: a server in a network namespace of its
+   * own (several hosts on one machine) makes its sandboxes' interfaces there, yet /sys/class/net lists the
+   * namespace that mounted it; without these, a restart would try the adopted sandboxes' indexes first.
+   */
+  async #recordedIndexes(): Promise<number[]> {
+    const indexes: number[] = [];
+    for (const id of await readdir(this.#sandboxesDir()).catch(() => [] as string[])) {
+      try {
+        const state = JSON.parse(
+          await readFile(join(this.#sandboxesDir(), id, "state.json"), "utf8"),
+        ) as SandboxState;
+        if (typeof state.netIndex === "number") indexes.push(state.netIndex);
+      } catch {
+        // No state yet (a start before its network), or one being rewritten: #reserved holds its index.
+      }
+    }
+    return indexes;
   }
 
   /**
