@@ -439,11 +439,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           // Mounts first: what they hold (MCP sessions) may still call the API to end their sandboxes.
           await Promise.all((options.mounts ?? []).map((mount) => mount.close?.().catch(() => undefined)));
           proxy.closeAllConnections();
-          await Promise.all([
-            app.close(),
-            new Promise((resolve) => (proxy.listening ? proxy.close(resolve) : resolve(null))),
-            gateway?.close(),
-          ]);
+          // A request in flight at the close leaves its keep-alive connection idle once answered: closed as soon
+          // as it is, not at the keep-alive timeout (72 s), which held a SIGTERM's exit that long.
+          const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+          try {
+            await Promise.all([
+              app.close(),
+              new Promise((resolve) => (proxy.listening ? proxy.close(resolve) : resolve(null))),
+              gateway?.close(),
+            ]);
+          } finally {
+            clearInterval(idle);
+          }
           await stopSandboxes();
           await store.close();
         })();
