@@ -958,9 +958,10 @@ export class LocalExecutor implements Executor {
     tarFile: string,
     image?: { image: string | null; projectId: string },
   ): Promise<{ sizeBytes: number; imageDigest: string | null }> {
-    // The image first: one that cannot be pulled fails the template before its disk is made.
+    // A registry image first: one that cannot be pulled fails the template before its disk is made. (An
+    // uploaded image is pinned by its digest already, and the built-in one has none.)
     let imageDigest: string | null = null;
-    if (image?.image && isImageReference(image.image)) {
+    if (image?.image && isImageReference(image.image) && !ARCHIVE_IMAGE.test(image.image)) {
       imageDigest = (await this.#ociPull({ id: templateId, projectId: image.projectId }, image.image)).digest;
     }
     const diskImage = this.#snapshotDisk(templateId);
