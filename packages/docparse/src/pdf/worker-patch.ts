@@ -203,9 +203,15 @@ async function install(): Promise<void> {
 
 let installing: Promise<void> | null = null;
 
+/**
+ * `SVC_PDFJS_UNPATCHED=1` leaves pdf.js as published (every image decoded, every glyph outline built while the
+ * operator list is read): for benchmarks to compare, or to rule the patch out when a PDF reads wrong.
+ */
+const UNPATCHED = process.env.SVC_PDFJS_UNPATCHED === "1";
+
 /** Installs the patched worker once per thread; every document must be opened after it (open.ts awaits it). */
 export function installPatchedWorker(): Promise<void> {
-  installing ??= install();
+  installing ??= UNPATCHED ? Promise.resolve() : install();
   return installing;
 }
 
@@ -215,6 +221,8 @@ export function installPatchedWorker(): Promise<void> {
  * nothing kept aside under that id (decoded already, in flight, or dropped by a cleanup).
  */
 export async function decodeImage(page: PDFPageProxy, objId: string): Promise<boolean> {
+  // pdf.js as published has no such message (and decodes every image by itself).
+  if (!(globalThis as { pdfjsWorker?: PatchedWorker }).pdfjsWorker?.svcPatched) return false;
   const transport = (page as unknown as { _transport: { messageHandler: MessageSender | null } })._transport;
   const handler = transport.messageHandler;
   if (!handler) return false;
