@@ -483,3 +483,72 @@ describe("pdf layout: ruled tables whose rules group rows", () => {
     }
   });
 });
+
+describe("pdf layout: notes and lines that were not wrapped", () => {
+  test("a one-line footnote at the foot of a single page stays content, its raised marker a word apart", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawLine(page, "Harbour Report", 72, 40, fonts.regular, 8);
+    const body =
+      "The harbour counted more ferry crossings this year than in any year before, a rise the note below explains.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    // The note's marker: 6 pt, raised 3 pt above the note's baseline, touching its first word.
+    const note = "Counted at the harbour office from the ferry company's own timetables.";
+    const marker = fonts.regular.widthOfTextAtSize("1", 6);
+    drawLine(page, "1", 72, 736, fonts.regular, 6);
+    drawLine(page, note, 72 + marker, 738, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assert.ok(result.markdown.includes(`1 ${note}`), result.markdown);
+    assert.ok(!result.markdown.includes("Harbour Report"), result.markdown);
+  });
+
+  test("an address set close under a name in large type at the foot of a single page stays content", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The new sequencer records every track in perfect time and plays it back with all its timing errors corrected.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    drawLine(page, "Harbour Instruments", 370, 712, fonts.bold, 20);
+    const address = "18720 Oxnard Street, Tarzana, CA 91356";
+    drawLine(page, address, 372, 740, fonts.regular, 8);
+    drawLine(page, "Telephone 818 708 8131", 372, 750, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assertInOrder(result.markdown, [body, "Harbour Instruments", address]);
+  });
+
+  test("Japanese lines: a heading that stops short is not run into the paragraph under it", async () => {
+    const { pdf } = await newPdf();
+    // Noto Sans CJK (fonts-noto-cjk, in install.sh's test packages): its Japanese face out of the collection.
+    pdf.registerFontkit({
+      create: (bytes: Uint8Array) => fontkit.create(bytes, "NotoSansCJKjp-Regular"),
+    } as never);
+    const font = await pdf.embedFont(readFileSync("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), {
+      subset: true,
+    });
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    // Set as a notice sets them: heading, wrapped paragraph and next heading one line pitch apart.
+    const lines = [
+      "１．１ 絶縁電線関係",
+      "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプ",
+      "レックス絶縁電線又はトリプレックス絶縁電線と称されるものは、絶縁電",
+      "線に該当しないと解釈し、対象外として取り扱う。",
+      "１．２ ケーブル関係",
+    ];
+    lines.forEach((line, i) => {
+      drawLine(page, line, 72, 100 + i * 15, font, 12);
+    });
+    const result = await parsePdf(await pdfBytes(pdf));
+    const words = plainWords(result.markdown);
+    assert.ok(words.includes("絶縁電線関係"), result.markdown);
+    assert.ok(words.includes("ケーブル関係"), result.markdown);
+    // The wrapped paragraph is joined without spaces: its words run across the line ends.
+    const wrapped =
+      "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプレックス絶縁電線又はトリプレックス絶縁電線と称されるものは";
+    assert.ok(words.includes(wrapped), result.markdown);
+    assert.ok(words.includes("絶縁電線に該当しないと解釈し"), result.markdown);
+  });
+});

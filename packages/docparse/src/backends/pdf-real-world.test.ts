@@ -187,3 +187,30 @@ describe("pdf layout on the third set's public pages", () => {
     ]);
   });
 });
+
+describe("pdf layout on the fourth set's public pages", () => {
+  test("a Japanese notice: short heading lines are not run into the wrapped paragraph under them", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "jp-regulation.pdf"), [
+      { before: ["絶縁電線関係", "ケーブル関係"] },
+      {
+        present:
+          "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプレックス絶縁電線又はトリプレックス絶縁電線と称されるものは",
+      },
+    ]);
+  });
+
+  test("a scanned leaflet: the address set under the maker's name at the page's foot is content", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "scan-linn-two-column.pdf"), [
+      { present: "18720 Oxnard Street, Tarzana, CA 91356" },
+      { before: ["sustain pedal, and program changes", "To erase a wrong note"] },
+    ]);
+  });
+
+  test("a German book page: the one-line footnote stays, its marker apart; the running head goes", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "geotopo-de-p9.pdf"), [
+      { present: "Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt" },
+      { absent: "1.2. METRISCHE RÄUME" },
+      { present: "Ist X hausdorffsch, so hat jede Folge in X höchstens einen Grenzwert" },
+    ]);
+  });
+});

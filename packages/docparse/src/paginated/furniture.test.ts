@@ -340,3 +340,52 @@ test("a year in display type at the top of a single page is a title; a page numb
   const kinds = detectFurniture([year, number, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_number"]);
 });
+
+test("a one-line footnote at the foot of a single page is content; a journal line or a short label there is not", () => {
+  const note = candidate(
+    1,
+    "1Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt.",
+    { x1: 72, y1: 760, x2: 330, y2: 768 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["1Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt."],
+    },
+  );
+  const journal = candidate(
+    1,
+    "2 Journal of Examples, Vol. 12, No. 3, published by the Society.",
+    { x1: 72, y1: 775, x2: 330, y2: 782 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["2 Journal of Examples, Vol. 12, No. 3, published by the Society."],
+    },
+  );
+  const label = candidate(
+    1,
+    "3 Annual Report 2024",
+    { x1: 400, y1: 775, x2: 480, y2: 782 },
+    { fontSize: 7, edge: "bottom", lines: ["3 Annual Report 2024"] },
+  );
+  const kinds = detectFurniture([note, journal, label, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1), kinds.get(2)], [undefined, "page_footer", "page_footer"]);
+});
+
+test("an address set close under a heading at the foot of a single page is content; one set apart is a footer", () => {
+  const name = candidate(1, "Linn", { x1: 370, y1: 712, x2: 432, y2: 741 }, { fontSize: 24, heading: true });
+  const address = candidate(
+    1,
+    "Linn Electronics, Inc. 18720 Oxnard Street, Tarzana, CA 91356",
+    { x1: 373, y1: 746, x2: 519, y2: 764 },
+    { fontSize: 8, lines: ["Linn Electronics, Inc.", "18720 Oxnard Street, Tarzana, CA 91356"] },
+  );
+  const apart = candidate(
+    1,
+    "1800 F Street NW Washington, DC 20405",
+    { x1: 72, y1: 746, x2: 200, y2: 764 },
+    { fontSize: 8, lines: ["1800 F Street NW", "Washington, DC 20405"] },
+  );
+  const kinds = detectFurniture([name, address, apart, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1), kinds.get(2)], [undefined, undefined, "page_footer"]);
+});

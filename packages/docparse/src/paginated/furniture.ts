@@ -63,15 +63,37 @@ function axisTick(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): bo
 /**
  * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
  * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
- * more. They are content the body refers to, not furniture, even when they sit in the bottom band.
+ * more, or a one-line note: its marker, then a sentence of six words or more that no furniture pattern matches.
+ * They are content the body refers to, not furniture, even when they sit in the bottom band.
  */
 function footnotes(c: FurnitureCandidate): boolean {
-  const lines = c.lines ?? [];
+  const lines = c.lines ?? [c.text];
   const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
-  if (lines.length < 2) return false;
+  if (lines.length === 1) {
+    const text = lines[0].trim();
+    const sentence = /^\s*(?:\d{1,3}|[*†‡§¶])\s*\p{Lu}/u.test(text) && /[.!?]["'”’“)]?$/.test(text);
+    return sentence && marked(text) && text.split(/\s+/).length >= 6 && !furniturePattern(text);
+  }
   if (lines.every(marked)) return true;
   const text = c.text.trim();
   return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
+}
+
+/**
+ * A block set close under a heading in the bottom band (an address under a company's name or logo, closing a
+ * leaflet) is what the heading heads: content, not a footer.
+ */
+function underHeading(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): boolean {
+  return all.some(
+    (h) =>
+      h !== c &&
+      h.heading &&
+      h.page === c.page &&
+      h.box.x1 < c.box.x2 &&
+      c.box.x1 < h.box.x2 &&
+      c.box.y1 >= h.box.y2 - 1 &&
+      c.box.y1 - h.box.y2 <= c.fontSize * 1.2,
+  );
 }
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
@@ -131,6 +153,7 @@ export function detectFurniture(
     const alone = small || label || pattern;
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
+    if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
