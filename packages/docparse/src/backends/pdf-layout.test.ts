@@ -13,6 +13,7 @@ import { closePdf, openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
+  drawGrid,
   drawGridText,
   drawLine,
   drawParagraph,
@@ -518,6 +519,36 @@ describe("pdf layout: notes and lines that were not wrapped", () => {
       ignore_sections: ["page_header", "page_footer", "page_number"],
     });
     assertInOrder(result.markdown, [body, "Harbour Instruments", address]);
+  });
+
+  test("a footer line under a page whose body is a ruled table is furniture: small beside the table's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawLine(page, "Harbour timetable", 72, 60, fonts.bold, 20);
+    const rows = [
+      ["Sailing", "Departs", "Arrives"],
+      ["Morning ferry", "07:15", "08:05"],
+      ["Midday ferry", "12:30", "13:20"],
+      ["Evening ferry", "18:45", "19:35"],
+    ];
+    const grid = { x: 72, top: 110, widths: [200, 120, 120], rows: rows.length, rowHeight: 24 };
+    drawGrid(page, grid);
+    drawGridText(page, rows, { ...grid, fonts, header: true });
+    // The footer: 8 pt, on the page's last line, set far apart from the table but above the bottom eighth.
+    const footer = "Harbour Guide to Timetables and Fares";
+    drawLine(page, footer, 100, 680, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assert.ok(!result.markdown.includes(footer), result.markdown);
+    assert.ok(result.markdown.includes("Morning ferry"), result.markdown);
+    // Kept when furniture is not asked to go.
+    const all = await parsePdf(await pdfBytes(pdf), { ignore_sections: [] });
+    const footers = (all.pages[0].page_fragments ?? []).filter((f) => f.fragment_type === "page_footer");
+    assert.deepEqual(
+      footers.map((f) => f.content.content),
+      [footer],
+    );
   });
 
   test("Japanese lines: a heading that stops short is not run into the paragraph under it", async () => {

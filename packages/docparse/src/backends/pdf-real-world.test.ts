@@ -206,6 +206,14 @@ describe("pdf layout on the fourth set's public pages", () => {
     ]);
   });
 
+  test("an agenda whose body is a ruled table: the guide's line at the page's foot is furniture", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "kickoff-agenda-p1.pdf"), [
+      { absent: "De-risking Government Technology Guide 2.0" },
+      { neighbours: ["Session", "Purpose"] },
+      { present: "The contracting officer goes over contract administration items such as invoicing" },
+    ]);
+  });
+
   test("a German book page: the one-line footnote stays, its marker apart; the running head goes", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "geotopo-de-p9.pdf"), [
       { present: "Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt" },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Box } from "../model.ts";
-import { detectFurniture, edgeBlocks, type FurnitureCandidate } from "./furniture.ts";
+import { detectFurniture, edgeBlocks, type FurnitureCandidate, textBodySize } from "./furniture.ts";
 
 const PAGE = { width: 612, height: 792 };
 const BODY_SIZE = 10;
@@ -388,4 +388,15 @@ test("an address set close under a heading at the foot of a single page is conte
   );
   const kinds = detectFurniture([name, address, apart, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([kinds.get(0), kinds.get(1), kinds.get(2)], [undefined, undefined, "page_footer"]);
+});
+
+test("the text's body size counts every run, a table's cells included, and ignores sideways text", () => {
+  const runs = [
+    { text: "Sample agenda", fontSize: 20 },
+    { text: "The vendor team meets agency staff responsible for the project.", fontSize: 10.1 },
+    { text: "Guide 2.0", fontSize: 8 },
+    { text: "A long stamp running up the page's edge, set sideways", fontSize: 6, vertical: true },
+  ];
+  assert.equal(textBodySize(runs), 10);
+  assert.equal(textBodySize([]), 0);
 });

@@ -170,6 +170,31 @@ export function detectFurniture(
 }
 
 /**
+ * The size most of the document's text is set in, counting every run, table cells' included: on a page whose body
+ * is a table, the blocks outside it (a title, a footer) are no measure of what is small. Furniture is told against
+ * the larger of this and the blocks' body size, so that a footer under a table is small beside the table's text.
+ */
+export function textBodySize(
+  runs: readonly { text: string; fontSize: number; vertical?: boolean }[],
+): number {
+  const weight = new Map<number, number>();
+  for (const run of runs) {
+    if (run.vertical) continue;
+    const size = Math.round(run.fontSize * 2) / 2;
+    weight.set(size, (weight.get(size) ?? 0) + run.text.trim().length);
+  }
+  let best = 0;
+  let bestWeight = 0;
+  for (const [size, w] of weight) {
+    if (w > bestWeight || (w === bestWeight && size > best)) {
+      best = size;
+      bestWeight = w;
+    }
+  }
+  return best;
+}
+
+/**
  * Which blocks of one page sit on its first or last line of text, apart from the rest: the top line when it
  * lies in the top fifth of the page and the next block starts clearly below it, the bottom line likewise.
  */
