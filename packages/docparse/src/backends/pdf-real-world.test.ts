@@ -214,6 +214,15 @@ describe("pdf layout on the fourth set's public pages", () => {
     ]);
   });
 
+  test("a web print's infobox: each bold label reads beside its value, the article before it", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "wikipedia-pdfjs-p1.pdf"), [
+      { neighbours: ["Original author(s)", "Andreas Gal"] },
+      { neighbours: ["Developer(s)", "Mozilla"] },
+      { before: ["which allows for fast rendering speeds", "PDF.js is used in Thunderbird"] },
+      { present: "integrate PDF.js to enable previewing PDF documents" },
+    ]);
+  });
+
   test("a German book page: the one-line footnote stays, its marker apart; the running head goes", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "geotopo-de-p9.pdf"), [
       { present: "Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt" },
