@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { createCanvas } from "@napi-rs/canvas";
 import fontkit from "@pdf-lib/fontkit";
 import type { ParsingOptions } from "@svc/contract";
-import { PDFDict, PDFDocument, PDFName, type PDFPage, rgb } from "pdf-lib";
+import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, rgb } from "pdf-lib";
 import { markdownRows } from "../eval/facts.ts";
 import { plainWords } from "../eval/pdf-sets.ts";
 import { type ParseViews, parseDocument } from "../index.ts";
@@ -549,6 +549,46 @@ describe("pdf layout: notes and lines that were not wrapped", () => {
       footers.map((f) => f.content.content),
       [footer],
     );
+  });
+
+  test("sideways labels in a drawn strip of boxes stay; a sideways stamp in the other margin goes", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The drawing's title block and its strip of approval boxes are filled in by hand after printing.";
+    drawParagraph(page, body, { x: 90, top: 90, width: 420, font: fonts.regular, size: 11 });
+    // The strip: a column of boxes 14 pt wide along the left edge, a label set sideways in each.
+    const black = rgb(0, 0, 0);
+    const boxes = [
+      ["Inv. No. orig.", 560, 700],
+      ["Signed and dated", 420, 560],
+    ] as const;
+    for (const [label, top, bottom] of boxes) {
+      page.drawRectangle({
+        x: 20,
+        y: PAGE_HEIGHT - bottom,
+        width: 14,
+        height: bottom - top,
+        borderColor: black,
+        borderWidth: 0.8,
+      });
+      page.drawText(label, {
+        x: 30,
+        y: PAGE_HEIGHT - bottom + 8,
+        size: 8,
+        font: fonts.regular,
+        rotate: degrees(90),
+        color: black,
+      });
+    }
+    // A download stamp up the right edge, in no box.
+    const stamp = "Downloaded from the archive on 12 March 2021";
+    page.drawText(stamp, { x: 596, y: 300, size: 8, font: fonts.regular, rotate: degrees(90), color: black });
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    for (const [label] of boxes) assert.ok(result.markdown.includes(label), result.markdown);
+    assert.ok(!result.markdown.includes("Downloaded from the archive"), result.markdown);
   });
 
   test("Japanese lines: a heading that stops short is not run into the paragraph under it", async () => {

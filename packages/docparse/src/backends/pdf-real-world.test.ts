@@ -223,6 +223,22 @@ describe("pdf layout on the fourth set's public pages", () => {
     ]);
   });
 
+  test("a drawing form: sideways labels in its strip of boxes stay; a paper's sideways arXiv stamp goes", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "ru-drawing-form.pdf"), [
+      { present: "Инв. № подл." },
+      { present: "Разраб." },
+    ]);
+    await assertFacts(path.join(REAL_WORLD_DIR, "dpr-emnlp-p1.pdf"), [
+      { absent: "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020" },
+      {
+        before: [
+          "indicating the needs of improving retrieval",
+          "Retrieval in open-domain QA is usually implemented",
+        ],
+      },
+    ]);
+  });
+
   test("a German book page: the one-line footnote stays, its marker apart; the running head goes", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "geotopo-de-p9.pdf"), [
       { present: "Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt" },

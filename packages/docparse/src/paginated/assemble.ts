@@ -21,6 +21,7 @@ import {
   edgeBlocks,
   type FurnitureCandidate,
   type FurnitureKind,
+  ruledBothSides,
   textBodySize,
 } from "./furniture.ts";
 import { box, type DetectedTable } from "./geometry.ts";
@@ -87,6 +88,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           pageNumber: label.label === "page_number",
           edge: edges[blocks.indexOf(entry.block)],
           sideways: entry.block.lines.every((line) => line.vertical),
+          boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
           caption: label.label === "figure_caption" || label.label === "table_caption",
           lines: entry.block.lines.map((line) => line.text),
         });

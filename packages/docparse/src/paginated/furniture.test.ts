@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Box } from "../model.ts";
-import { detectFurniture, edgeBlocks, type FurnitureCandidate, textBodySize } from "./furniture.ts";
+import {
+  detectFurniture,
+  edgeBlocks,
+  type FurnitureCandidate,
+  ruledBothSides,
+  textBodySize,
+} from "./furniture.ts";
 
 const PAGE = { width: 612, height: 792 };
 const BODY_SIZE = 10;
@@ -399,4 +405,33 @@ test("the text's body size counts every run, a table's cells included, and ignor
   ];
   assert.equal(textBodySize(runs), 10);
   assert.equal(textBodySize([]), 0);
+});
+
+test("sideways text in a side margin is furniture, unless it sits in a drawn cell (a form's strip of boxes)", () => {
+  const stamp = candidate(
+    1,
+    "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020",
+    { x1: 14, y1: 200, x2: 34, y2: 560 },
+    {
+      sideways: true,
+    },
+  );
+  const label = candidate(
+    1,
+    "Инв. № подл.",
+    { x1: 22, y1: 680, x2: 34, y2: 760 },
+    { sideways: true, boxed: true },
+  );
+  const kinds = detectFurniture([stamp, label, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], ["page_header", undefined]);
+});
+
+test("ruledBothSides: vertical rules along the block's whole height, close on its left and its right", () => {
+  const block = { x1: 22, y1: 680, x2: 34, y2: 760 };
+  const v = (x: number, y1: number, y2: number) => ({ x1: x, y1, x2: x, y2, orientation: "v" as const });
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(40, 600, 790)], 15), true);
+  // One side only, a rule too short, or a rule too far: no cell.
+  assert.equal(ruledBothSides(block, [v(20, 670, 770)], 15), false);
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(40, 700, 790)], 15), false);
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(80, 600, 790)], 15), false);
 });

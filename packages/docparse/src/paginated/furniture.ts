@@ -16,6 +16,8 @@ export interface FurnitureCandidate {
   edge: "top" | "bottom" | null;
   /** The block's text runs up or down the page. */
   sideways?: boolean;
+  /** Ruled on its left and right along its whole height: a cell of a drawn form, not a margin stamp. */
+  boxed?: boolean;
   /** Labeled a figure or table caption: content, never furniture. */
   caption?: boolean;
   /** The block's lines, when it has several (footnotes are told apart by them). */
@@ -153,6 +155,8 @@ export function detectFurniture(
     const alone = small || label || pattern;
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
+    // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
+    if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
@@ -161,12 +165,29 @@ export function detectFurniture(
   });
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {
-    if (kinds.has(i) || !c.sideways) return;
+    if (kinds.has(i) || !c.sideways || c.boxed) return;
     const width = c.pageSize.width;
     if (c.box.x2 > width * 0.1 && c.box.x1 < width * 0.9) return;
     kinds.set(i, box.centerY(c.box) < c.pageSize.height / 2 ? "page_header" : "page_footer");
   });
   return kinds;
+}
+
+/**
+ * Whether vertical rules run beside `b` on both sides, each within `reach` points of it and along its whole
+ * height: the block sits in a drawn cell (a form's rotated label in its strip of boxes).
+ */
+export function ruledBothSides(
+  b: Box,
+  rules: readonly { x1: number; y1: number; x2: number; y2: number; orientation: "h" | "v" }[],
+  reach: number,
+): boolean {
+  const spans = (r: { y1: number; y2: number }) =>
+    Math.min(r.y1, r.y2) <= b.y1 + 1 && Math.max(r.y1, r.y2) >= b.y2 - 1;
+  const vertical = rules.filter((r) => r.orientation === "v" && spans(r));
+  const left = vertical.some((r) => r.x1 <= b.x1 + 1 && r.x1 >= b.x1 - reach);
+  const right = vertical.some((r) => r.x1 >= b.x2 - 1 && r.x1 <= b.x2 + reach);
+  return left && right;
 }
 
 /**
