@@ -514,11 +514,12 @@ describe("pdf layout: notes and lines that were not wrapped", () => {
     drawLine(page, "Harbour Instruments", 370, 712, fonts.bold, 20);
     const address = "18720 Oxnard Street, Tarzana, CA 91356";
     drawLine(page, address, 372, 740, fonts.regular, 8);
-    drawLine(page, "Telephone 818 708 8131", 372, 750, fonts.regular, 8);
+    // The telephone number's area code opening the last line is no list enumerator to drop.
+    drawLine(page, "(818) 708-8131 TELEX 298949", 372, 750, fonts.regular, 8);
     const result = await parsePdf(await pdfBytes(pdf), {
       ignore_sections: ["page_header", "page_footer", "page_number"],
     });
-    assertInOrder(result.markdown, [body, "Harbour Instruments", address]);
+    assertInOrder(result.markdown, [body, "Harbour Instruments", address, "(818) 708-8131 TELEX 298949"]);
   });
 
   test("a footer line under a page whose body is a ruled table is furniture: small beside the table's text", async () => {

@@ -201,7 +201,7 @@ describe("pdf layout on the fourth set's public pages", () => {
 
   test("a scanned leaflet: the address set under the maker's name at the page's foot is content", async () => {
     await assertFacts(path.join(REAL_WORLD_DIR, "scan-linn-two-column.pdf"), [
-      { present: "18720 Oxnard Street, Tarzana, CA 91356" },
+      { present: "18720 Oxnard Street, Tarzana, CA 91356 (818) 708-8131" },
       { before: ["sustain pedal, and program changes", "To erase a wrong note"] },
     ]);
   });

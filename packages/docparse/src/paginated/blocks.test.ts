@@ -164,6 +164,11 @@ test("LIST_MARKER knows bullets and enumerators but not numbers or words", () =>
     assert.match(text, LIST_MARKER, text);
   for (const text of ["1999 was a year", "2024. A year", "3.5 litres", "item", "a word", "-5 degrees"])
     assert.doesNotMatch(text, LIST_MARKER, text);
+  // A telephone number's area code opening a line is part of the number; an item that starts with a number is not.
+  for (const text of ["(818) 708-8131 TELEX", "818) 708 8131", "(020) 7946.0958"])
+    assert.doesNotMatch(text, LIST_MARKER, text);
+  for (const text of ["(3) 150 boats", "1. 2024 results", "2) 7946 entries"])
+    assert.match(text, LIST_MARKER, text);
 });
 
 test("lines of two columns read one after the other do not join", () => {

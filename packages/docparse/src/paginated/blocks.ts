@@ -8,9 +8,12 @@ export interface Block {
   box: Box;
 }
 
-/** Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. */
+/**
+ * Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. A telephone number's area code
+ * (`(818) 708-8131`) is no enumerator: taken for one, it would be dropped as a marker.
+ */
 export const LIST_MARKER =
-  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)/;
+  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)(?!\s+\d{3,4}[-.\s]\d{4}\b)/;
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
 const CONTENTS_ENTRY = /(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i;
