@@ -26,7 +26,7 @@ import { hostIdOf, isClustered, type Role, rolesOf } from "./hosts/roles.ts";
 import { createImageRepository } from "./images/archives.ts";
 import { createRegistryCredentialRepository } from "./images/credentials.ts";
 import { loadSecretBox } from "./images/secret-box.ts";
-import { ImageSweeper } from "./images/sweep.ts";
+import { ImageSweeper, requestImageSweeps } from "./images/sweep.ts";
 import type { Logger } from "./log.ts";
 import { createProxyServer } from "./proxy/proxy.ts";
 import { sandboxSecretDeriver } from "./sandboxes/auth-secret.ts";
@@ -113,6 +113,8 @@ async function startSandboxes(
           sweep: (keep, graceMs) => executor.sweepImages(keep, graceMs),
           graceMs: config.imageGraceSecs * 1000,
           log,
+          // Several hosts: a DELETE /images served on another host sweeps here too.
+          ...(isClustered(config) ? { requests: { settings: store.settings } } : {}),
         })
       : null;
   const secretOf = await sandboxSecretDeriver(store.settings);
@@ -173,6 +175,7 @@ async function startSandboxes(
           ? (tarFile, name) => (executor as LocalExecutor).importImage(tarFile, name)
           : null,
       sweeper: imageSweeper,
+      requestSweeps: isClustered(config) ? () => requestImageSweeps(store.settings) : null,
       tmpDir: join(config.dataDir, "tmp"),
       maxBytes: config.maxFileBytes,
     },
@@ -436,11 +439,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           // Mounts first: what they hold (MCP sessions) may still call the API to end their sandboxes.
           await Promise.all((options.mounts ?? []).map((mount) => mount.close?.().catch(() => undefined)));
           proxy.closeAllConnections();
-          await Promise.all([
-            app.close(),
-            new Promise((resolve) => (proxy.listening ? proxy.close(resolve) : resolve(null))),
-            gateway?.close(),
-          ]);
+          // A request in flight at the close leaves its keep-alive connection idle once answered: closed as soon
+          // as it is, not at the keep-alive timeout (72 s), which held a SIGTERM's exit that long.
+          const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+          try {
+            await Promise.all([
+              app.close(),
+              new Promise((resolve) => (proxy.listening ? proxy.close(resolve) : resolve(null))),
+              gateway?.close(),
+            ]);
+          } finally {
+            clearInterval(idle);
+          }
           await stopSandboxes();
           await store.close();
         })();

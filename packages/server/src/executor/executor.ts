@@ -36,6 +36,13 @@ export interface StartedSandbox {
   timeline?: { beganAt: number; steps: StartStep[] };
 }
 
+/** A snapshot's disk copied: its sizes, and the manifest digest of the OCI image the sandbox runs on (null for others). */
+export interface SnapshotTaken {
+  sizeBytes: number;
+  diskBytes: number;
+  imageDigest: string | null;
+}
+
 /** A failure of start that ends the sandbox with a typed termination reason. */
 export class ExecutorError extends Error {
   readonly reason: TerminationReason;
@@ -86,11 +93,18 @@ export interface Executor {
    * Copies a running sandbox's root disk into a snapshot, the sandbox frozen meanwhile (a consistent copy), and
    * lets it run again.
    */
-  snapshot(id: string, snapshotId: string): Promise<{ sizeBytes: number; diskBytes: number }>;
+  snapshot(id: string, snapshotId: string): Promise<SnapshotTaken>;
   /** Removes a snapshot's (or a template's) disk; one that is not there is fine. */
   removeSnapshot(snapshotId: string): Promise<void>;
-  /** Makes a template's root disk from a tar of a tree (laid over the image); resolves with its size on disk. */
-  buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }>;
+  /**
+   * Makes a template's root disk from a tar of a tree (laid over the image); resolves with its size on disk and,
+   * for an OCI image (pulled now unless held, with the project's credentials), the manifest digest it is laid over.
+   */
+  buildTemplateDisk(
+    templateId: string,
+    tarFile: string,
+    image?: { image: string | null; projectId: string },
+  ): Promise<{ sizeBytes: number; imageDigest: string | null }>;
   /** Stops a sandbox and removes everything it had (processes, mounts, disk, cgroups, network). Idempotent. */
   stop(id: string): Promise<void>;
   /** Ids of sandboxes that still hold resources on this host (for cleanup after a crash). */

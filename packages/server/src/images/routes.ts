@@ -20,6 +20,8 @@ export interface ImageDeps {
     | null;
   /** Removes this host's unused image trees (after a delete too); null when this host runs no executor. */
   sweeper: ImageSweeper | null;
+  /** Several hosts: asks every host's sweeper for a sweep (requestImageSweeps); null on a single host. */
+  requestSweeps: (() => Promise<void>) | null;
   /** Where an uploaded archive waits while it is imported. */
   tmpDir: string;
   /** Largest archive accepted (413 FILE_TOO_LARGE beyond). */
@@ -112,7 +114,9 @@ export function imageHandlers(deps: ImageDeps): Handlers<typeof imageRoutes> {
       if (!(await images.remove(auth.projectId, params.name))) {
         throw new ServiceError("IMAGE_NOT_FOUND", `no image ${params.name}`);
       }
-      // Its tree goes once nothing uses it (and the grace period has passed).
+      // Its tree goes once nothing uses it (and the grace period has passed): here at once, and on the other
+      // hosts (which may hold trees of it too) at their next look at the request.
+      await deps.requestSweeps?.();
       await deps.sweeper?.sweep();
     },
   };

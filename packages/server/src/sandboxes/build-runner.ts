@@ -299,6 +299,7 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<Temp
     projectId,
     name: record.templateName,
     baseImage: final.baseImage,
+    pinnedImage: final.pinnedImage,
     source: "snapshot",
     snapshotId: final.id,
     sizeBytes: final.sizeBytes,

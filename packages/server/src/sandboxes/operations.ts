@@ -1,5 +1,6 @@
 import { ServiceError } from "@svc/contract";
 import { type Executor, ExecutorError } from "../executor/executor.ts";
+import { pinImage } from "../executor/linux/image-reference.ts";
 import type { ControlOp } from "../hosts/relay.ts";
 import { mountOne } from "./mount-resolution.ts";
 import type { SandboxRow } from "./repository.ts";
@@ -205,7 +206,12 @@ export class LiveOperations {
     if (!taking) throw new ServiceError("SANDBOX_BUSY", `the sandbox is ${row.status}, not running`);
     const work = (async () => {
       try {
-        await snapshots?.finish(snapshotId, await executor.snapshot(row.id, snapshotId));
+        const taken = await executor.snapshot(row.id, snapshotId);
+        // Pinned to the digest the sandbox's tree came from: a template of it never moves with the tag.
+        await snapshots?.finish(snapshotId, {
+          ...taken,
+          pinnedImage: pinImage(row.image, taken.imageDigest),
+        });
       } catch (error) {
         this.#o.log("snapshot failed", { sandbox: row.id, snapshot: snapshotId, error: String(error) });
         await snapshots?.finish(snapshotId, { error: (error as Error).message });

@@ -21,7 +21,7 @@ import type { Scheduler } from "./scheduler.ts";
 import type { SnapshotRepository } from "./snapshots.ts";
 import { suspendSnapshotHandlers } from "./suspend-snapshot.ts";
 import { templateHandlers } from "./template-routes.ts";
-import { type TemplateRepository, templateCommand } from "./templates.ts";
+import { startImage, type TemplateRepository, templateCommand } from "./templates.ts";
 
 export interface SandboxDeps {
   store: Store;
@@ -117,10 +117,12 @@ export function sandboxHandlers(deps: SandboxDeps): Handlers<typeof sandboxRoute
       pendingSandbox({
         projectId: auth.projectId,
         name: body.name ?? null,
-        image:
-          snapshot?.baseImage ??
-          template?.baseImage ??
-          (await imageOfRequest(deps.images.images, auth.projectId, body.image)),
+        // A snapshot's or template's pinned digest: the tree its disk was made over, wherever the tag moved since.
+        image: snapshot
+          ? startImage(snapshot)
+          : template
+            ? startImage(template)
+            : await imageOfRequest(deps.images.images, auth.projectId, body.image),
         cpus: resources.cpus ?? DEFAULTS.cpus,
         memoryMb: resources.memory_mb ?? DEFAULTS.memoryMb,
         diskMb: Math.max(

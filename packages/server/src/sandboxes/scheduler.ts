@@ -179,7 +179,11 @@ export class Scheduler {
   }
 
   /** Makes a template's disk on this host's executor (a server without one cannot). */
-  async buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }> {
+  async buildTemplateDisk(
+    templateId: string,
+    tarFile: string,
+    image?: { image: string | null; projectId: string },
+  ): Promise<{ sizeBytes: number; imageDigest: string | null }> {
     const { executor } = this.#o;
     if (!executor || executor.unavailableReason()) {
       throw new ServiceError(
@@ -187,7 +191,7 @@ export class Scheduler {
         "this server runs no sandboxes, so it cannot make template disks",
       );
     }
-    return executor.buildTemplateDisk(templateId, tarFile);
+    return executor.buildTemplateDisk(templateId, tarFile, image);
   }
 
   /** Removes a snapshot's disk from this host's executor. */

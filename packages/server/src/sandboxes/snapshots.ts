@@ -7,7 +7,13 @@ export interface SnapshotRow {
   id: string;
   projectId: string;
   sandboxId: string;
+  /** The image as the sandbox named it (a tag stays a tag: shown as it was given). */
   baseImage: string;
+  /**
+   * The image pinned to the digest the sandbox ran on (image-reference.ts pinImage), set when the snapshot
+   * completes; null for a snapshot made before pinning, or of an image with nothing to pin.
+   */
+  pinnedImage: string | null;
   snapshotType: "filesystem" | "memory";
   status: "in_progress" | "completed" | "failed";
   error: string | null;
@@ -22,22 +28,28 @@ export type SnapshotKind = "sandbox" | "build_cache";
 
 export interface SnapshotRepository {
   create(
-    row: Omit<SnapshotRow, "id" | "createdAt" | "error" | "sizeBytes" | "rootfsDiskBytes" | "kind"> & {
+    row: Omit<
+      SnapshotRow,
+      "id" | "createdAt" | "error" | "sizeBytes" | "rootfsDiskBytes" | "kind" | "pinnedImage"
+    > & {
       kind?: SnapshotKind;
     },
   ): Promise<SnapshotRow>;
   get(projectId: string, id: string): Promise<SnapshotRow | null>;
   /** The project's snapshots, oldest first: those of sandboxes, and the build cache's with `includeBuildCache`. */
   list(projectId: string, options?: { includeBuildCache?: boolean }): Promise<SnapshotRow[]>;
-  /** Ends an in-progress snapshot: completed with its sizes, or failed with why. */
-  finish(id: string, outcome: { sizeBytes: number; diskBytes: number } | { error: string }): Promise<void>;
+  /** Ends an in-progress snapshot: completed with its sizes and pinned image, or failed with why. */
+  finish(
+    id: string,
+    outcome: { sizeBytes: number; diskBytes: number; pinnedImage?: string | null } | { error: string },
+  ): Promise<void>;
   /** Snapshots still in progress (after a restart, they failed). */
   inProgress(): Promise<SnapshotRow[]>;
   remove(id: string): Promise<void>;
 }
 
 const COLUMNS =
-  "id, project_id, sandbox_id, base_image, snapshot_type, status, error, size_bytes, rootfs_disk_bytes, created_at, kind";
+  "id, project_id, sandbox_id, base_image, snapshot_type, status, error, size_bytes, rootfs_disk_bytes, created_at, kind, pinned_image";
 
 function fromRow(row: Record<string, unknown>): SnapshotRow {
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -52,6 +64,7 @@ function fromRow(row: Record<string, unknown>): SnapshotRow {
     sizeBytes: n(row.size_bytes),
     rootfsDiskBytes: n(row.rootfs_disk_bytes),
     kind: row.kind === "build_cache" ? "build_cache" : "sandbox",
+    pinnedImage: typeof row.pinned_image === "string" ? row.pinned_image : null,
     createdAt: Number(row.created_at),
   };
 }
@@ -83,10 +96,11 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
         sizeBytes: null,
         rootfsDiskBytes: null,
         kind: fields.kind ?? "sandbox",
+        pinnedImage: null,
         createdAt: Date.now(),
       };
       await db.execute(
-        `INSERT INTO sandbox_snapshots (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sandbox_snapshots (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.id,
           row.projectId,
@@ -99,6 +113,7 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
           null,
           row.createdAt,
           row.kind,
+          null,
         ],
       );
       return row;
@@ -126,8 +141,8 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
         ]);
       } else {
         await db.execute(
-          "UPDATE sandbox_snapshots SET status = 'completed', size_bytes = ?, rootfs_disk_bytes = ? WHERE id = ?",
-          [outcome.sizeBytes, outcome.diskBytes, id],
+          "UPDATE sandbox_snapshots SET status = 'completed', size_bytes = ?, rootfs_disk_bytes = ?, pinned_image = ? WHERE id = ?",
+          [outcome.sizeBytes, outcome.diskBytes, outcome.pinnedImage ?? null, id],
         );
       }
     },

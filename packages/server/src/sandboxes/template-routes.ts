@@ -7,6 +7,8 @@ import { ServiceError, type sandboxRoutes } from "@svc/contract";
 import { limitBytes } from "../api/body-limit.ts";
 import type { Handlers } from "../api/routes.ts";
 import type { AuthContext } from "../auth/context.ts";
+import { ExecutorError } from "../executor/executor.ts";
+import { pinImage } from "../executor/linux/image-reference.ts";
 import { type BuildCache, removeCacheSnapshots } from "./build-cache.ts";
 import type { SandboxRepository } from "./repository.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -57,6 +59,7 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
         projectId: auth.projectId,
         name: body.name,
         baseImage: snapshot.baseImage,
+        pinnedImage: snapshot.pinnedImage,
         source: "snapshot",
         snapshotId: snapshot.id,
         sizeBytes: snapshot.sizeBytes,
@@ -75,11 +78,18 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
       const id = newTemplateId();
       try {
         await pipeline(request.raw, limitBytes(deps.maxBytes), createWriteStream(tarFile, { mode: 0o600 }));
-        let size: { sizeBytes: number };
+        let size: { sizeBytes: number; imageDigest: string | null };
         try {
-          size = await deps.scheduler.buildTemplateDisk(id, tarFile);
+          size = await deps.scheduler.buildTemplateDisk(id, tarFile, {
+            image: baseImage,
+            projectId: auth.projectId,
+          });
         } catch (error) {
           if (error instanceof ServiceError) throw error;
+          // The image could not be pulled (not found, refused, unreachable): the template is not made.
+          if (error instanceof ExecutorError) {
+            throw new ServiceError("INVALID_IMAGE", `image '${baseImage}': ${error.message}`);
+          }
           throw new ServiceError(
             "INVALID_FILE",
             `the body is not a tar archive that can be laid out: ${(error as Error).message}`,
@@ -90,6 +100,8 @@ export function templateHandlers(deps: Deps): TemplateHandlers {
             projectId: auth.projectId,
             name: params.template,
             baseImage,
+            // Its sandboxes start from the digest pulled now, whatever the tag points at later.
+            pinnedImage: pinImage(baseImage, size.imageDigest),
             source: "tree",
             snapshotId: null,
             sizeBytes: size.sizeBytes,

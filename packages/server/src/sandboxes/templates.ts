@@ -8,7 +8,14 @@ export interface TemplateRow {
   id: string;
   projectId: string;
   name: string;
+  /** The image as the user named it (shown as given). */
   baseImage: string;
+  /**
+   * The image pinned to the digest resolved when the template was made (image-reference.ts pinImage): what its
+   * sandboxes start from, whatever the tag points at later. Null for a template made before pinning (its
+   * sandboxes start from baseImage) or of an image with nothing to pin.
+   */
+  pinnedImage: string | null;
   source: "snapshot" | "tree";
   snapshotId: string | null;
   sizeBytes: number | null;
@@ -20,7 +27,10 @@ export interface TemplateRow {
 export interface TemplateRepository {
   /** Null when the project already has a template of that name. */
   create(
-    row: Omit<TemplateRow, "id" | "createdAt" | "config"> & { config?: TemplateConfig | null },
+    row: Omit<TemplateRow, "id" | "createdAt" | "config" | "pinnedImage"> & {
+      config?: TemplateConfig | null;
+      pinnedImage?: string | null;
+    },
     id?: string,
   ): Promise<TemplateRow | null>;
   /** By id or name, within the project. */
@@ -29,6 +39,11 @@ export interface TemplateRepository {
   /** Templates made from this snapshot (which then cannot be deleted). */
   ofSnapshot(snapshotId: string): Promise<TemplateRow[]>;
   remove(id: string): Promise<void>;
+}
+
+/** The image a template's or snapshot's sandboxes start from: the pinned one, else (rows made before) the reference. */
+export function startImage(row: { baseImage: string; pinnedImage: string | null }): string {
+  return row.pinnedImage ?? row.baseImage;
 }
 
 /** The root disk a template's sandboxes start from: its snapshot's, or its own. */
@@ -54,7 +69,8 @@ export function toTemplate(row: TemplateRow, namespace: string): Template {
   };
 }
 
-const COLUMNS = "id, project_id, name, base_image, source, snapshot_id, size_bytes, config, created_at";
+const COLUMNS =
+  "id, project_id, name, base_image, source, snapshot_id, size_bytes, config, created_at, pinned_image";
 
 function fromRow(row: Record<string, unknown>): TemplateRow {
   return {
@@ -62,6 +78,7 @@ function fromRow(row: Record<string, unknown>): TemplateRow {
     projectId: String(row.project_id),
     name: String(row.name),
     baseImage: String(row.base_image),
+    pinnedImage: typeof row.pinned_image === "string" ? row.pinned_image : null,
     source: row.source as TemplateRow["source"],
     snapshotId: (row.snapshot_id as string | null) ?? null,
     sizeBytes: row.size_bytes === null || row.size_bytes === undefined ? null : Number(row.size_bytes),
@@ -74,9 +91,15 @@ export function createTemplateRepository(db: Db): TemplateRepository {
   const select = `SELECT ${COLUMNS} FROM sandbox_templates`;
   return {
     async create(fields, id = newTemplateId()) {
-      const row: TemplateRow = { ...fields, config: fields.config ?? null, id, createdAt: Date.now() };
+      const row: TemplateRow = {
+        ...fields,
+        config: fields.config ?? null,
+        pinnedImage: fields.pinnedImage ?? null,
+        id,
+        createdAt: Date.now(),
+      };
       try {
-        await db.execute(`INSERT INTO sandbox_templates (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        await db.execute(`INSERT INTO sandbox_templates (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
           row.id,
           row.projectId,
           row.name,
@@ -86,6 +109,7 @@ export function createTemplateRepository(db: Db): TemplateRepository {
           row.sizeBytes,
           row.config === null ? null : JSON.stringify(row.config),
           row.createdAt,
+          row.pinnedImage,
         ]);
       } catch (error) {
         if (isUniqueViolation(error)) return null;

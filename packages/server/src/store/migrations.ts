@@ -4,6 +4,7 @@ import { imagesMigration } from "../images/migration.ts";
 import { templateBuildsMigration } from "../sandboxes/build-migration.ts";
 import { templateBuildRecordsMigration } from "../sandboxes/build-store-migration.ts";
 import { sandboxesMigration } from "../sandboxes/migration.ts";
+import { pinnedImageMigration } from "../sandboxes/pinned-image-migration.ts";
 import { snapshotsAndPoolsMigration } from "../sandboxes/snapshot-migration.ts";
 import { startTimelineMigration } from "../sandboxes/start-timeline-migration.ts";
 import type { Db } from "./db.ts";
@@ -168,6 +169,7 @@ export const migrations: readonly Migration[] = [
   templateBuildsMigration,
   imagesMigration,
   templateBuildRecordsMigration,
+  pinnedImageMigration,
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

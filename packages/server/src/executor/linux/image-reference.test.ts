@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isImageReference, parseImageReference, registryHost } from "./image-reference.ts";
+import { isImageReference, parseImageReference, pinImage, registryHost } from "./image-reference.ts";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 
@@ -42,6 +42,19 @@ describe("image references", () => {
     ] as const) {
       assert.throws(() => parseImageReference(text), reason, text);
     }
+  });
+
+  test("a reference pinned to the digest its pull got: the tag dropped, nothing pinned for other images", () => {
+    const digest = `sha256:${"ab".repeat(32)}`;
+    const other = `sha256:${"cd".repeat(32)}`;
+    assert.equal(pinImage("python:3.12-slim", digest), `docker.io/library/python@${digest}`);
+    assert.equal(pinImage("localhost:5000/team/app", digest), `localhost:5000/team/app@${digest}`);
+    assert.equal(pinImage(`ghcr.io/org/app:v1@${other}`, other), `ghcr.io/org/app@${other}`);
+    assert.equal(pinImage("python:3.12-slim", null), null);
+    assert.equal(pinImage("default", digest), null);
+    assert.equal(pinImage(null, digest), null);
+    assert.equal(pinImage(`archive:mine@${digest}`, digest), null, "an uploaded image is pinned already");
+    assert.equal(pinImage("python:3.12-slim", "sha256:short"), null);
   });
 
   test("built-in image names are not references", () => {

@@ -82,3 +82,21 @@ export function registryHost(registry: string): string {
   if (registry.startsWith("[")) return registry.slice(1, registry.indexOf("]"));
   return registry.replace(/:[0-9]+$/, "");
 }
+
+/**
+ * The image a sandbox's tree really came from, as a reference that no later push can move: `image` (a reference
+ * as the user gave it) pinned to the manifest `digest` its pull got, `registry/repository@digest`. Null when there
+ * is nothing to pin: no digest, or `image` is not a registry reference (a built-in or operator image, or an
+ * uploaded one, `archive:<name>@<digest>`, which is pinned already).
+ */
+export function pinImage(image: string | null, digest: string | null | undefined): string | null {
+  if (!image || !digest || image.startsWith("archive:") || !isImageReference(image)) return null;
+  if (!DIGEST.test(digest)) return null;
+  let reference: ImageReference;
+  try {
+    reference = parseImageReference(image);
+  } catch {
+    return null;
+  }
+  return `${reference.registry}/${reference.repository}@${digest}`;
+}

@@ -3,7 +3,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, readFileSync, watch } from "node:fs";
 import { chmod, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   RUNTIME_PORT,
   runtimeRoutes,
@@ -11,7 +11,13 @@ import {
   type TerminationReason,
 } from "@svc/contract";
 import type { Logger } from "../../log.ts";
-import { type Executor, ExecutorError, type SandboxSpec, type StartedSandbox } from "../executor.ts";
+import {
+  type Executor,
+  ExecutorError,
+  type SandboxSpec,
+  type SnapshotTaken,
+  type StartedSandbox,
+} from "../executor.ts";
 import {
   cgroupLayout,
   createCgroups,
@@ -50,7 +56,7 @@ import {
   warmCompileCache,
 } from "./launch.ts";
 import { checkLxcfs, lxcfsBinds, sandboxCpuList } from "./lxcfs.ts";
-import { loopDevicesUnder, mountsUnder } from "./mounts.ts";
+import { loopDevicesUnder, mountsUnder, readMounts } from "./mounts.ts";
 import {
   addressesOf,
   allocateIndex,
@@ -594,6 +600,18 @@ export class LocalExecutor implements Executor {
 
   /** An OCI image's tree and config, with the host's Node libraries (the image may lack a usable glibc). */
   async #ociImage(spec: SandboxSpec, image: string): Promise<StartImage> {
+    const found = await this.#ociPull(spec, image);
+    return { rootfs: found.rootfs, oci: found.config, nodeLibs: await nodeRuntimeLibs() };
+  }
+
+  /**
+   * An OCI image from the store (pulled with the project's credentials unless held, or an uploaded archive's by
+   * digest); a failure is an ExecutorError with the reason a start ends with.
+   */
+  async #ociPull(
+    spec: Pick<SandboxSpec, "id" | "projectId" | "onProgress">,
+    image: string,
+  ): Promise<OciImage> {
     const store = this.#ociStore();
     let found: OciImage | null;
     const archive = ARCHIVE_IMAGE.exec(image);
@@ -624,7 +642,7 @@ export class LocalExecutor implements Executor {
       if (error instanceof OciImageError) throw new ExecutorError(PULL_FAILURES[error.kind], error.message);
       throw error;
     }
-    return { rootfs: found.rootfs, oci: found.config, nodeLibs: await nodeRuntimeLibs() };
+    return found;
   }
 
   #ociDir(): string {
@@ -766,9 +784,8 @@ export class LocalExecutor implements Executor {
     timeline: StartTimeline,
   ): Promise<SandboxNetwork> {
     for (let attempt = 1; ; attempt++) {
-      const index = allocateIndex([...(await listNetworks()).indexes, ...this.#reserved], {
-        after: this.#lastIndex,
-      });
+      const used = [...(await listNetworks()).indexes, ...this.#reserved, ...(await this.#recordedIndexes())];
+      const index = allocateIndex(used, { after: this.#lastIndex });
       this.#reserved.add(index);
       held.push(index);
       this.#lastIndex = index;
@@ -790,6 +807,27 @@ export class LocalExecutor implements Executor {
         if (!taken || attempt >= 5) throw error;
       }
     }
+  }
+
+  /**
+   * The network indexes this executor's sandboxes hold, as their state.json records them: those adopted after a
+   * restart too. The host's interface list alone does not show them all: a server in a network namespace of its
+   * own (several hosts on one machine) makes its sandboxes' interfaces there, yet /sys/class/net lists the
+   * namespace that mounted it; without these, a restart would try the adopted sandboxes' indexes first.
+   */
+  async #recordedIndexes(): Promise<number[]> {
+    const indexes: number[] = [];
+    for (const id of await readdir(this.#sandboxesDir()).catch(() => [] as string[])) {
+      try {
+        const state = JSON.parse(
+          await readFile(join(this.#sandboxesDir(), id, "state.json"), "utf8"),
+        ) as SandboxState;
+        if (typeof state.netIndex === "number") indexes.push(state.netIndex);
+      } catch {
+        // No state yet (a start before its network), or one being rewritten: #reserved holds its index.
+      }
+    }
+    return indexes;
   }
 
   /**
@@ -875,8 +913,9 @@ export class LocalExecutor implements Executor {
    * Freezes the sandbox's processes, then its file system (fsfreeze flushes it and holds writes), copies the
    * disk image sparsely, and lets both go again.
    */
-  async snapshot(id: string, snapshotId: string): Promise<{ sizeBytes: number; diskBytes: number }> {
+  async snapshot(id: string, snapshotId: string): Promise<SnapshotTaken> {
     const paths = rootfsPaths(join(this.#sandboxesDir(), id));
+    const imageDigest = this.#lowerDigest(paths.rootDir);
     const target = this.#snapshotDisk(snapshotId);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     await freezeCgroup(id);
@@ -894,10 +933,37 @@ export class LocalExecutor implements Executor {
       await thawCgroup(id);
     }
     const copied = await stat(target);
-    return { sizeBytes: copied.blocks * 512, diskBytes: copied.size };
+    return { sizeBytes: copied.blocks * 512, diskBytes: copied.size, imageDigest };
   }
 
-  async buildTemplateDisk(templateId: string, tarFile: string): Promise<{ sizeBytes: number }> {
+  /**
+   * The manifest digest of the OCI image tree a sandbox's root overlay lies over (its lower dir, from the mount
+   * table: right for a sandbox adopted after a restart too); null for the built-in or an operator image.
+   */
+  #lowerDigest(rootDir: string): string | null {
+    const overlay = readMounts().find((m) => m.mountPoint === resolve(rootDir) && m.fsType === "overlay");
+    const lower = /(?:^|,)lowerdir=([^,]*)/.exec(overlay?.superOptions ?? "")?.[1] ?? "";
+    const tree = resolve(this.#ociDir(), "rootfs");
+    for (const dir of lower.split(":")) {
+      const hex = dir.startsWith(`${tree}/`)
+        ? /^([a-f0-9]{64})\/rootfs$/.exec(dir.slice(tree.length + 1))
+        : null;
+      if (hex) return `sha256:${hex[1]}`;
+    }
+    return null;
+  }
+
+  async buildTemplateDisk(
+    templateId: string,
+    tarFile: string,
+    image?: { image: string | null; projectId: string },
+  ): Promise<{ sizeBytes: number; imageDigest: string | null }> {
+    // A registry image first: one that cannot be pulled fails the template before its disk is made. (An
+    // uploaded image is pinned by its digest already, and the built-in one has none.)
+    let imageDigest: string | null = null;
+    if (image?.image && isImageReference(image.image) && !ARCHIVE_IMAGE.test(image.image)) {
+      imageDigest = (await this.#ociPull({ id: templateId, projectId: image.projectId }, image.image)).digest;
+    }
     const diskImage = this.#snapshotDisk(templateId);
     await mkdir(dirname(diskImage), { recursive: true, mode: 0o700 });
     // Room for the tree twice over and some to spare; a sandbox with a larger disk_mb grows it at start.
@@ -908,7 +974,7 @@ export class LocalExecutor implements Executor {
       await rm(dirname(diskImage), { recursive: true, force: true });
       throw error;
     }
-    return { sizeBytes: (await stat(diskImage)).blocks * 512 };
+    return { sizeBytes: (await stat(diskImage)).blocks * 512, imageDigest };
   }
 
   async removeSnapshot(snapshotId: string): Promise<void> {

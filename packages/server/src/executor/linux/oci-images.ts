@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import { nonPublicRange } from "../../documents/url-fetch.ts";
 import { acquireFileLock } from "./file-lock.ts";
 import { HostCommandError, runHostCommand } from "./host-command.ts";
-import { type ImageReference, registryHost } from "./image-reference.ts";
+import { type ImageReference, parseImageReference, registryHost } from "./image-reference.ts";
 
 /** What the image asks of the processes it runs (its config's `Env`, `WorkingDir`, `User`, `Entrypoint`, `Cmd`). */
 export interface OciImageConfig {
@@ -138,7 +138,17 @@ export class OciImageStore {
           reference.canonical,
           options.onProgress,
         );
-        if (options.scope !== undefined) await this.#remember(reference, options.scope, image.digest);
+        if (options.scope !== undefined) {
+          await this.#remember(reference, options.scope, image.digest);
+          // The scope may serve that digest by name too (a template pinned to what this pull got) without
+          // asking the registry again: its credentials just reached it.
+          if (!reference.digest) {
+            const pinned = parseImageReference(
+              `${reference.registry}/${reference.repository}@${image.digest}`,
+            );
+            await this.#remember(pinned, options.scope, image.digest);
+          }
+        }
         return image;
       } finally {
         await rm(authDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import {
@@ -45,17 +46,23 @@ function sandboxPids(id: string, program?: string): number[] {
   const groups = join(cgroupLayout().v1.pids, DEFAULT_CGROUP_PARENT, id);
   const dirs = [join(groups, "daemon")];
   const workload = join(groups, "workload");
-  if (existsSync(workload)) {
+  try {
     dirs.push(
       workload,
       ...readdirSync(workload, { withFileTypes: true })
         .filter((e) => e.isDirectory())
         .map((e) => join(workload, e.name)),
     );
+  } catch {
+    // No workload group (none yet, or removed with the sandbox).
   }
-  const pids = dirs.flatMap((dir) =>
-    readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number),
-  );
+  const pids = dirs.flatMap((dir) => {
+    try {
+      return readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+    } catch {
+      return []; // removed with the sandbox (or meanwhile)
+    }
+  });
   return pids.filter((pid) => {
     try {
       const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
@@ -275,26 +282,41 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     for (const id of [sandbox.id, warm]) assert.deepEqual(await leftoversOf(id), [], `${id} left something`);
   });
 
-  test("a sandbox whose daemon runs but does not answer at the restart is adopted, not ended", {
-    timeout: 120_000,
+  test("at a restart, a sandbox whose daemon runs but does not answer is adopted; one whose daemon died ends executor_lost; a DELETE accepted just before a SIGTERM is carried out before the exit", {
+    timeout: 240_000,
   }, async () => {
     assert.ok(server, "the server of the previous test runs");
     let client = await clientOf(server);
-    const sandbox = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
-    made.set(sandbox.id, new Set());
-    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
-    remember(sandbox.id);
-    await sandbox.run("sh", { args: ["-c", "echo kept > /tmp/before"] });
+    // Both made before one kill: one restart finds the two cases.
+    const [stalled, dead] = await Promise.all(
+      ["stalled", "dead"].map((name) =>
+        client.sandboxes.create({ name, resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } }),
+      ),
+    );
+    for (const sandbox of [stalled, dead]) {
+      made.set(sandbox.id, new Set());
+      await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
+      remember(sandbox.id);
+    }
+    await stalled.run("sh", { args: ["-c", "echo kept > /tmp/before"] });
     await sigkill(server);
 
     // A daemon too busy to answer (here: stopped) while the server restarts; its process is there all along.
-    const daemonPid = daemonPidOf(sandbox.id);
-    assert.ok(daemonPid, "the sandbox's daemon runs on the host");
-    process.kill(daemonPid, "SIGSTOP");
+    const stalledPid = daemonPidOf(stalled.id);
+    assert.ok(stalledPid, "the stalled sandbox's daemon runs on the host");
+    // The other's daemon dies; its init (bwrap) goes with it; the cgroups, netns and disk stay for the server.
+    const deadPid = daemonPidOf(dead.id);
+    assert.ok(deadPid, "the dead sandbox's daemon runs on the host");
+    process.kill(deadPid, "SIGKILL");
+    await until("the dead sandbox's processes gone", 10_000, async () =>
+      sandboxPids(dead.id).length === 0 ? true : undefined,
+    );
+    assert.ok((await leftoversOf(dead.id)).length > 0, "the dead sandbox still holds host resources");
+    process.kill(stalledPid, "SIGSTOP");
     try {
       server = await startServerProcess(dataDir, FIRST_START_MS);
       client = await clientOf(server);
-      const record = (await client.sandboxes.get(sandbox.id)).record;
+      const record = (await client.sandboxes.get(stalled.id)).record;
       assert.equal(
         record?.status,
         "running",
@@ -303,48 +325,52 @@ describe("server restart after SIGKILL: adopted or terminated, never stuck, neve
     } finally {
       // Gone when the restart ended the sandbox (the failure above says so).
       try {
-        process.kill(daemonPid, "SIGCONT");
+        process.kill(stalledPid, "SIGCONT");
       } catch {}
     }
-    const again = await client.sandboxes.get(sandbox.id);
+    const again = await client.sandboxes.get(stalled.id);
     assert.equal((await again.run("cat", { args: ["/tmp/before"] })).stdout, "kept\n");
-    assert.equal(daemonPidOf(sandbox.id), daemonPid, "the same daemon");
-    assert.equal((await again.delete()).status, "terminated");
-    assert.deepEqual(await leftoversOf(sandbox.id), []);
-  });
+    assert.equal(daemonPidOf(stalled.id), stalledPid, "the same daemon");
 
-  test("a sandbox whose daemon died while the server was down ends executor_lost, its resources removed", {
-    timeout: 120_000,
-  }, async () => {
-    assert.ok(server, "the server of the previous test runs");
-    let client = await clientOf(server);
-    const sandbox = await client.sandboxes.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 } });
-    made.set(sandbox.id, new Set());
-    await sandbox.waitUntilRunning({ timeoutMs: 60_000 });
-    remember(sandbox.id);
-    await sigkill(server);
+    const ended = (await client.sandboxes.get(dead.id)).record;
+    assert.equal(ended?.status, "terminated");
+    assert.equal(ended?.termination_reason, "executor_lost");
+    assert.equal(ended?.outcome, "failed");
+    assert.deepEqual(await leftoversOf(dead.id), []);
 
-    const daemonPid = daemonPidOf(sandbox.id);
-    assert.ok(daemonPid, "the sandbox's daemon runs on the host");
-    process.kill(daemonPid, "SIGKILL");
-    // Its init (bwrap) goes with it; the cgroups, netns and disk stay for the server to find.
-    await until("the sandbox's processes gone", 10_000, async () =>
-      sandboxPids(sandbox.id).length === 0 ? true : undefined,
-    );
-    assert.ok((await leftoversOf(sandbox.id)).length > 0, "the dead sandbox still holds host resources");
-
-    server = await startServerProcess(dataDir, FIRST_START_MS);
-    client = await clientOf(server);
-    const record = (await client.sandboxes.get(sandbox.id)).record;
-    assert.equal(record?.status, "terminated");
-    assert.equal(record?.termination_reason, "executor_lost");
-    assert.equal(record?.outcome, "failed");
-    assert.deepEqual(await leftoversOf(sandbox.id), []);
-
-    // A clean stop this time: the server exits 0 on SIGTERM.
-    server.child.kill("SIGTERM");
-    assert.equal((await server.exited).code, 0);
-    server = undefined;
+    // A DELETE of the suspended sandbox, and a SIGTERM as soon as the server has accepted it (its row ended
+    // terminated) while its work (thaw, kill, unmount) is under way: the delete is carried out before the exit,
+    // so nothing of the sandbox outlives the server. (The in-process race is sandbox-delete-stop.test.ts.)
+    await again.processes.start({ command: "sleep", args: ["600"] });
+    assert.equal((await again.suspend()).status, "suspended");
+    assert.ok(sandboxPids(stalled.id).length > 0, "the suspended sandbox has processes");
+    const apiKey = (await readFile(join(dataDir, "api-key"), "utf8")).trim();
+    const db = new DatabaseSync(join(dataDir, "svc.db"), { readOnly: true });
+    const status = () =>
+      (db.prepare("SELECT status FROM sandboxes WHERE id = ?").get(stalled.id) as { status: string }).status;
+    try {
+      const deleting = fetch(`${server.url}/sandboxes/${stalled.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${apiKey}` },
+      }).then(
+        (response) => response.status,
+        (error: Error) => `no answer (${error.message})`,
+      );
+      await until("the delete accepted", 60_000, async () => (status() === "terminated" ? true : undefined));
+      server.child.kill("SIGTERM");
+      const answer = await deleting;
+      assert.equal((await server.exited).code, 0, `the server stops cleanly on SIGTERM: ${server.output()}`);
+      server = undefined;
+      assert.deepEqual(
+        sandboxPids(stalled.id),
+        [],
+        `deleted (answer ${answer}), yet its processes outlived the server`,
+      );
+      assert.equal(status(), "terminated");
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(await leftoversOf(stalled.id), [], "the accepted delete removed everything");
     assert.deepEqual(listLeftovers(dataDir), { mounts: [], loopDevices: [] });
   });
 });
