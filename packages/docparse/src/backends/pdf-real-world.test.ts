@@ -187,3 +187,63 @@ describe("pdf layout on the third set's public pages", () => {
     ]);
   });
 });
+
+describe("pdf layout on the fourth set's public pages", () => {
+  test("a Japanese notice: short heading lines are not run into the wrapped paragraph under them", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "jp-regulation.pdf"), [
+      { before: ["絶縁電線関係", "ケーブル関係"] },
+      {
+        present:
+          "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプレックス絶縁電線又はトリプレックス絶縁電線と称されるものは",
+      },
+    ]);
+  });
+
+  test("a scanned leaflet: the address set under the maker's name at the page's foot is content", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "scan-linn-two-column.pdf"), [
+      { present: "18720 Oxnard Street, Tarzana, CA 91356 (818) 708-8131" },
+      { before: ["sustain pedal, and program changes", "To erase a wrong note"] },
+    ]);
+  });
+
+  test("an agenda whose body is a ruled table: the guide's line at the page's foot is furniture", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "kickoff-agenda-p1.pdf"), [
+      { absent: "De-risking Government Technology Guide 2.0" },
+      { neighbours: ["Session", "Purpose"] },
+      { present: "The contracting officer goes over contract administration items such as invoicing" },
+    ]);
+  });
+
+  test("a web print's infobox: each bold label reads beside its value, the article before it", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "wikipedia-pdfjs-p1.pdf"), [
+      { neighbours: ["Original author(s)", "Andreas Gal"] },
+      { neighbours: ["Developer(s)", "Mozilla"] },
+      { before: ["which allows for fast rendering speeds", "PDF.js is used in Thunderbird"] },
+      { present: "integrate PDF.js to enable previewing PDF documents" },
+    ]);
+  });
+
+  test("a drawing form: sideways labels in its strip of boxes stay; a paper's sideways arXiv stamp goes", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "ru-drawing-form.pdf"), [
+      { present: "Инв. № подл." },
+      { present: "Разраб." },
+    ]);
+    await assertFacts(path.join(REAL_WORLD_DIR, "dpr-emnlp-p1.pdf"), [
+      { absent: "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020" },
+      {
+        before: [
+          "indicating the needs of improving retrieval",
+          "Retrieval in open-domain QA is usually implemented",
+        ],
+      },
+    ]);
+  });
+
+  test("a German book page: the one-line footnote stays, its marker apart; the running head goes", async () => {
+    await assertFacts(path.join(REAL_WORLD_DIR, "geotopo-de-p9.pdf"), [
+      { present: "Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt" },
+      { absent: "1.2. METRISCHE RÄUME" },
+      { present: "Ist X hausdorffsch, so hat jede Folge in X höchstens einen Grenzwert" },
+    ]);
+  });
+});

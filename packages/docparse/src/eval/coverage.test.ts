@@ -8,6 +8,7 @@ import {
   lamAlefFolded,
   ligatureShort,
   shiftedFontWords,
+  unspacedSplit,
   wordRecall,
 } from "./coverage.ts";
 import { plainWords } from "./pdf-sets.ts";
@@ -102,4 +103,15 @@ test("wordRecall: a word pdftotext reads with a ligature short counts when ours 
   assert.equal(recall, 0.75);
   assert.deepEqual([...lost], [["he", 1]]);
   assert.equal(ligatureShort("office"), "oice");
+});
+
+test("unspacedSplit: Chinese and Japanese runs count per character, a wrapped line's cut aside", () => {
+  assert.deepEqual(unspacedSplit("路段监控"), ["路", "段", "监", "控"]);
+  assert.deepEqual(unspacedSplit("デュプレックス"), ["デ", "ュ", "プ", "レ", "ッ", "ク", "ス"]);
+  assert.deepEqual(unspacedSplit("2020年版"), ["2020", "年", "版"]);
+  assert.deepEqual(unspacedSplit("hausdorffsch"), ["hausdorffsch"]);
+  // pdftotext's run cut at a line end and ours joined are the same characters.
+  const reference = ["桥隧监控通信站应", "根据项目实际需要设置"].flatMap(unspacedSplit);
+  const ours = ["桥隧监控通信站应根据项目实际需要设置"].flatMap(unspacedSplit);
+  assert.equal(wordRecall(reference, ours).recall, 1);
 });

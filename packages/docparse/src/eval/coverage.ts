@@ -127,6 +127,21 @@ export function lamAlefFolded(word: string): string {
   return word.replace(/[\u0644\u0622\u0623\u0625\u0627]{2,}/gu, (run) => [...run].sort().join(""));
 }
 
+/** Characters of scripts written without spaces between words (Chinese, Japanese kana and ideographs). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+/**
+ * A word of Chinese or Japanese as its characters, one "word" each: there are no spaces to tell its words by, and
+ * pdftotext cuts a run wherever a line wraps while a reader joins it, so a run's cut says nothing either. Counted
+ * per character, a wrapped line joined (or not) loses nothing; other scripts' words stay whole.
+ */
+export function unspacedSplit(word: string): string[] {
+  if (!UNSPACED.test(word)) return [word];
+  return word.split(
+    /(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])|(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u,
+  );
+}
+
 /** `word` with each of a-z moved back `k` places in the alphabet (other characters as they are). */
 function unshifted(word: string, k: number): string {
   return word.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 - k + 26) % 26) + 97));
@@ -197,7 +212,7 @@ async function main(): Promise<void> {
   for (const pdf of pdfs) {
     const text = pdftotext(pdf.path);
     if (text === null) throw new Error("pdftotext is not installed (Debian: poppler-utils)");
-    const reference = plainWords(text).map(lamAlefFolded);
+    const reference = plainWords(text).map(lamAlefFolded).flatMap(unspacedSplit);
     if (reference.length === 0) {
       console.log(`${pdf.id.padEnd(48)} ${"0".padStart(5)}       -  (no text layer)`);
       continue;
@@ -207,7 +222,7 @@ async function main(): Promise<void> {
     try {
       const ourText = await engineAllText(pdf.path);
       for (const [word, parts] of compounds(ourText)) hyphens.joined.set(word, parts);
-      ours = plainWords(ourText).map(lamAlefFolded);
+      ours = plainWords(ourText).map(lamAlefFolded).flatMap(unspacedSplit);
     } catch (error) {
       console.log(`${pdf.id.padEnd(48)} failed: ${error instanceof Error ? error.message : error}`);
       below++;

@@ -16,7 +16,14 @@ import {
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
 import { type Block, blockText } from "./blocks.ts";
-import { detectFurniture, edgeBlocks, type FurnitureCandidate, type FurnitureKind } from "./furniture.ts";
+import {
+  detectFurniture,
+  edgeBlocks,
+  type FurnitureCandidate,
+  type FurnitureKind,
+  ruledBothSides,
+  textBodySize,
+} from "./furniture.ts";
 import { box, type DetectedTable } from "./geometry.ts";
 import { type BlockLabel, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
@@ -81,6 +88,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           pageNumber: label.label === "page_number",
           edge: edges[blocks.indexOf(entry.block)],
           sideways: entry.block.lines.every((line) => line.vertical),
+          boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
           caption: label.label === "figure_caption" || label.label === "table_caption",
           lines: entry.block.lines.map((line) => line.text),
         });
@@ -89,7 +97,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     }
   }
   const pageCount = options.pages.length;
-  for (const [index, kind] of detectFurniture(candidates, style.bodySize, pageCount)) {
+  const furnitureBody = Math.max(style.bodySize, textBodySize(layouts.flatMap((l) => l.page.runs)));
+  for (const [index, kind] of detectFurniture(candidates, furnitureBody, pageCount)) {
     const entry = labeled.get(candidateBlocks[index]);
     if (entry) entry.furniture = kind;
   }

@@ -164,6 +164,11 @@ test("LIST_MARKER knows bullets and enumerators but not numbers or words", () =>
     assert.match(text, LIST_MARKER, text);
   for (const text of ["1999 was a year", "2024. A year", "3.5 litres", "item", "a word", "-5 degrees"])
     assert.doesNotMatch(text, LIST_MARKER, text);
+  // A telephone number's area code opening a line is part of the number; an item that starts with a number is not.
+  for (const text of ["(818) 708-8131 TELEX", "818) 708 8131", "(020) 7946.0958"])
+    assert.doesNotMatch(text, LIST_MARKER, text);
+  for (const text of ["(3) 150 boats", "1. 2024 results", "2) 7946 entries"])
+    assert.match(text, LIST_MARKER, text);
 });
 
 test("lines of two columns read one after the other do not join", () => {
@@ -209,6 +214,29 @@ test("Korean lines, which space their words, join with a space", () => {
 test("a Chinese line ending in a full-width comma joins the next without a space", {}, () => {
   const [block] = buildBlocks([line("这是第一行，", 100), line("这是第二行。", 112)], CONTEXT);
   assert.equal(blockText(block), "这是第一行，这是第二行。");
+});
+
+test("a Japanese line that stops short of the column was not wrapped: it ends its block", () => {
+  // A short heading above a paragraph of full lines, then the paragraph's short last line above the next heading;
+  // all set a line gap apart, as in a notice that numbers its sections without spacing them.
+  const lines = [
+    line("１．１ 絶縁電線関係", 100, { x2: 150 }),
+    line("ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプ", 112),
+    line("レックス絶縁電線と称されるものは、対象外として取り扱う。", 124, { x2: 230 }),
+    line("１．２ ケーブル関係", 136, { x2: 150 }),
+  ];
+  assert.deepEqual(texts(lines), [
+    "１．１ 絶縁電線関係",
+    "ポリエチレン絶縁電線に裸線をより合わせて引込用に使用されるデュプレックス絶縁電線と称されるものは、対象外として取り扱う。",
+    "１．２ ケーブル関係",
+  ]);
+  // A line that fills the column, or stops a character or two short of it, still wraps into the next.
+  const full = [
+    line("これは長い文章の一行目で", 100, { x2: 272 }),
+    line("二行目もまた長く続いて", 112),
+    line("三行目で終わる。", 124, { x2: 150 }),
+  ];
+  assert.deepEqual(texts(full), ["これは長い文章の一行目で二行目もまた長く続いて三行目で終わる。"]);
 });
 
 test("a contents entry ends at its page number: one block per entry, a wrapped title kept whole", () => {

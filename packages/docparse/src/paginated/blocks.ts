@@ -8,12 +8,18 @@ export interface Block {
   box: Box;
 }
 
-/** Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. */
+/**
+ * Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. A telephone number's area code
+ * (`(818) 708-8131`) is no enumerator: taken for one, it would be dropped as a marker.
+ */
 export const LIST_MARKER =
-  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)/;
+  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)(?!\s+\d{3,4}[-.\s]\d{4}\b)/;
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
 const CONTENTS_ENTRY = /(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i;
+
+/** Characters of Chinese and Japanese text (ideographs, kana, full-width forms): lines wrap without spaces. */
+const UNSPACED_CHAR = /[\u3000-\u9FFF\uFF00-\uFFEF]/;
 
 /** What paragraph grouping knows of the page. */
 export interface BlockContext {
@@ -68,6 +74,13 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const width = right - left;
   // A list item's continuation is indented under its text; anything else starting left of the item is new.
   if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3) return false;
+  // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line
+  // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading
+  // or paragraph, and joined to the next line without a space its last word would run into the next one's first.
+  if (UNSPACED_CHAR.test(last.text.slice(-1)) && UNSPACED_CHAR.test(next.text.charAt(0))) {
+    const reach = Math.max(next.box.x2, ...block.lines.map((line) => line.box.x2));
+    if (last.box.x2 < reach - size * 3) return false;
+  }
   if (next.dir === "ltr" && block.lines.length >= 2) {
     // A short last line ending a sentence closes the paragraph; an indented first line opens a new one.
     const ended =
@@ -106,10 +119,7 @@ export function blockText(block: Block): string {
       text = line.text;
     } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
       text = text.slice(0, -1) + line.text;
-    } else if (
-      /[\u3000-\u9FFF\uFF00-\uFFEF]$/.test(text) &&
-      /^[\u3000-\u9FFF\uFF00-\uFFEF]/.test(line.text)
-    ) {
+    } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {
       // Chinese and Japanese lines wrap without spaces between words.
       text += line.text;
     } else {

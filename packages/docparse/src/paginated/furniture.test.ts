@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Box } from "../model.ts";
-import { detectFurniture, edgeBlocks, type FurnitureCandidate } from "./furniture.ts";
+import {
+  detectFurniture,
+  edgeBlocks,
+  type FurnitureCandidate,
+  ruledBothSides,
+  textBodySize,
+} from "./furniture.ts";
 
 const PAGE = { width: 612, height: 792 };
 const BODY_SIZE = 10;
@@ -339,4 +345,93 @@ test("a year in display type at the top of a single page is a title; a page numb
   );
   const kinds = detectFurniture([year, number, ...bodies(1)], BODY_SIZE, 1);
   assert.deepEqual([kinds.get(0), kinds.get(1)], [undefined, "page_number"]);
+});
+
+test("a one-line footnote at the foot of a single page is content; a journal line or a short label there is not", () => {
+  const note = candidate(
+    1,
+    "1Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt.",
+    { x1: 72, y1: 760, x2: 330, y2: 768 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["1Diese Metrik wird auch „französische Eisenbahnmetrik“ genannt."],
+    },
+  );
+  const journal = candidate(
+    1,
+    "2 Journal of Examples, Vol. 12, No. 3, published by the Society.",
+    { x1: 72, y1: 775, x2: 330, y2: 782 },
+    {
+      fontSize: 7,
+      edge: "bottom",
+      lines: ["2 Journal of Examples, Vol. 12, No. 3, published by the Society."],
+    },
+  );
+  const label = candidate(
+    1,
+    "3 Annual Report 2024",
+    { x1: 400, y1: 775, x2: 480, y2: 782 },
+    { fontSize: 7, edge: "bottom", lines: ["3 Annual Report 2024"] },
+  );
+  const kinds = detectFurniture([note, journal, label, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1), kinds.get(2)], [undefined, "page_footer", "page_footer"]);
+});
+
+test("an address set close under a heading at the foot of a single page is content; one set apart is a footer", () => {
+  const name = candidate(1, "Linn", { x1: 370, y1: 712, x2: 432, y2: 741 }, { fontSize: 24, heading: true });
+  const address = candidate(
+    1,
+    "Linn Electronics, Inc. 18720 Oxnard Street, Tarzana, CA 91356",
+    { x1: 373, y1: 746, x2: 519, y2: 764 },
+    { fontSize: 8, lines: ["Linn Electronics, Inc.", "18720 Oxnard Street, Tarzana, CA 91356"] },
+  );
+  const apart = candidate(
+    1,
+    "1800 F Street NW Washington, DC 20405",
+    { x1: 72, y1: 746, x2: 200, y2: 764 },
+    { fontSize: 8, lines: ["1800 F Street NW", "Washington, DC 20405"] },
+  );
+  const kinds = detectFurniture([name, address, apart, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1), kinds.get(2)], [undefined, undefined, "page_footer"]);
+});
+
+test("the text's body size counts every run, a table's cells included, and ignores sideways text", () => {
+  const runs = [
+    { text: "Sample agenda", fontSize: 20 },
+    { text: "The vendor team meets agency staff responsible for the project.", fontSize: 10.1 },
+    { text: "Guide 2.0", fontSize: 8 },
+    { text: "A long stamp running up the page's edge, set sideways", fontSize: 6, vertical: true },
+  ];
+  assert.equal(textBodySize(runs), 10);
+  assert.equal(textBodySize([]), 0);
+});
+
+test("sideways text in a side margin is furniture, unless it sits in a drawn cell (a form's strip of boxes)", () => {
+  const stamp = candidate(
+    1,
+    "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020",
+    { x1: 14, y1: 200, x2: 34, y2: 560 },
+    {
+      sideways: true,
+    },
+  );
+  const label = candidate(
+    1,
+    "Инв. № подл.",
+    { x1: 22, y1: 680, x2: 34, y2: 760 },
+    { sideways: true, boxed: true },
+  );
+  const kinds = detectFurniture([stamp, label, ...bodies(1)], BODY_SIZE, 1);
+  assert.deepEqual([kinds.get(0), kinds.get(1)], ["page_header", undefined]);
+});
+
+test("ruledBothSides: vertical rules along the block's whole height, close on its left and its right", () => {
+  const block = { x1: 22, y1: 680, x2: 34, y2: 760 };
+  const v = (x: number, y1: number, y2: number) => ({ x1: x, y1, x2: x, y2, orientation: "v" as const });
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(40, 600, 790)], 15), true);
+  // One side only, a rule too short, or a rule too far: no cell.
+  assert.equal(ruledBothSides(block, [v(20, 670, 770)], 15), false);
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(40, 700, 790)], 15), false);
+  assert.equal(ruledBothSides(block, [v(20, 670, 770), v(80, 600, 790)], 15), false);
 });

@@ -16,6 +16,8 @@ export interface FurnitureCandidate {
   edge: "top" | "bottom" | null;
   /** The block's text runs up or down the page. */
   sideways?: boolean;
+  /** Ruled on its left and right along its whole height: a cell of a drawn form, not a margin stamp. */
+  boxed?: boolean;
   /** Labeled a figure or table caption: content, never furniture. */
   caption?: boolean;
   /** The block's lines, when it has several (footnotes are told apart by them). */
@@ -63,15 +65,37 @@ function axisTick(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): bo
 /**
  * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
  * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
- * more. They are content the body refers to, not furniture, even when they sit in the bottom band.
+ * more, or a one-line note: its marker, then a sentence of six words or more that no furniture pattern matches.
+ * They are content the body refers to, not furniture, even when they sit in the bottom band.
  */
 function footnotes(c: FurnitureCandidate): boolean {
-  const lines = c.lines ?? [];
+  const lines = c.lines ?? [c.text];
   const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
-  if (lines.length < 2) return false;
+  if (lines.length === 1) {
+    const text = lines[0].trim();
+    const sentence = /^\s*(?:\d{1,3}|[*†‡§¶])\s*\p{Lu}/u.test(text) && /[.!?]["'”’“)]?$/.test(text);
+    return sentence && marked(text) && text.split(/\s+/).length >= 6 && !furniturePattern(text);
+  }
   if (lines.every(marked)) return true;
   const text = c.text.trim();
   return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
+}
+
+/**
+ * A block set close under a heading in the bottom band (an address under a company's name or logo, closing a
+ * leaflet) is what the heading heads: content, not a footer.
+ */
+function underHeading(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): boolean {
+  return all.some(
+    (h) =>
+      h !== c &&
+      h.heading &&
+      h.page === c.page &&
+      h.box.x1 < c.box.x2 &&
+      c.box.x1 < h.box.x2 &&
+      c.box.y1 >= h.box.y2 - 1 &&
+      c.box.y1 - h.box.y2 <= c.fontSize * 1.2,
+  );
 }
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
@@ -131,6 +155,9 @@ export function detectFurniture(
     const alone = small || label || pattern;
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
+    // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
+    if (!repeated && c.sideways && c.boxed) return;
+    if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
@@ -138,12 +165,54 @@ export function detectFurniture(
   });
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {
-    if (kinds.has(i) || !c.sideways) return;
+    if (kinds.has(i) || !c.sideways || c.boxed) return;
     const width = c.pageSize.width;
     if (c.box.x2 > width * 0.1 && c.box.x1 < width * 0.9) return;
     kinds.set(i, box.centerY(c.box) < c.pageSize.height / 2 ? "page_header" : "page_footer");
   });
   return kinds;
+}
+
+/**
+ * Whether vertical rules run beside `b` on both sides, each within `reach` points of it and along its whole
+ * height: the block sits in a drawn cell (a form's rotated label in its strip of boxes).
+ */
+export function ruledBothSides(
+  b: Box,
+  rules: readonly { x1: number; y1: number; x2: number; y2: number; orientation: "h" | "v" }[],
+  reach: number,
+): boolean {
+  const spans = (r: { y1: number; y2: number }) =>
+    Math.min(r.y1, r.y2) <= b.y1 + 1 && Math.max(r.y1, r.y2) >= b.y2 - 1;
+  const vertical = rules.filter((r) => r.orientation === "v" && spans(r));
+  const left = vertical.some((r) => r.x1 <= b.x1 + 1 && r.x1 >= b.x1 - reach);
+  const right = vertical.some((r) => r.x1 >= b.x2 - 1 && r.x1 <= b.x2 + reach);
+  return left && right;
+}
+
+/**
+ * The size most of the document's text is set in, counting every run, table cells' included: on a page whose body
+ * is a table, the blocks outside it (a title, a footer) are no measure of what is small. Furniture is told against
+ * the larger of this and the blocks' body size, so that a footer under a table is small beside the table's text.
+ */
+export function textBodySize(
+  runs: readonly { text: string; fontSize: number; vertical?: boolean }[],
+): number {
+  const weight = new Map<number, number>();
+  for (const run of runs) {
+    if (run.vertical) continue;
+    const size = Math.round(run.fontSize * 2) / 2;
+    weight.set(size, (weight.get(size) ?? 0) + run.text.trim().length);
+  }
+  let best = 0;
+  let bestWeight = 0;
+  for (const [size, w] of weight) {
+    if (w > bestWeight || (w === bestWeight && size > best)) {
+      best = size;
+      bestWeight = w;
+    }
+  }
+  return best;
 }
 
 /**

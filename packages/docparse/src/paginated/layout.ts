@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
+import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 
@@ -99,7 +100,10 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const cards = cardBoxes(page, free);
   const cardRuns = new Map<Box, TextRun[]>(cards.map((card) => [card, []]));
   const loose: TextRun[] = [];
+  // Line numbers in a column gutter would close it: they are read after the page's text, as a strip of their own.
+  const gutterNumbers = gutterLineNumbers(free, size);
   for (const run of free) {
+    if (gutterNumbers.has(run)) continue;
     const card = innermost(cards, run.box);
     if (card && !run.vertical) cardRuns.get(card)?.push(run);
     else loose.push(run);
@@ -152,6 +156,8 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     }
     if (pending.length > 0) groups.push(pending);
   }
+  if (gutterNumbers.size > 0)
+    groups.push([...gutterNumbers].sort((a, b) => a.box.y1 - b.box.y1).map((run) => ({ box: run.box, run })));
   type Ordered = { line: Line } | { entry: Float };
   const ordered: Ordered[] = [];
   for (const group of groups) {

@@ -175,3 +175,22 @@ test("a line is bold when most of its characters are", () => {
   const inlineBold = [run("Key", 50, 100, { bold: true }), run("is explained in this sentence", 70, 100)];
   assert.equal(buildLines(inlineBold)[0].bold, false);
 });
+
+test("a raised, smaller note marker opening a line is a word of its own; after a word it stays attached", () => {
+  // `¹Diese Metrik …`: the marker (7 pt, raised 3 pt) touches the first word (10 pt).
+  const opening = [
+    placed("1", { x1: 50, y1: 97, x2: 53.5, y2: 104 }, { fontSize: 7 }),
+    run("Diese Metrik wird genannt.", 53.5, 100),
+  ];
+  assert.deepEqual(texts(opening), ["1 Diese Metrik wird genannt."]);
+  // `Metrik¹ gilt`: the same marker after a word is part of it.
+  const after = [
+    run("Metrik", 50, 100),
+    placed("1", { x1: 80, y1: 97, x2: 83.5, y2: 104 }, { fontSize: 7 }),
+    run(" gilt", 83.5, 100),
+  ];
+  assert.deepEqual(texts(after), ["Metrik1 gilt"]);
+  // A digit in the text's own size and baseline opening a line is not a marker: `1st` stays one word.
+  const ordinal = [run("1", 50, 100), run("st place", 55, 100)];
+  assert.deepEqual(texts(ordinal), ["1st place"]);
+});

@@ -44,6 +44,20 @@ function scriptsMeet(before: string, after: string): boolean {
   return /\p{L}/u.test(last) && /\p{L}/u.test(first) && RTL_LETTER.test(last) !== RTL_LETTER.test(first);
 }
 
+/**
+ * A note's marker opening a line: a superscript number or sign (`¹`, `*`, `†`) set smaller than the text after it
+ * and raised above its baseline. It is a word of its own (`1 Diese Metrik …`), though set with no gap; a marker
+ * after a word (`Metrik¹`) stays attached.
+ */
+function openingMarker(marker: TextRun, next: TextRun): boolean {
+  return (
+    /^(?:\d{1,3}|[*†‡§¶])$/u.test(marker.text.trim()) &&
+    marker.fontSize < next.fontSize * 0.85 &&
+    marker.box.y2 < next.box.y2 - next.fontSize * 0.15 &&
+    /^\p{L}/u.test(next.text)
+  );
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
@@ -57,8 +71,11 @@ export function makeLine(runs: TextRun[]): Line {
       // The distance between the two boxes, whichever side the next run is on (right-to-left lines hold both).
       const gap = Math.max(run.box.x1 - previous.box.x2, previous.box.x1 - run.box.x2);
       const size = Math.min(previous.fontSize, run.fontSize);
-      if ((gap > size * 0.15 || scriptsMeet(text, run.text)) && !/\s$/.test(text) && !/^\s/.test(run.text))
-        text += " ";
+      const apart =
+        gap > size * 0.15 ||
+        scriptsMeet(text, run.text) ||
+        (previous === runs[0] && openingMarker(previous, run));
+      if (apart && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
     }
     text += run.text;
     previous = run;

@@ -1,14 +1,20 @@
 import { detectAlignedTables } from "../tables/aligned.ts";
 import { inReadingDirection } from "../tables/direction.ts";
+import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
 import type { DetectedTable, PageGeometry } from "./geometry.ts";
 
 /**
- * Tables of a page: grids of ruling lines first, then columns of aligned text elsewhere on the page; each with
- * its columns in reading order (right to left for a table in a right-to-left script).
+ * Tables of a page: grids of ruling lines first, then columns of aligned text elsewhere on the page, then bold
+ * labels beside their values; each with its columns in reading order (right to left for a table in a
+ * right-to-left script).
  */
 export function tableStage(page: PageGeometry): DetectedTable[] {
   const ruled = detectRuledTables(page);
   const aligned = detectAlignedTables(page, undefined, { exclude: ruled.map((table) => table.box) });
-  return [...ruled, ...aligned].map(inReadingDirection);
+  const keyValue = detectKeyValueTables(
+    page,
+    [...ruled, ...aligned].map((table) => table.box),
+  );
+  return [...ruled, ...aligned, ...keyValue].map(inReadingDirection);
 }

@@ -308,7 +308,9 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
       const rtl = line.words.filter((w) => w.dir === "rtl").length * 2 > line.words.length;
       const label = rtl ? xs.length - 2 : 0;
       const continues =
-        (columns.size === 1 && only !== label && groupColumns.has(only)) || wrapsOn(prev, line, xs, lines);
+        (columns.size === 1 && only !== label && groupColumns.has(only)) ||
+        wrapsOn(prev, line, xs, lines) ||
+        (runsAcross(prev, xs) && runsAcross(line, xs));
       if (!continues) {
         cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
         if (groupColumns.size >= 2) multi++;
@@ -319,6 +321,18 @@ function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[
   }
   if (groupColumns.size >= 2) multi++;
   return multi >= 2 ? cuts : [];
+}
+
+/**
+ * A line of prose set across the band's columns (a declaration under a form's item table): it crosses an inner
+ * column boundary with no column gap there. Two such lines in a row are one paragraph, not a row per line.
+ */
+function runsAcross(line: WordLine, xs: readonly number[]): boolean {
+  if (line.words.length === 0) return false;
+  const left = Math.min(...line.words.map((w) => w.box.x1));
+  const right = Math.max(...line.words.map((w) => w.box.x2));
+  const inner = xs.slice(1, -1).filter((x) => x > left && x < right);
+  return inner.length > 0 && inner.every((x) => !columnGapAt(line.words, x, left, right));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { DatasetRecord, DatasetRepository, DatasetSettings } from "./datase
 import { settingsWithDefaults } from "./job-request.ts";
 import { type JobCounts, jobListFilters } from "./jobs.ts";
 import { checkModelProviders } from "./model-providers.ts";
-import { toParseResult } from "./parse-result.ts";
+import { sendResultsAsJson, toParseResult } from "./parse-result.ts";
 import { createJob, type ParseDeps } from "./parse-routes.ts";
 
 type DatasetRoutes = Pick<
@@ -132,9 +132,10 @@ export function datasetHandlers(deps: {
         datasetId: dataset.id,
       });
     },
-    async listDatasetData({ params, query, auth }) {
+    async listDatasetData({ params, query, auth, reply }) {
       const dataset = await found(auth.projectId, params.dataset_id);
       const page = await jobs.list(auth.projectId, { ...jobListFilters(query), datasetId: dataset.id });
+      sendResultsAsJson(reply);
       return { ...page, items: page.items.map(({ job, result }) => toParseResult(job, result)) };
     },
   };

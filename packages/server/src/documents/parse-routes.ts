@@ -18,7 +18,7 @@ import type { JobEvents } from "./job-events.ts";
 import { checkRequest, jobRequest, settingsWithDefaults, urlFileName } from "./job-request.ts";
 import { createJobRepository, type JobKind, type JobRepository, jobListFilters } from "./jobs.ts";
 import { checkModelProviders, type ModelProviders, visionTaskOf } from "./model-providers.ts";
-import { parseEventOf, toParseResult } from "./parse-result.ts";
+import { parseEventOf, sendResultsAsJson, toParseResult } from "./parse-result.ts";
 import { notifyJobEvent } from "./webhooks/index.ts";
 import { webhookPayload } from "./workers.ts";
 
@@ -222,10 +222,12 @@ export function parseHandlers(deps: ParseDeps): Handlers<ParseRoutes> {
       if ((request.headers.accept ?? "").includes(SSE_CONTENT_TYPE)) {
         return streamJob(deps, reply, auth.projectId, params.parse_id);
       }
+      sendResultsAsJson(reply);
       return toParseResult(found.job, found.result);
     },
-    async listParseJobs({ query, auth }) {
+    async listParseJobs({ query, auth, reply }) {
       const page = await jobs.list(auth.projectId, jobListFilters(query));
+      sendResultsAsJson(reply);
       return { ...page, items: page.items.map(({ job, result }) => toParseResult(job, result)) };
     },
     async deleteParseJob({ params, auth }) {

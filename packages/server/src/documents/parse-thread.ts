@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, threadId, workerData } from "node:worker_threads";
 import { parsePageRange } from "@svc/contract";
 import {
   createProvider,
@@ -28,17 +28,20 @@ const testHooks = (workerData as { testHooks?: boolean } | undefined)?.testHooks
 /**
  * Test hooks, on only when the server was started with SVC_TEST_PARSE_HOOKS=1: raw text that starts with
  * `svc-test:sleep=<ms>` parses that much later; `svc-test:oom` allocates until the thread's heap limit ends it;
- * `svc-test:exit` ends the thread.
+ * `svc-test:exit` ends the thread; `svc-test:thread` parses as `thread <id>`, the id of the thread that ran it.
+ * Answers the text to parse.
  */
-async function runTestHook(text: string | undefined): Promise<void> {
+async function runTestHook(text: string | undefined): Promise<string | undefined> {
   const directive = /^svc-test:(\w+)(?:=(\d+))?/.exec(text ?? "");
-  if (!directive) return;
+  if (!directive) return text;
+  if (directive[1] === "thread") return `thread ${threadId}`;
   if (directive[1] === "sleep") await sleep(Number(directive[2] ?? 1000));
   if (directive[1] === "exit") process.exit(70);
   if (directive[1] === "oom") {
     const hoard: unknown[] = [];
     for (;;) hoard.push(new Array(100_000).fill({ hoard }));
   }
+  return text;
 }
 
 /** The pages of the request's range; null for every page. A range beyond the document is bad input. */
@@ -96,7 +99,7 @@ function visionOf(task: ParseTask, meter: UsageMeter): VisionTranscription | und
 port.on("message", async (task: ParseTask) => {
   let reply: ParseThreadReply;
   try {
-    if (testHooks) await runTestHook(task.text);
+    if (testHooks) task.text = await runTestHook(task.text);
     if (task.bytes === undefined && task.text === undefined) {
       throw new DocumentLoadError("The input has neither bytes nor text");
     }

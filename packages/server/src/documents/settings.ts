@@ -27,7 +27,7 @@ export const DOCUMENTS_DEFAULTS: DocumentsSettings = {
   leaseSecs: 30,
   maxAttempts: 3,
   jobTimeoutSecs: 600,
-  workerMemoryMb: 1024,
+  workerMemoryMb: 2048,
   pollIntervalMs: 1000,
   fetchTimeoutSecs: 60,
 };

@@ -80,6 +80,20 @@ describe("parse workers", () => {
     assert.ok(overlapped, "both jobs were processing at the same time");
     for (const id of ids) assert.equal((await api.finished(id, 120_000)).status, "successful");
   });
+
+  test("one job after another runs on the same, warm, parse thread while the other worker idles", async () => {
+    const threads: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const job = await api.expect(200, "POST", "/documents/v2/parse", { raw_text: "svc-test:thread" });
+      const result = await api.finished(job.parse_id, 120_000);
+      assert.equal(result.status, "successful");
+      threads.push(result.chunks?.[0]?.content ?? "");
+    }
+    assert.match(threads[0], /^thread \d+$/);
+    // With a thread per worker loop, whichever loop claimed a job (woken, or on its poll) used its own thread, and
+    // a job could start one that never parsed while a warm one idled.
+    assert.deepEqual(new Set(threads).size, 1, threads.join(", "));
+  });
 });
 
 describe("parse workers: the time limit", () => {

@@ -60,6 +60,12 @@ export class JobWorkers {
   readonly #stopping = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #wakers = new Set<() => void>();
+  /**
+   * Parse threads no loop is using, the one used last at the end: a job takes that one, whose code is compiled and
+   * whose page helper is started, where a thread that never parsed pays its start and a cold compiler. At most one
+   * thread per loop exists.
+   */
+  readonly #idleThreads: ParseThread[] = [];
   #lastReap = 0;
   #unsubscribe: (() => void) | null = null;
 
@@ -103,7 +109,6 @@ export class JobWorkers {
     const owner = `${this.#hostId}/${slot}`;
     const { db, settings } = this.#deps;
     const jobs = createJobRepository(db, this.#now);
-    let thread: ParseThread | null = null;
     while (!this.#stopping.signal.aborted) {
       let job: ClaimedJob | undefined;
       try {
@@ -118,15 +123,25 @@ export class JobWorkers {
         continue;
       }
       this.#deps.events.changed(job.id);
-      if (!thread?.alive)
-        thread = new ParseThread({ memoryMb: settings.workerMemoryMb, testHooks: this.#deps.testHooks });
+      const thread = this.#takeThread();
       try {
         await this.#run(job, owner, thread);
       } catch (error) {
         this.#deps.log.error({ err: error, job: job.id }, "parse worker failed to record a job's end");
+      } finally {
+        if (thread.alive) this.#idleThreads.push(thread);
       }
     }
-    await thread?.stop();
+    await Promise.all(this.#idleThreads.splice(0).map((thread) => thread.stop()));
+  }
+
+  /** The idle parse thread used last, or a new one. */
+  #takeThread(): ParseThread {
+    for (let thread = this.#idleThreads.pop(); thread; thread = this.#idleThreads.pop()) {
+      if (thread.alive) return thread;
+    }
+    const { settings } = this.#deps;
+    return new ParseThread({ memoryMb: settings.workerMemoryMb, testHooks: this.#deps.testHooks });
   }
 
   /** Runs one claimed job to its end, or gives it back. */

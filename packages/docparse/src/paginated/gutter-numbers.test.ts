@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
+import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { openPdf } from "../pdf/open.ts";
+import { onePagePdf } from "../pdf/test-pdf.ts";
+import { blockText } from "./blocks.ts";
+import { type LayoutStages, layoutPage } from "./layout.ts";
+
+const STAGES: LayoutStages = { detectTables: () => [], dropStruck: false };
+
+/** Helvetica's advance widths (thousandths of an em) of the characters the made pages use. */
+const WIDTHS: Record<string, number> = {
+  " ": 278,
+  a: 556,
+  b: 556,
+  c: 500,
+  d: 556,
+  e: 556,
+  f: 278,
+  g: 556,
+  h: 556,
+  i: 222,
+  k: 500,
+  l: 222,
+  m: 833,
+  n: 556,
+  o: 556,
+  p: 556,
+  r: 333,
+  s: 500,
+  t: 278,
+  u: 556,
+  v: 500,
+  w: 722,
+  y: 500,
+  ".": 278,
+  ",": 278,
+};
+
+function width(text: string, size: number): number {
+  return ([...text].reduce((sum, ch) => sum + (WIDTHS[ch] ?? 556), 0) * size) / 1000;
+}
+
+/** A line of Helvetica justified (word spacing) to run from x to x + measure, as a typeset column's lines do. */
+function justified(text: string, x: number, baseline: number, measure: number, size = 10): string {
+  const spaces = text.split(" ").length - 1;
+  const spacing = spaces > 0 ? (measure - width(text, size)) / spaces : 0;
+  return `BT /F1 ${size} Tf ${spacing.toFixed(3)} Tw ${x} ${baseline} Td (${text}) Tj ET`;
+}
+
+const LEFT = [
+  "the left column opens with a sentence",
+  "about the first part of the description",
+  "which runs on down the column below",
+  "and keeps going over several lines of",
+  "plain text set in one narrow measure",
+  "with nothing special about its words",
+  "until the left column finally reaches",
+  "its very last line here at the bottom.",
+];
+const RIGHT = [
+  "the right column tells how the vest is",
+  "worn with pockets for small pets which",
+  "crawl along the passages in the cloth",
+  "where rodents may be seen moving, such",
+  "as hamsters or mice, by a spectator who",
+  "watches them go round the wearer and",
+  "back again along the tunnels of the vest",
+  "and that is the end of the right column.",
+];
+
+/** Two justified columns 14 pt apart, line numbers every second line standing in the gutter between them. */
+function gutterNumberedPage(numbers: "gutter" | "none"): Uint8Array {
+  const parts: string[] = [];
+  LEFT.forEach((line, i) => {
+    parts.push(justified(line, 72, 700 - 12 * i, 220));
+  });
+  RIGHT.forEach((line, i) => {
+    parts.push(justified(line, 306, 700 - 12 * i, 220));
+  });
+  if (numbers === "gutter")
+    for (let i = 1; i < LEFT.length; i += 2) {
+      const label = String((i + 1) * 5);
+      parts.push(`BT /F1 6 Tf 0 Tw ${294.5} ${700 - 12 * i} Td (${label}) Tj ET`);
+    }
+  return onePagePdf(parts.join("\n"));
+}
+
+async function pageText(bytes: Uint8Array): Promise<string> {
+  const doc = await openPdf(bytes);
+  try {
+    const layout = layoutPage(await extractPdfPage(doc, 1), STAGES);
+    return layout.entries
+      .flatMap((entry) => (entry.kind === "block" ? [blockText(entry.block)] : []))
+      .join(" ")
+      .replace(/\s+/g, " ");
+  } finally {
+    await doc.destroy();
+  }
+}
+
+test("line numbers in a narrow gutter do not close it: each column is read whole, its sentences intact", async () => {
+  const text = await pageText(gutterNumberedPage("gutter"));
+  assert.ok(
+    text.indexOf("its very last line here at the bottom.") < text.indexOf("the right column tells"),
+    text,
+  );
+  assert.ok(text.includes("moving, such as hamsters or mice, by a spectator"), text);
+  assert.ok(text.includes("a sentence about the first part of the description which runs on"), text);
+  // Nothing is lost: the numbers are read after the columns.
+  for (const label of ["10", "20", "30", "40"]) assert.match(text, new RegExp(`\\b${label}\\b`), text);
+});
+
+test("the same columns without numbers read the same way (the rule only takes the numbers out of the gutter)", async () => {
+  const text = await pageText(gutterNumberedPage("none"));
+  assert.ok(
+    text.indexOf("its very last line here at the bottom.") < text.indexOf("the right column tells"),
+    text,
+  );
+});
+
+test("line numbers at the page's margin stay at the start of their lines", async () => {
+  const parts = LEFT.map((line, i) => justified(line, 100, 700 - 12 * i, 220));
+  for (let i = 0; i < LEFT.length; i++)
+    parts.push(`BT /F1 10 Tf 0 Tw 72 ${700 - 12 * i} Td (${i + 1}) Tj ET`);
+  const text = await pageText(onePagePdf(parts.join("\n")));
+  assert.match(text, /\b2 about the first part of the description 3 which runs on/, text);
+});
+
+test("a patent page: its gutter line numbers no longer mix the two columns", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "patent-pet-display-p3.pdf"), [
+    "page_header",
+    "page_footer",
+    "page_number",
+  ]);
+  const subject = { words: ` ${plainWords(markdown).join(" ")} `, rows: markdownRows(markdown) };
+  const facts: Fact[] = [
+    { present: "crawl path for rodent-like pets 5, such as hamsters or mice" },
+    { before: ["home for a pet", "DESCRIPTION OF PARTICULAR EMBODIMENTS"] },
+    { before: ["PET DISPLAY CLOTHING", "FIELD OF THE INVENTION"] },
+  ];
+  for (const fact of facts) assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown}`);
+});

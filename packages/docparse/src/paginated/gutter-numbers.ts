@@ -1,0 +1,43 @@
+import type { TextRun } from "./geometry.ts";
+
+/** Fewest numbers that make a strip of line numbers (one or two are a page number, a footnote mark). */
+const MIN_NUMBERS = 3;
+
+/**
+ * Line numbers set in the gutter between two columns (patents, legal pleadings: 5, 10, 15 … beside the text).
+ * Found from position, not from one document: runs of one to three digits, at least three of them stacked in a
+ * strip no wider than a few digits, their values mostly rising down the page, most of them with text on both
+ * sides on their own line. Left in place they close the gutter (the columns are then read across, line by line) and
+ * land inside the sentences of a column. Numbers at the page's margin (a transcript's) have no text on one side
+ * and are left alone.
+ */
+export function gutterLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
+  const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
+  if (numbers.length < MIN_NUMBERS) return new Set();
+  const others = runs.filter((run) => !numbers.includes(run));
+  const between = (n: TextRun) => {
+    const sameLine = others.filter((o) => Math.min(o.box.y2, n.box.y2) > Math.max(o.box.y1, n.box.y1));
+    return sameLine.some((o) => o.box.x2 <= n.box.x1) && sameLine.some((o) => o.box.x1 >= n.box.x2);
+  };
+  // Strips: numbers whose middles lie within a digit's width or so of each other.
+  const found = new Set<TextRun>();
+  const byMiddle = [...numbers].sort((a, b) => middle(a) - middle(b));
+  let start = 0;
+  for (let i = 1; i <= byMiddle.length; i++) {
+    if (i < byMiddle.length && middle(byMiddle[i]) - middle(byMiddle[i - 1]) <= size) continue;
+    const strip = byMiddle.slice(start, i).sort((a, b) => a.box.y1 - b.box.y1);
+    start = i;
+    // Most of the strip stands between text (a number beside a blank line of one column still belongs).
+    if (strip.length < MIN_NUMBERS || strip.filter(between).length * 2 < strip.length) continue;
+    const values = strip.map((run) => Number(run.text.trim()));
+    const rising = values.slice(1).filter((value, k) => value > values[k]).length;
+    // OCR misreads a digit now and then: most steps rise, not all.
+    if (rising < (strip.length - 1) * 0.6) continue;
+    for (const run of strip) found.add(run);
+  }
+  return found;
+}
+
+function middle(run: TextRun): number {
+  return (run.box.x1 + run.box.x2) / 2;
+}

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  drawLine,
+  drawParagraph,
+  newPdf,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  pdfBytes,
+} from "../backends/pdf-fixtures.ts";
+import { markdownRows } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
+import type { PageGeometry, TextRun } from "../paginated/geometry.ts";
+import { detectKeyValueTables } from "./key-value.ts";
+import { grid, run } from "./test-geometry.ts";
+
+/**
+ * Bold labels each beside the first line of its value, values at one left edge and wrapping below (an infobox, a
+ * data sheet): a table of two columns. Bold run-in terms at the start of paragraphs, or fewer than four labels,
+ * are not.
+ */
+
+function page(runs: TextRun[]): PageGeometry {
+  return {
+    pageNumber: 1,
+    width: 612,
+    height: 792,
+    runs,
+    rules: [],
+    rects: [],
+    images: [],
+    textSource: "text-layer",
+    warnings: [],
+  };
+}
+
+const bold = { bold: true, fontName: "Helvetica-Bold" };
+
+/** Labels at x 400, values at x 500, a value wrapping onto a second line where `wrap` says. */
+function infobox(entries: readonly (readonly [string, string, string?])[]): TextRun[] {
+  const runs: TextRun[] = [];
+  let y = 100;
+  for (const [label, value, more] of entries) {
+    runs.push(run(label, 400, y, bold), run(value, 500, y));
+    if (more) {
+      y += 14;
+      runs.push(run(more, 500, y));
+    }
+    y += 20;
+  }
+  return runs;
+}
+
+const ENTRIES = [
+  ["Original author", "Andreas Gal"],
+  ["Developer", "Mozilla"],
+  ["Initial release", "2 July 2011"],
+  ["Stable release", "4.0.379 /", "December 31, 2023"],
+  ["Written in", "JavaScript,", "CSS, HTML"],
+  ["License", "Apache License 2.0"],
+] as const;
+
+test("bold labels beside their values, values wrapping below, make a table of two columns", () => {
+  const tables = detectKeyValueTables(page(infobox(ENTRIES)));
+  assert.equal(tables.length, 1);
+  assert.deepEqual(grid(tables[0]), [
+    ["Original author", "Andreas Gal"],
+    ["Developer", "Mozilla"],
+    ["Initial release", "2 July 2011"],
+    ["Stable release", "4.0.379 / December 31, 2023"],
+    ["Written in", "JavaScript, CSS, HTML"],
+    ["License", "Apache License 2.0"],
+  ]);
+});
+
+test("three labels, or labels whose values start wherever the label ends, make no table", () => {
+  assert.deepEqual(detectKeyValueTables(page(infobox(ENTRIES.slice(0, 3)))), []);
+  // Run-in bold terms: each paragraph goes on right after its term, at no common edge.
+  const runIn = ["Plan", "Build it", "Launch day", "Learn more"].flatMap((term, i) => [
+    run(term, 72, 100 + i * 30, bold),
+    run("goes on with the paragraph's text", 72 + term.length * 5 + 4, 100 + i * 30),
+  ]);
+  assert.deepEqual(detectKeyValueTables(page(runIn)), []);
+  // A caption in the labels' column between two labels ends the list: three labels above it, two below.
+  const broken = ["Owner", "Builder", "Launched", "Tonnage", "Length"].flatMap((label, i) => [
+    run(label, 400, 100 + i * 30, bold),
+    run("a value", 500, 100 + i * 30),
+  ]);
+  broken.push(run("A caption set across the box", 400, 173));
+  assert.deepEqual(detectKeyValueTables(page(broken)), []);
+  assert.equal(detectKeyValueTables(page(broken.slice(0, -1))).length, 1);
+});
+
+test("an infobox beside an article, drawn with pdf-lib: each label reads beside its value", async () => {
+  const { pdf, fonts } = await newPdf();
+  const p = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const article =
+    "The ferry service links the harbour with the island four times a day in summer and twice a day in winter, " +
+    "and its timetable is printed in the box beside this article along with the names of its boats.";
+  drawParagraph(p, article, { x: 54, top: 90, width: 300, font: fonts.regular, size: 11 });
+  let top = 90;
+  for (const [label, value, more] of ENTRIES) {
+    drawLine(p, label, 380, top, fonts.bold, 9);
+    drawLine(p, value, 470, top, fonts.regular, 9);
+    if (more) {
+      top += 12;
+      drawLine(p, more, 470, top, fonts.regular, 9);
+    }
+    top += 18;
+  }
+  const { result } = await parseDocument({
+    bytes: await pdfBytes(pdf),
+    mimeType: "application/pdf",
+    options: { parsing: {} },
+  });
+  const rows = markdownRows(result.markdown);
+  assert.ok(
+    rows.some((row) => row[0] === "developer" && row[1] === "mozilla"),
+    result.markdown,
+  );
+  assert.ok(
+    rows.some((row) => row[0] === "stable release" && row[1] === "4 0 379 december 31 2023"),
+    result.markdown,
+  );
+  assert.ok(result.markdown.includes("printed in the box beside this article"), result.markdown);
+});

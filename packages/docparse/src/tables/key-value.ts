@@ -1,0 +1,165 @@
+import type { Box } from "../model.ts";
+import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+import {
+  finishTable,
+  hasVisibleText,
+  type Lattice,
+  latticeRegions,
+  runWords,
+  type TextPiece,
+} from "./cells.ts";
+
+/**
+ * Key-value tables without rules: a column of bold labels (an infobox's `Developer(s)`, `Initial release`, a
+ * form's `Name`) each beside the first line of its value, the values set at one left edge to the right of every
+ * label, wrapping over lines of their own below. Read as blocks, the labels make one paragraph and the values
+ * another; read as the table they are, each label sits beside its value. Four labels at least, set apart from
+ * their values by a gap, with nothing else in the labels' column between them.
+ */
+
+/** Runs of text on a page, upright and visible. */
+interface Piece {
+  run: TextRun;
+  bold: boolean;
+}
+
+const MIN_ROWS = 4;
+
+/** `a` and `b` within `tolerance` points. */
+const near = (a: number, b: number, tolerance: number) => Math.abs(a - b) <= tolerance;
+
+/** Pieces on the line of `label` (their vertical middles within half its height), to its right. */
+function besideOnLine(label: TextRun, pieces: readonly Piece[]): Piece[] {
+  const middle = box.centerY(label.box);
+  const half = (label.box.y2 - label.box.y1) / 2;
+  return pieces.filter(
+    (p) =>
+      p.run !== label && p.run.box.x1 >= label.box.x2 && Math.abs(box.centerY(p.run.box) - middle) <= half,
+  );
+}
+
+/** A label's run: bold, a few words, no sentence. */
+function labelLike(run: TextRun): boolean {
+  const text = run.text.trim();
+  return run.bold && text.split(/\s+/).length <= 4 && text.length <= 40 && !/[.!?;]$/.test(text);
+}
+
+export function detectKeyValueTables(page: PageGeometry, exclude: readonly Box[] = []): DetectedTable[] {
+  const pieces: Piece[] = page.runs
+    .filter((run) => !run.vertical && hasVisibleText(run.text))
+    .filter((run) => !exclude.some((b) => box.containsCenter(b, run.box, 1)))
+    .map((run) => ({ run, bold: run.bold }));
+  // Candidate labels: bold runs whose line goes on, after a gap, in runs that are not bold (the value).
+  const labels = pieces
+    .filter((p) => labelLike(p.run))
+    .map((p) => {
+      const beside = besideOnLine(p.run, pieces).sort((a, b) => a.run.box.x1 - b.run.box.x1);
+      const first = beside[0];
+      if (!first || first.bold) return null;
+      const gap = first.run.box.x1 - p.run.box.x2;
+      const size = p.run.fontSize;
+      if (gap < size * 0.4 || gap > size * 12) return null;
+      return { label: p.run, valueX: first.run.box.x1 };
+    })
+    .filter((l) => l !== null)
+    .sort((a, b) => a.label.box.y1 - b.label.box.y1);
+  const tables: DetectedTable[] = [];
+  const used = new Set<TextRun>();
+  for (const start of labels) {
+    if (used.has(start.label)) continue;
+    const size = start.label.fontSize;
+    // The labels of one table: one left edge, their values at one left edge right of every label.
+    const group = labels.filter(
+      (l) =>
+        !used.has(l.label) &&
+        near(l.label.box.x1, start.label.box.x1, size * 0.3) &&
+        near(l.valueX, start.valueX, size * 0.3) &&
+        l.label.box.y1 >= start.label.box.y1,
+    );
+    const rows = consecutive(group, pieces, size);
+    if (rows.length < MIN_ROWS) continue;
+    const table = keyValueTable(rows, pieces);
+    if (!table) continue;
+    for (const row of rows) used.add(row.label);
+    tables.push(table);
+  }
+  return tables;
+}
+
+/**
+ * The labels that follow one another down the column: each within a few lines of the one above (its value's
+ * lines between them), with no text in the labels' column between two of them.
+ */
+function consecutive(
+  group: readonly { label: TextRun; valueX: number }[],
+  pieces: readonly Piece[],
+  size: number,
+): { label: TextRun; valueX: number }[] {
+  const rows = group.length > 0 ? [group[0]] : [];
+  for (let i = 1; i < group.length; i++) {
+    const above = rows[rows.length - 1];
+    const next = group[i];
+    if (next.label.box.y1 - above.label.box.y2 > size * 8) break;
+    const left = Math.min(above.label.box.x1, next.label.box.x1);
+    const between = pieces.some(
+      (p) =>
+        p.run !== above.label &&
+        p.run !== next.label &&
+        p.run.box.y1 >= above.label.box.y2 &&
+        p.run.box.y2 <= next.label.box.y1 &&
+        p.run.box.x1 < above.valueX - size * 0.3 &&
+        p.run.box.x2 > left,
+    );
+    if (between) break;
+    rows.push(next);
+  }
+  return rows;
+}
+
+/** The table of labels and their values: a row per label, down to the next label or the value's last line. */
+function keyValueTable(
+  rows: readonly { label: TextRun; valueX: number }[],
+  pieces: readonly Piece[],
+): DetectedTable | null {
+  const valueX = rows[0].valueX;
+  const labelX = Math.min(...rows.map((r) => r.label.box.x1));
+  const size = rows[0].label.fontSize;
+  const values: TextPiece[][] = [];
+  let right = valueX;
+  let bottom = rows[0].label.box.y2;
+  rows.forEach((row, r) => {
+    const top = row.label.box.y1 - size * 0.3;
+    const limit = r + 1 < rows.length ? rows[r + 1].label.box.y1 - size * 0.3 : Number.POSITIVE_INFINITY;
+    // The value's lines: at the values' edge or right of it, each close under the one above.
+    const own = pieces
+      .filter((p) => p.run.box.x1 >= valueX - size * 0.3 && p.run.box.y1 >= top && p.run.box.y2 <= limit)
+      .sort((a, b) => a.run.box.y1 - b.run.box.y1);
+    const kept: TextRun[] = [];
+    let last = row.label.box.y2;
+    for (const p of own) {
+      if (p.run.box.y1 - last > size * 1.2) break;
+      kept.push(p.run);
+      last = Math.max(last, p.run.box.y2);
+    }
+    // A value block that runs on far to the right (a column of prose beside) is no value.
+    const pieceWords = kept.flatMap(runWords);
+    values.push(pieceWords);
+    right = Math.max(right, ...kept.map((run) => run.box.x2));
+    bottom = Math.max(bottom, last, row.label.box.y2);
+  });
+  if (values.some((v) => v.length === 0)) return null;
+  // Values are short: a prose column beside a list of bold terms is not a table.
+  const words = values.reduce((n, v) => n + v.length, 0);
+  if (words / values.length > 12) return null;
+  const ys = rows.map((row) => row.label.box.y1 - size * 0.3);
+  ys.push(bottom + 0.5);
+  const xs = [labelX - 0.5, valueX - size * 0.3, right + 0.5];
+  const lattice: Lattice = { xs, ys, vSplit: () => true, hSplit: () => true, drawn: () => false };
+  const { regions, owner } = latticeRegions(lattice);
+  const contents: TextPiece[][] = regions.map(() => []);
+  rows.forEach((row, r) => {
+    contents[owner[r * 2]].push(...runWords(row.label));
+    contents[owner[r * 2 + 1]].push(...values[r]);
+  });
+  return finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+}
