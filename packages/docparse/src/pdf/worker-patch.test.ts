@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { PDFDocument, StandardFonts } from "pdf-lib";
@@ -130,5 +131,32 @@ describe("the patched pdf.js worker", () => {
     } finally {
       await closePdf(doc);
     }
+  });
+
+  test("where the patched worker cannot be written, PDFs are read with pdf.js as published, with a warning", {
+    timeout: TIMEOUT,
+  }, () => {
+    const open = new URL("./open.ts", import.meta.url).href;
+    const fixture = new URL("./test-pdf.ts", import.meta.url).href;
+    const script = `
+      const { openPdf, closePdf } = await import(${JSON.stringify(open)});
+      const { onePagePdf } = await import(${JSON.stringify(fixture)});
+      const doc = await openPdf(onePagePdf("BT /F1 12 Tf 72 700 Td (Hello) Tj ET"));
+      const page = await doc.getPage(1);
+      const text = (await page.getTextContent()).items.map((item) => item.str).join("");
+      await closePdf(doc);
+      console.log(JSON.stringify({ text, patched: Boolean(globalThis.pdfjsWorker?.svcPatched) }));
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      env: { ...process.env, TMPDIR: "/nonexistent/svc-test" },
+      encoding: "utf8",
+      timeout: TIMEOUT,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), {
+      text: "Hello",
+      patched: false,
+    });
+    assert.match(run.stderr, /pdf\.js runs unpatched/);
   });
 });

@@ -222,14 +222,24 @@ async function install(): Promise<void> {
     );
   }
   const source = patchedWorkerSource(readFileSync(WORKER_SOURCE, "utf8"));
-  // The worker imports nothing, so it loads from anywhere (its import.meta.url is only read by wasm loaders, to
-  // which open.ts gives pdf.js's wasm folder explicitly): from a file in a fresh private directory, removed once
-  // loaded (a file, not a data: URL, so stack traces name it in a few characters).
-  const dir = mkdtempSync(path.join(tmpdir(), "svc-pdfjs-"));
+  // The worker imports only node:zlib, so it loads from anywhere (its import.meta.url is only read by wasm
+  // loaders, to which open.ts gives pdf.js's wasm folder explicitly): from a file in a fresh private directory,
+  // removed once loaded (a file, not a data: URL, so stack traces name it in a few characters). Where no such
+  // file can be written (a read-only temporary directory), pdf.js stays as published: slower, the same output.
+  let dir: string;
   try {
-    const file = path.join(dir, "pdf.worker.patched.mjs");
-    writeFileSync(file, source, { mode: 0o600 });
-    const { WorkerMessageHandler } = (await import(pathToFileURL(file).href)) as {
+    dir = mkdtempSync(path.join(tmpdir(), "svc-pdfjs-"));
+    writeFileSync(path.join(dir, "pdf.worker.patched.mjs"), source, { mode: 0o600 });
+  } catch (error) {
+    process.emitWarning(
+      `pdf.js runs unpatched (slower): its patched worker cannot be written to ${tmpdir()}: ${(error as Error).message}`,
+    );
+    return;
+  }
+  try {
+    const { WorkerMessageHandler } = (await import(
+      pathToFileURL(path.join(dir, "pdf.worker.patched.mjs")).href
+    )) as {
       WorkerMessageHandler: unknown;
     };
     slot.pdfjsWorker = { WorkerMessageHandler, svcPatched: true };
