@@ -6,6 +6,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { after } from "node:test";
 import pg from "pg";
 import { LocalExecutor } from "../executor/linux/local-executor.ts";
 
@@ -16,6 +17,45 @@ import { LocalExecutor } from "../executor/linux/local-executor.ts";
  */
 
 const HOST_SCRIPT = new URL("./host.testing.ts", import.meta.url).pathname;
+
+/** Why a test of several hosts cannot run here (it needs root for `needs`, and SVC_TEST_DATABASE_URL), or false. */
+export function clusterSkip(needs = "network namespaces and sandboxes"): string | false {
+  if (process.getuid?.() !== 0) return `needs root (${needs})`;
+  return process.env.SVC_TEST_DATABASE_URL ? false : "SVC_TEST_DATABASE_URL is not set";
+}
+
+/**
+ * The clean-ups of a test file, run in reverse order after all its tests (also after a failure); a clean-up that
+ * throws is logged and the others still run.
+ */
+export function cleanupsAfterAll(): (() => Promise<unknown> | unknown)[] {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        console.error("cleanup:", error);
+      }
+    }
+  });
+  return cleanups;
+}
+
+/** Polls `probe` every 200 ms until it gives a value; throws naming `what` after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 export interface ClusterHost {
   name: string;

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { openStore, type Store } from "../store/store.ts";
-import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing.ts";
+import {
+  type Cluster,
+  type ClusterHost,
+  cleanupsAfterAll,
+  clusterSkip,
+  createCluster,
+  eventually,
+} from "./cluster.testing.ts";
 
 /**
  * A host of several on one machine (cluster.testing.ts: a server process in a network namespace of its own)
@@ -13,38 +20,10 @@ import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing
  */
 
 const databaseUrl = process.env.SVC_TEST_DATABASE_URL;
-const skip =
-  process.getuid?.() !== 0
-    ? "needs root (network namespaces and sandboxes)"
-    : !databaseUrl
-      ? "SVC_TEST_DATABASE_URL is not set"
-      : false;
+const skip = clusterSkip();
 if (process.env.CI === "true" && skip) test("a host restarted", () => assert.fail(`cannot run: ${skip}`));
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error("cleanup:", error);
-    }
-  }
-});
-
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const cleanups = cleanupsAfterAll();
 
 interface Row {
   status: string;
@@ -98,11 +77,15 @@ test("a host restarted with live sandboxes starts new ones on free network index
     }
     return Promise.all(
       ids.map(async (id) => {
-        const running = await eventually(`sandbox ${id} running`, async () => {
-          const found = await row(id);
-          assert.notEqual(found.status, "terminated", JSON.stringify(found));
-          return found.status === "running" ? found : undefined;
-        });
+        const running = await eventually(
+          `sandbox ${id} running`,
+          async () => {
+            const found = await row(id);
+            assert.notEqual(found.status, "terminated", JSON.stringify(found));
+            return found.status === "running" ? found : undefined;
+          },
+          120_000,
+        );
         return { id, netIndex: Number(running.net_index) };
       }),
     );

@@ -5,13 +5,20 @@ import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { SANDBOX_SSHD_PORT } from "@svc/contract";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { WebSocket } from "ws";
 import { documentsApi } from "../documents/api.testing.ts";
 import { openStore } from "../store/store.ts";
-import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing.ts";
+import {
+  type Cluster,
+  type ClusterHost,
+  cleanupsAfterAll,
+  clusterSkip,
+  createCluster,
+  eventually,
+} from "./cluster.testing.ts";
 
 /**
  * Three hosts on this machine: separate server processes, each in a network namespace of its own with its own
@@ -26,38 +33,10 @@ import { type Cluster, type ClusterHost, createCluster } from "./cluster.testing
  */
 
 const databaseUrl = process.env.SVC_TEST_DATABASE_URL;
-const skip =
-  process.getuid?.() !== 0
-    ? "needs root (network namespaces and sandboxes)"
-    : !databaseUrl
-      ? "SVC_TEST_DATABASE_URL is not set"
-      : false;
+const skip = clusterSkip();
 if (process.env.CI === "true" && skip) test("several hosts", () => assert.fail(`cannot run: ${skip}`));
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error("cleanup:", error);
-    }
-  }
-});
-
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const cleanups = cleanupsAfterAll();
 
 type Host = ClusterHost;
 

@@ -12,8 +12,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, test } from "node:test";
-import { type Cluster, createCluster } from "./cluster.testing.ts";
+import { test } from "node:test";
+import { type Cluster, cleanupsAfterAll, clusterSkip, createCluster } from "./cluster.testing.ts";
 
 /**
  * A DELETE /images/{name} served by one host of several sweeps every host's image trees: the uploaded image's
@@ -23,31 +23,19 @@ import { type Cluster, createCluster } from "./cluster.testing.ts";
 
 const databaseUrl = process.env.SVC_TEST_DATABASE_URL;
 const skip =
-  process.getuid?.() !== 0
-    ? "needs root (network namespaces and an executor)"
-    : !databaseUrl
-      ? "SVC_TEST_DATABASE_URL is not set"
-      : !["umoci", "skopeo"].every(
-            (tool) =>
-              execFileSync("sh", ["-c", `command -v ${tool} || true`])
-                .toString()
-                .trim() !== "",
-          )
-        ? "umoci and skopeo are needed (scripts/install.sh test)"
-        : false;
+  clusterSkip("network namespaces and an executor") ||
+  (!["umoci", "skopeo"].every(
+    (tool) =>
+      execFileSync("sh", ["-c", `command -v ${tool} || true`])
+        .toString()
+        .trim() !== "",
+  )
+    ? "umoci and skopeo are needed (scripts/install.sh test)"
+    : false);
 if (process.env.CI === "true" && skip)
   test("image delete on several hosts", () => assert.fail(`cannot run: ${skip}`));
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error("cleanup:", error);
-    }
-  }
-});
+const cleanups = cleanupsAfterAll();
 
 /** An OCI archive (a tar of an image layout) of one small layer, made with umoci. */
 function ociArchive(dir: string): Buffer {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
-import { pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
+import { markedBusyboxImage, pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
 import { missingPrerequisite, REGISTRY_TOOLS, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
 const skip = missingPrerequisite([
@@ -18,20 +18,6 @@ const skip = missingPrerequisite([
 /** A start that pulls may wait behind other work on a loaded 2-core machine. */
 const START_MS = 180_000;
 const GRACE_SECS = 3600;
-
-/** A busybox-static tree the daemon can run in, with a file saying which push of the tag it is. */
-function busyboxImage(version: string) {
-  return {
-    files: {
-      "bin/sh": readFileSync(execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim()),
-      "etc/passwd": "root:x:0:0:root:/root:/bin/sh\n",
-      "etc/group": "root:x:0:\n",
-      "srv/version.txt": `${version}\n`,
-    },
-    modes: { "bin/sh": 0o755 },
-    env: ["PATH=/bin"],
-  };
-}
 
 /**
  * Templates and snapshots pin the digest their image's tag had when they were made: `:latest` pushed again
@@ -65,7 +51,7 @@ describe("templates and snapshots are pinned to their image's digest", { skip },
   before(async () => {
     registry = await startRegistry();
     mkdirSync(dataDir, { recursive: true });
-    layouts.push(pushTestImage(registry, "team/moving", "latest", busyboxImage("v1")));
+    layouts.push(pushTestImage(registry, "team/moving", "latest", markedBusyboxImage("version.txt", "v1")));
     server = await startTestServer({
       executor: "local",
       allowedRegistries: [registry.address],
@@ -113,7 +99,7 @@ describe("templates and snapshots are pinned to their image's digest", { skip },
     await first.delete();
 
     // The tag moves: a new sandbox of it gets v2 (so a template following the tag would too)...
-    layouts.push(pushTestImage(registry, "team/moving", "latest", busyboxImage("v2")));
+    layouts.push(pushTestImage(registry, "team/moving", "latest", markedBusyboxImage("version.txt", "v2")));
     const ofTag = await create({ image: latest });
     assert.equal(await version(ofTag), "v2\n");
     const v2 = treeDigests().find((hex) => hex !== v1);

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, type Sandbox } from "@svc/sdk";
 import { startTestServer, type TestServer } from "../../testing.ts";
-import { pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
+import { markedBusyboxImage, pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
 import { missingPrerequisite, REGISTRY_TOOLS, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
 
 const skip = missingPrerequisite([
@@ -18,20 +18,6 @@ const skip = missingPrerequisite([
 /** A start that pulls may wait behind other work on a loaded 2-core machine. */
 const START_MS = 180_000;
 const GRACE_SECS = 3600;
-
-/** A busybox-static tree the daemon can run in, with one file that makes each image its own. */
-function busyboxImage(marker: string) {
-  return {
-    files: {
-      "bin/sh": readFileSync(execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim()),
-      "etc/passwd": "root:x:0:0:root:/root:/bin/sh\n",
-      "etc/group": "root:x:0:\n",
-      "srv/marker.txt": `${marker}\n`,
-    },
-    modes: { "bin/sh": 0o755 },
-    env: ["PATH=/bin"],
-  };
-}
 
 /**
  * Image trees are removed once nothing uses them: the periodic sweep and the delete of an uploaded image remove
@@ -80,9 +66,9 @@ describe("image trees are swept when nothing uses them", { skip }, () => {
     registry = await startRegistry();
     mkdirSync(dataDir, { recursive: true });
     layouts.push(
-      pushTestImage(registry, "sweep/kept", "v1", busyboxImage("kept")),
-      pushTestImage(registry, "sweep/gone", "v1", busyboxImage("gone")),
-      pushTestImage(registry, "sweep/archived", "v1", busyboxImage("archived")),
+      pushTestImage(registry, "sweep/kept", "v1", markedBusyboxImage("marker.txt", "kept")),
+      pushTestImage(registry, "sweep/gone", "v1", markedBusyboxImage("marker.txt", "gone")),
+      pushTestImage(registry, "sweep/archived", "v1", markedBusyboxImage("marker.txt", "archived")),
     );
     server = await startTestServer({
       executor: "local",

@@ -37,6 +37,20 @@ export interface TestImage {
   cmd?: string[];
 }
 
+/** A busybox-static tree the daemon can run in, with one file (`srv/<name>`) that makes each image its own. */
+export function markedBusyboxImage(name: string, content: string): TestImage {
+  return {
+    files: {
+      "bin/sh": readFileSync(execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim()),
+      "etc/passwd": "root:x:0:0:root:/root:/bin/sh\n",
+      "etc/group": "root:x:0:\n",
+      [`srv/${name}`]: `${content}\n`,
+    },
+    modes: { "bin/sh": 0o755 },
+    env: ["PATH=/bin"],
+  };
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
