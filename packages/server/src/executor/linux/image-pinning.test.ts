@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client, type Sandbox } from "@svc/sdk";
-import { startTestServer, type TestServer } from "../../testing.ts";
-import { markedBusyboxImage, pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
-import { missingPrerequisite, REGISTRY_TOOLS, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
+import type { Client, Sandbox } from "@svc/sdk";
+import { type ImageServer, startImageServer } from "./image-server.testing.ts";
+import { markedBusyboxImage } from "./registry-testbed.ts";
+import { missingPrerequisite, REGISTRY_TOOLS, SANDBOX_TOOLS } from "./test-support.ts";
 
 const skip = missingPrerequisite([
   ...SANDBOX_TOOLS.filter((tool) => tool !== "debootstrap"),
@@ -25,62 +24,26 @@ const GRACE_SECS = 3600;
  * image sweep keeps the pinned tree (not the tag's new one) for them.
  */
 describe("templates and snapshots are pinned to their image's digest", { skip }, () => {
-  let registry: Registry;
-  let server: TestServer;
-  let client: Client;
-  const layouts: string[] = [];
-  const sandboxes: Sandbox[] = [];
-  const scratch = mkdtempSync(join(tmpdir(), "svc-image-pinning-test-"));
-  const dataDir = join(scratch, "data");
-  const trees = join(dataDir, "oci-images", "rootfs");
-  const treeDigests = () => (existsSync(trees) ? readdirSync(trees).sort() : []);
-
-  const create = async (request: Parameters<Client["sandboxes"]["create"]>[0]) => {
-    const sandbox = await client.sandboxes.create({
-      resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 },
-      ...request,
-    });
-    sandboxes.push(sandbox);
-    return sandbox;
-  };
+  let bed: ImageServer;
+  const create = (request: Parameters<Client["sandboxes"]["create"]>[0]) =>
+    bed.create({ resources: { cpus: 0.5, memory_mb: 256, disk_mb: 256 }, ...request });
   const version = async (sandbox: Sandbox) => {
     await sandbox.waitUntilRunning({ timeoutMs: START_MS });
     return (await sandbox.run("sh", { args: ["-c", 'read v < /srv/version.txt && echo "$v"'] })).stdout;
   };
 
   before(async () => {
-    registry = await startRegistry();
-    mkdirSync(dataDir, { recursive: true });
-    layouts.push(pushTestImage(registry, "team/moving", "latest", markedBusyboxImage("version.txt", "v1")));
-    server = await startTestServer({
-      executor: "local",
-      allowedRegistries: [registry.address],
-      dataDir,
-      imageGraceSecs: GRACE_SECS,
-    });
-    client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    await client.registries.put(registry.address, {
-      username: registry.username,
-      password: registry.password,
-    });
+    bed = await startImageServer("image-pinning", GRACE_SECS);
+    bed.push("team/moving", "latest", markedBusyboxImage("version.txt", "v1"));
   });
-
-  after(async () => {
-    for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
-    if (server) {
-      await removeLeftovers(dataDir);
-      await server.stop();
-    }
-    await registry?.stop();
-    for (const layout of layouts) rmSync(dirname(layout), { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  after(() => bed?.stop());
 
   test("a template (of a tree or of a snapshot) over :latest keeps v1 after v2 is pushed as :latest", {
     timeout: 6 * START_MS,
   }, async () => {
+    const { client, server, registry, treeDigests } = bed;
     const latest = `${registry.address}/team/moving:latest`;
-    const tree = join(scratch, "tree");
+    const tree = join(bed.scratch, "tree");
     mkdirSync(join(tree, "srv"), { recursive: true });
     execFileSync("sh", ["-c", `echo from the tree > ${join(tree, "srv/extra.txt")}`]);
     const tar = execFileSync("tar", ["-C", tree, "-c", "."]);
@@ -99,7 +62,7 @@ describe("templates and snapshots are pinned to their image's digest", { skip },
     await first.delete();
 
     // The tag moves: a new sandbox of it gets v2 (so a template following the tag would too)...
-    layouts.push(pushTestImage(registry, "team/moving", "latest", markedBusyboxImage("version.txt", "v2")));
+    bed.push("team/moving", "latest", markedBusyboxImage("version.txt", "v2"));
     const ofTag = await create({ image: latest });
     assert.equal(await version(ofTag), "v2\n");
     const v2 = treeDigests().find((hex) => hex !== v1);
@@ -124,9 +87,8 @@ describe("templates and snapshots are pinned to their image's digest", { skip },
 
     // Nothing running and past the grace period: the sweep keeps v1 (the templates and the snapshot pin it) and
     // removes v2, which only the tag the templates were made from points at now.
-    for (const sandbox of sandboxes.splice(0)) await sandbox.delete();
-    const long = new Date(Date.now() - 2 * GRACE_SECS * 1000);
-    for (const hex of treeDigests()) utimesSync(join(trees, hex, "image.json"), long, long);
+    await bed.deleteSandboxes();
+    bed.ageTrees(2 * GRACE_SECS);
     const sweeper = server.sandboxes.images.sweeper;
     assert.ok(sweeper, "a server with an executor sweeps images");
     assert.deepEqual(await sweeper.sweep(), [`sha256:${v2}`]);

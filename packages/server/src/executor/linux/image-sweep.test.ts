@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client, type Sandbox } from "@svc/sdk";
-import { startTestServer, type TestServer } from "../../testing.ts";
-import { markedBusyboxImage, pushTestImage, type Registry, startRegistry } from "./registry-testbed.ts";
-import { missingPrerequisite, REGISTRY_TOOLS, removeLeftovers, SANDBOX_TOOLS } from "./test-support.ts";
+import { type ImageServer, startImageServer } from "./image-server.testing.ts";
+import { markedBusyboxImage } from "./registry-testbed.ts";
+import { missingPrerequisite, REGISTRY_TOOLS, SANDBOX_TOOLS } from "./test-support.ts";
 
 const skip = missingPrerequisite([
   ...SANDBOX_TOOLS.filter((tool) => tool !== "debootstrap"),
@@ -26,77 +24,38 @@ const GRACE_SECS = 3600;
  * The grace period passes by dating the trees' last use back, not by waiting.
  */
 describe("image trees are swept when nothing uses them", { skip }, () => {
-  let registry: Registry;
-  let server: TestServer;
-  let client: Client;
+  let bed: ImageServer;
   const layouts: string[] = [];
-  const sandboxes: Sandbox[] = [];
-  const scratch = mkdtempSync(join(tmpdir(), "svc-image-sweep-test-"));
-  const dataDir = join(scratch, "data");
-  const trees = join(dataDir, "oci-images", "rootfs");
-
-  const treeDigests = () => (existsSync(trees) ? readdirSync(trees).sort() : []);
-  /** Every tree's last use dated back past the grace period. */
-  const ageTrees = () => {
-    const long = new Date(Date.now() - 2 * GRACE_SECS * 1000);
-    for (const hex of treeDigests()) utimesSync(join(trees, hex, "image.json"), long, long);
-  };
   const tagged = () =>
     (
-      JSON.parse(readFileSync(join(dataDir, "oci-images", "layout", "index.json"), "utf8")) as {
+      JSON.parse(readFileSync(join(bed.dataDir, "oci-images", "layout", "index.json"), "utf8")) as {
         manifests: { annotations?: Record<string, string> }[];
       }
     ).manifests.map((m) => m.annotations?.["org.opencontainers.image.ref.name"]);
   const start = async (image: string) => {
-    const sandbox = await client.sandboxes.create({
-      image,
-      resources: { cpus: 1, memory_mb: 256, disk_mb: 256 },
-    });
-    sandboxes.push(sandbox);
+    const sandbox = await bed.create({ image, resources: { cpus: 1, memory_mb: 256, disk_mb: 256 } });
     await sandbox.waitUntilRunning({ timeoutMs: START_MS });
     return sandbox;
   };
   const newTree = (before: string[]) => {
-    const added = treeDigests().filter((hex) => !before.includes(hex));
+    const added = bed.treeDigests().filter((hex) => !before.includes(hex));
     assert.equal(added.length, 1, `one new tree: ${added.join(", ")}`);
     return added[0];
   };
 
   before(async () => {
-    registry = await startRegistry();
-    mkdirSync(dataDir, { recursive: true });
-    layouts.push(
-      pushTestImage(registry, "sweep/kept", "v1", markedBusyboxImage("marker.txt", "kept")),
-      pushTestImage(registry, "sweep/gone", "v1", markedBusyboxImage("marker.txt", "gone")),
-      pushTestImage(registry, "sweep/archived", "v1", markedBusyboxImage("marker.txt", "archived")),
-    );
-    server = await startTestServer({
-      executor: "local",
-      allowedRegistries: [registry.address],
-      dataDir,
-      imageGraceSecs: GRACE_SECS,
-    });
-    client = new Client({ apiKey: server.apiKey, baseUrl: server.url });
-    await client.registries.put(registry.address, {
-      username: registry.username,
-      password: registry.password,
-    });
-  });
-
-  after(async () => {
-    for (const sandbox of sandboxes) await sandbox.delete().catch(() => undefined);
-    if (server) {
-      await removeLeftovers(dataDir);
-      await server.stop();
+    bed = await startImageServer("image-sweep", GRACE_SECS);
+    for (const name of ["kept", "gone", "archived"]) {
+      layouts.push(bed.push(`sweep/${name}`, "v1", markedBusyboxImage("marker.txt", name)));
     }
-    await registry?.stop();
-    for (const layout of layouts) rmSync(dirname(layout), { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
   });
+  after(() => bed?.stop());
 
   test("in use, named or recent: kept; otherwise removed, and pulled again when asked for", {
     timeout: 4 * START_MS,
   }, async () => {
+    const { client, server, registry, treeDigests } = bed;
+    const ageTrees = () => bed.ageTrees(2 * GRACE_SECS);
     const sweeper = server.sandboxes.images.sweeper;
     assert.ok(sweeper, "a server with an executor sweeps images");
 
@@ -105,7 +64,7 @@ describe("image trees are swept when nothing uses them", { skip }, () => {
     const once = await start(`${registry.address}/sweep/gone:v1`);
     const gone = newTree([kept]);
     await once.delete();
-    const archive = join(scratch, "archived.tar");
+    const archive = join(bed.scratch, "archived.tar");
     execFileSync("tar", ["-C", layouts[2], "-cf", archive, "."]);
     const uploaded = await client.images.upload("archived", readFileSync(archive));
     const archived = uploaded.digest.replace(/^sha256:/, "");
@@ -147,7 +106,7 @@ describe("image trees are swept when nothing uses them", { skip }, () => {
     assert.deepEqual(treeDigests(), [kept, gone].sort());
 
     // A template over the tag keeps the tree its disk lies over (found through the project's pull of the tag).
-    const tree = join(scratch, "tree");
+    const tree = join(bed.scratch, "tree");
     mkdirSync(join(tree, "srv"), { recursive: true });
     const tar = execFileSync("tar", ["-C", tree, "-c", "."]);
     await client.templates.fromTree("over-gone", tar, { image: `${registry.address}/sweep/gone:v1` });
@@ -162,7 +121,7 @@ describe("image trees are swept when nothing uses them", { skip }, () => {
     assert.deepEqual(await sweeper.sweep(), [`sha256:${gone}`]);
     assert.deepEqual(treeDigests(), []);
     assert.deepEqual(tagged(), []);
-    const blobs = join(dataDir, "oci-images", "layout", "blobs", "sha256");
+    const blobs = join(bed.dataDir, "oci-images", "layout", "blobs", "sha256");
     assert.deepEqual(readdirSync(blobs), [], "no blob is left once no image is tagged");
   });
 });
