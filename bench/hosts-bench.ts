@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
-import { type ClusterHost, createCluster } from "../packages/server/src/hosts/cluster.testing.ts";
+import { type ClusterHost, callApi, createCluster } from "../packages/server/src/hosts/cluster.testing.ts";
 import { openStore } from "../packages/server/src/store/store.ts";
 
 const { values } = parseArgs({
@@ -63,18 +63,9 @@ try {
   const apiKey = readFileSync(path.join(a.dataDir, "api-key"), "utf8").trim();
   const store = await openStore({ databaseUrl: cluster.localDatabaseUrl });
   const call = async (host: ClusterHost, method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${host.url}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-    // biome-ignore lint/suspicious/noExplicitAny: bodies are read by shape.
-    return (text ? JSON.parse(text) : undefined) as any;
+    const { status, text, body: answer } = await callApi(host, apiKey, method, route, body);
+    if (status >= 400) throw new Error(`${method} ${route}: ${status} ${text}`);
+    return answer;
   };
   const statusOf = async (ids: string[]) =>
     store.db.query<{ id: string; status: string; executor_id: string | null }>(

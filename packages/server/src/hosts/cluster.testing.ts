@@ -42,6 +42,27 @@ export function cleanupsAfterAll(): (() => Promise<unknown> | unknown)[] {
   return cleanups;
 }
 
+/** A JSON call of the API on `host` with `apiKey`; answers the status and the parsed body (undefined when empty). */
+export async function callApi(
+  host: Pick<ClusterHost, "url">,
+  apiKey: string,
+  method: string,
+  route: string,
+  body?: unknown,
+) {
+  const response = await fetch(`${host.url}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are read by shape.
+  return { status: response.status, text, body: (text ? JSON.parse(text) : undefined) as any };
+}
+
 /** Polls `probe` every 200 ms until it gives a value; throws naming `what` after `timeoutMs`. */
 export async function eventually<T>(
   what: string,

@@ -6,6 +6,7 @@ import { openStore, type Store } from "../store/store.ts";
 import {
   type Cluster,
   type ClusterHost,
+  callApi,
   cleanupsAfterAll,
   clusterSkip,
   createCluster,
@@ -46,19 +47,7 @@ test("a host restarted with live sandboxes starts new ones on free network index
   const store: Store = await openStore({ databaseUrl: cluster.localDatabaseUrl });
   cleanups.push(() => store.close());
 
-  const call = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${a.url}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: test bodies are read by shape.
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const call = (method: string, route: string, body?: unknown) => callApi(a, apiKey, method, route, body);
   const row = async (id: string) =>
     (
       await store.db.query<Row>(

@@ -14,6 +14,7 @@ import { openStore } from "../store/store.ts";
 import {
   type Cluster,
   type ClusterHost,
+  callApi,
   cleanupsAfterAll,
   clusterSkip,
   createCluster,
@@ -71,19 +72,8 @@ test("three hosts: placement on both executors, proxies across hosts, executor_l
   const store = await openStore({ databaseUrl: cluster.localDatabaseUrl });
   cleanups.push(() => store.close());
 
-  const call = async (host: Host, method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${host.url}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: test bodies are read by shape.
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const call = (host: Host, method: string, route: string, body?: unknown) =>
+    callApi(host, apiKey, method, route, body);
   const sandbox = (id: string) =>
     store.db
       .query<{ status: string; executor_id: string | null; termination_reason: string | null }>(
