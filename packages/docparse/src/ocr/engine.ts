@@ -1,7 +1,8 @@
 import type { OcrModel } from "@svc/contract";
 import type { PageRaster } from "../images/decode.ts";
+import type { OcrError } from "./ocr-error.ts";
 import type { OcrOptions, OcrPage } from "./ocr-page.ts";
-import { recognizePage } from "./recognize-page.ts";
+import { recognizeCrops, recognizePage } from "./recognize-page.ts";
 import { tesseractAvailable, tesseractCli } from "./tesseract.ts";
 import { tesseractJs } from "./tesseract-js.ts";
 
@@ -15,6 +16,14 @@ export type { OcrLine, OcrOptions, OcrPage, OcrRun } from "./ocr-page.ts";
 export interface OcrEngine {
   name: string;
   recognize(raster: PageRaster, options?: OcrOptions): Promise<OcrPage>;
+  /**
+   * Crops read as they are (upright, in `language`, not straightened), together where the engine can, in the OCR
+   * slot the caller holds (crop-queue.ts): each crop's page, or the OcrError that stopped that crop.
+   */
+  recognizeCrops(
+    rasters: readonly PageRaster[],
+    context: { language: string; signal: AbortSignal },
+  ): Promise<(OcrPage | OcrError)[]>;
 }
 
 /**
@@ -26,6 +35,10 @@ export const localTesseract: OcrEngine = {
   async recognize(raster, options = {}) {
     const reader = (await tesseractAvailable()) ? tesseractCli : tesseractJs;
     return recognizePage(raster, reader, options);
+  },
+  async recognizeCrops(rasters, context) {
+    const reader = (await tesseractAvailable()) ? tesseractCli : tesseractJs;
+    return recognizeCrops(rasters, reader, context);
   },
 };
 

@@ -9,7 +9,7 @@ import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import { readUpright, turn } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
 import { type TsvPage, type TsvWord, toRunsAndLines } from "./tsv.ts";
-import type { Rotation, WordReader } from "./word-reader.ts";
+import type { ReadContext, Rotation, WordReader } from "./word-reader.ts";
 
 export type { ReadContext, WordReader } from "./word-reader.ts";
 
@@ -39,38 +39,133 @@ export async function recognizePage(
       signal.throwIfAborted();
       const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
       const uprightPng = await turn(png, upright.rotation);
-      const pixelRules = await rasterRules(uprightPng, 1, raster.ocrDpi);
-      const rules = scaleRules(pixelRules, 72 / raster.ocrDpi);
-      // Rules shorter than half an inch are strokes of large type taken for rules: painting them out would cut
-      // the very letters the second pass is to read.
-      const longRules = pixelRules.filter((r) => Math.max(r.x2 - r.x1, r.y2 - r.y1) >= raster.ocrDpi / 2);
-      const missed = await missedInk(uprightPng, upright.page, longRules);
-      if (missed) {
+      const ink = await inkLeft(uprightPng, upright.page, raster.ocrDpi);
+      if (ink.missed) {
         const context = { language: upright.language, signal, sparse: true };
-        const more = await reader.readWords(missed, raster.ocrDpi, context);
+        const more = await reader.readWords(ink.missed, raster.ocrDpi, context);
         upright.page = withMissedWords(upright.page, more);
       }
-      const read = toRunsAndLines(upright.page, 72 / raster.ocrDpi, {
-        verticalColumns: upright.language.split("+").every((code) => code.endsWith("_vert")),
-      });
-      const { runs, lines } = withoutRuleMarks(read, rules);
-      const sideways = upright.rotation === 90 || upright.rotation === 270;
-      return {
-        pageNumber: raster.pageNumber,
-        width: sideways ? raster.heightPt : raster.widthPt,
-        height: sideways ? raster.widthPt : raster.heightPt,
-        runs,
-        lines,
-        rules,
-        rotation: upright.rotation,
-        skewAngle,
-        language: upright.language,
-        engine: await reader.name(),
-      };
+      return pageOf(raster, upright, ink.rules, skewAngle, await reader.name());
     }, options.signal);
   } catch (error) {
     throw asOcrError(error);
   }
+}
+
+/**
+ * An upright page image's ruling lines (in points) and, when its first pass left text unread, the image with
+ * the words read painted out, for a second pass (missed-ink.ts).
+ */
+async function inkLeft(
+  png: Buffer,
+  page: TsvPage,
+  dpi: number,
+): Promise<{ rules: Rule[]; missed: Buffer | null }> {
+  const pixelRules = await rasterRules(png, 1, dpi);
+  const rules = scaleRules(pixelRules, 72 / dpi);
+  // Rules shorter than half an inch are strokes of large type taken for rules: painting them out would cut
+  // the very letters the second pass is to read.
+  const longRules = pixelRules.filter((r) => Math.max(r.x2 - r.x1, r.y2 - r.y1) >= dpi / 2);
+  return { rules, missed: await missedInk(png, page, longRules) };
+}
+
+/** The OcrPage of a raster's upright reading: runs and lines in points, marks of ruling lines left out. */
+function pageOf(
+  raster: PageRaster,
+  upright: { page: TsvPage; rotation: Rotation; language: string },
+  rules: Rule[],
+  skewAngle: number,
+  engine: string,
+): OcrPage {
+  const read = toRunsAndLines(upright.page, 72 / raster.ocrDpi, {
+    verticalColumns: upright.language.split("+").every((code) => code.endsWith("_vert")),
+  });
+  const { runs, lines } = withoutRuleMarks(read, rules);
+  const sideways = upright.rotation === 90 || upright.rotation === 270;
+  return {
+    pageNumber: raster.pageNumber,
+    width: sideways ? raster.heightPt : raster.widthPt,
+    height: sideways ? raster.widthPt : raster.heightPt,
+    runs,
+    lines,
+    rules,
+    rotation: upright.rotation,
+    skewAngle,
+    language: upright.language,
+    engine,
+  };
+}
+
+/**
+ * Crops of pages read as they are (upright, in one language, not straightened) in the OCR slot the caller holds:
+ * the first passes of all of them in one run of a reader that reads batches, then the missed-ink passes of those
+ * that need one in another (one crop at a time with other readers). Each crop gives its page or the OcrError that
+ * stopped it: a crop that fails does not fail the others. The words are those `recognizePage` reads with
+ * `detectOrientation: false`.
+ */
+export async function recognizeCrops(
+  rasters: readonly PageRaster[],
+  reader: WordReader,
+  context: ReadContext,
+): Promise<(OcrPage | OcrError)[]> {
+  const { language, signal } = context;
+  const firsts = await readEach(reader, rasters, { language, signal });
+  const inks = await Promise.all(
+    firsts.map((first, i) =>
+      first instanceof OcrError ? null : inkLeft(rasters[i].png, first, rasters[i].ocrDpi),
+    ),
+  );
+  const missing = rasters.flatMap((raster, i) => {
+    const missed = inks[i]?.missed;
+    return missed ? [{ index: i, raster: { ...raster, png: missed } }] : [];
+  });
+  const seconds = await readEach(
+    reader,
+    missing.map((m) => m.raster),
+    { language, signal, sparse: true },
+  );
+  const more = new Map(missing.map((m, i) => [m.index, seconds[i]]));
+  const engine = await reader.name();
+  return rasters.map((raster, i) => {
+    const first = firsts[i];
+    const second = more.get(i);
+    const ink = inks[i];
+    if (first instanceof OcrError || !ink) return first as OcrError;
+    if (second instanceof OcrError) return second;
+    const page = second ? withMissedWords(first, second) : first;
+    return pageOf(raster, { page, rotation: 0, language }, ink.rules, 0, engine);
+  });
+}
+
+/**
+ * Words of each raster: in one batch when the reader reads batches, else (and when the batch run fails for
+ * anything but the time limit or an abort) one raster at a time, each failure that raster's own.
+ */
+async function readEach(
+  reader: WordReader,
+  rasters: readonly PageRaster[],
+  context: ReadContext,
+): Promise<(TsvPage | OcrError)[]> {
+  if (reader.readWordsBatch && rasters.length > 1) {
+    try {
+      return await reader.readWordsBatch(
+        rasters.map((r) => ({ png: r.png, dpi: r.ocrDpi })),
+        context,
+      );
+    } catch (error) {
+      const failure = asOcrError(error);
+      if (failure.code !== "OCR_FAILED") return rasters.map(() => failure);
+    }
+  }
+  const pages: (TsvPage | OcrError)[] = [];
+  for (const raster of rasters) {
+    try {
+      pages.push(await reader.readWords(raster.png, raster.ocrDpi, context));
+    } catch (error) {
+      pages.push(asOcrError(error));
+    }
+  }
+  return pages;
 }
 
 /**

@@ -1,15 +1,20 @@
 import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { PageRaster } from "../images/decode.ts";
 import { OcrError } from "./ocr-error.ts";
 import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import type { OrientationGuess, Rotation } from "./orientation.ts";
 import { abortedError, type ReadContext, recognizePage, type WordReader } from "./recognize-page.ts";
-import { parseTesseractTsv, type TsvPage } from "./tsv.ts";
+import { parseTesseractTsv, splitTesseractPages, type TsvPage } from "./tsv.ts";
+import type { BatchImage } from "./word-reader.ts";
 
 /**
  * The `tesseract` program (Debian: tesseract-ocr, tesseract-ocr-eng, tesseract-ocr-osd), one process per pass:
- * the PNG goes in on stdin, TSV comes out on stdout. OpenMP is limited to one thread per process; pages run in
- * parallel instead, one per core (see slots.ts).
+ * the PNG goes in on stdin, TSV comes out on stdout; or, for a batch of small images, one process for all of them:
+ * the images are files of a private temporary directory, their list goes in on stdin. OpenMP is limited to one
+ * thread per process; pages run in parallel instead, one per core (see slots.ts).
  */
 
 const PROGRAM = "tesseract";
@@ -71,28 +76,29 @@ export const tesseractCli: WordReader = {
 
   async readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage> {
     await requireLanguages(context.language);
-    // Other options stay at their defaults: with Debian's English data (LSTM only) `--oem 1` changes nothing, and
-    // the inverted pass (tessedit_do_invert) only runs on lines read with low confidence, e.g. white on black.
-    // Most of the time goes to the LSTM, which reads each line scaled to 36 px: the raster's resolution is the
-    // lever (ocrScale in images/decode.ts, OCR_DPI in pdf/load.ts).
-    // The plain text follows the TSV on stdout: its spaces say which of a line's words are one (tsv.ts).
-    const args = [
-      "stdin",
-      "stdout",
-      "-l",
-      context.language,
-      "--psm",
-      context.sparse ? "6" : "3",
-      "--dpi",
-      dpiArg(dpi),
-      "tsv",
-      "txt",
-    ];
-    const result = await runTesseract(args, png, context.signal);
+    const result = await runTesseract(wordArgs(dpi, context), png, context.signal);
     if (result.code !== 0) {
       throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
     }
     return parseTesseractTsv(result.stdout.toString("utf8"));
+  },
+
+  async readWordsBatch(images: readonly BatchImage[], context: ReadContext): Promise<TsvPage[]> {
+    await requireLanguages(context.language);
+    // One run per resolution (`--dpi` holds for the whole run); the crops of a document share one.
+    const pages: TsvPage[] = new Array(images.length);
+    const byDpi = Map.groupBy(images.keys(), (i) => dpiArg(images[i].dpi));
+    for (const indexes of byDpi.values()) {
+      const read = await readListed(
+        indexes.map((i) => images[i].png),
+        Number(dpiArg(images[indexes[0]].dpi)),
+        context,
+      );
+      indexes.forEach((image, i) => {
+        pages[image] = read[i];
+      });
+    }
+    return pages;
   },
 
   async languages() {
@@ -137,6 +143,40 @@ export function parseOsd(report: string): OrientationGuess | null {
     confidence: Number(confidence[1]),
     ...(script ? { script, scriptConfidence: Number(scriptConfidence ?? 0) } : {}),
   };
+}
+
+/** The arguments of a words pass reading stdin (an image, or a list of image files) and writing to stdout. */
+function wordArgs(dpi: number, context: ReadContext): string[] {
+  // Other options stay at their defaults: with Debian's English data (LSTM only) `--oem 1` changes nothing, and
+  // the inverted pass (tessedit_do_invert) only runs on lines read with low confidence, e.g. white on black.
+  // Most of the time goes to the LSTM, which reads each line scaled to 36 px: the raster's resolution is the
+  // lever (ocrScale in images/decode.ts, OCR_DPI in pdf/load.ts).
+  // The plain text follows the TSV on stdout: its spaces say which of a line's words are one (tsv.ts).
+  const psm = context.sparse ? "6" : "3";
+  return ["stdin", "stdout", "-l", context.language, "--psm", psm, "--dpi", dpiArg(dpi), "tsv", "txt"];
+}
+
+/**
+ * Images read by one tesseract process: written to a private temporary directory (removed whatever happens),
+ * their paths listed on stdin. With the LSTM models each image is read as alone (no state carries from one image
+ * to the next), so the words are those of one process per image.
+ */
+async function readListed(pngs: readonly Buffer[], dpi: number, context: ReadContext): Promise<TsvPage[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), "svc-ocr-"));
+  try {
+    const files = pngs.map((_, i) => path.join(dir, `${i}.png`));
+    await Promise.all(pngs.map((png, i) => writeFile(files[i], png)));
+    const list = Buffer.from(`${files.join("\n")}\n`);
+    const result = await runTesseract(wordArgs(dpi, context), list, context.signal);
+    if (result.code !== 0) {
+      throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
+    }
+    const pages = splitTesseractPages(result.stdout.toString("utf8"), pngs.length);
+    if (!pages) throw new OcrError("tesseract did not read every image of the batch", "OCR_FAILED");
+    return pages.map(parseTesseractTsv);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function requireLanguages(language: string): Promise<void> {

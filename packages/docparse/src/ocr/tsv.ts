@@ -71,6 +71,30 @@ export function parseTesseractTsv(tsv: string): TsvPage {
 }
 
 /**
+ * The output of one tesseract run over several images (a list of image files, `tsv txt`) cut into each image's
+ * own output, in the images' order: a TSV row names its image in the `page_num` column (1 for the first), and the
+ * plain text of an image follows its rows, after a form feed from the second image on. Null when the output does
+ * not hold exactly `count` images (the run stopped early).
+ */
+export function splitTesseractPages(output: string, count: number): string[] | null {
+  const pages: string[][] = Array.from({ length: count }, () => []);
+  let current = -1;
+  for (const raw of output.split("\n")) {
+    const row = raw.replace(/^\f+/, "");
+    const cells = row.split("\t");
+    if (cells.length >= 12 && /^\d+$/.test(cells[1])) {
+      const index = Number(cells[1]) - 1;
+      if (index < current || index >= count) return null;
+      current = index;
+    }
+    if (current >= 0) pages[current].push(row);
+  }
+  // Every image has its page row (level 1), blank images too: a missing one is an image the run never read.
+  const read = pages.filter((rows) => rows.some((row) => row.startsWith("1\t"))).length;
+  return read === count ? pages.map((rows) => rows.join("\n")) : null;
+}
+
+/**
  * Joins a line's neighbouring words that the plain text writes without a space between them. The text's lines
  * and the TSV's come from one iterator, in one order; when a text line does not spell its TSV line's words (a
  * word left out for its confidence), that line is left as it is.

@@ -30,6 +30,12 @@ export interface ReadContext {
   sparse?: boolean;
 }
 
+/** An image of a batch, with the resolution it was rendered at. */
+export interface BatchImage {
+  png: Buffer;
+  dpi: number;
+}
+
 /**
  * One OCR program as the page recognizer drives it: read the words of a grayscale PNG, and (when it can) guess
  * the page's orientation. Errors are OcrErrors.
@@ -39,6 +45,13 @@ export interface WordReader {
   name(): Promise<string>;
   /** Words and lines of the image (Tesseract page segmentation 3: fully automatic), in its pixels. */
   readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage>;
+  /**
+   * Words of several images read in one run of the program (one start, one load of its models: most of the cost
+   * of a small image), with the same language and segmentation: one page per image, in order, each as
+   * `readWords` reads it alone. The run fails as a whole (an OcrError); the caller then reads the images one by
+   * one. Readers without it (tesseract.js, vision models) read one image at a time.
+   */
+  readWordsBatch?(images: readonly BatchImage[], context: ReadContext): Promise<TsvPage[]>;
   /** The language codes it has data for; English only when left out. */
   languages?(): Promise<string[]>;
   /** Tesseract's orientation and script detection; null when it cannot tell. */

@@ -83,23 +83,27 @@ function freeHelper(): ExtractHelper | null {
 
 /**
  * The geometry of `pages` (1-based numbers) of the open `doc`, whose file is `bytes`, in the order given, read
- * with DOCUMENT_PAGE_OPTIONS.
+ * with DOCUMENT_PAGE_OPTIONS. `onPage` gets each page as soon as it is read, in the order the pages finish (work
+ * on a page, such as OCR of its unread text, can start while later pages are still being read).
  */
 export async function extractPages(
   doc: PDFDocumentProxy,
   bytes: Uint8Array,
   pages: readonly number[],
+  onPage: (page: PageGeometry) => void = () => {},
 ): Promise<PageGeometry[]> {
   const results: (PageGeometry | undefined)[] = new Array(pages.length);
+  const done = (index: number, page: PageGeometry) => {
+    results[index] = page;
+    onPage(page);
+  };
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const shared = pages.length >= SHARED_EXTRACTION_MIN_PAGES ? freeHelper() : null;
-  const helped = shared?.run({ bytes, pages: [...pages], counter }, (index, page) => {
-    results[index] = page;
-  });
+  const helped = shared?.run({ bytes, pages: [...pages], counter }, done);
   const read = { pages: 0 };
   try {
     for (let index = 0; Atomics.add(counter, 0, 1) < pages.length; index++) {
-      results[index] = await extractCounted(doc, pages[index], read);
+      done(index, await extractCounted(doc, pages[index], read));
     }
   } catch (error) {
     // The document fails here: the helper stops taking pages.
@@ -110,7 +114,7 @@ export async function extractPages(
   if (results.includes(undefined)) await helped;
   // Pages the helper took and did not give back (it failed) are read here, so an error is this thread's own.
   for (let i = 0; i < pages.length; i++) {
-    results[i] ??= await extractPdfPage(doc, pages[i], DOCUMENT_PAGE_OPTIONS);
+    if (!results[i]) done(i, await extractPdfPage(doc, pages[i], DOCUMENT_PAGE_OPTIONS));
   }
   return results as PageGeometry[];
 }

@@ -1,13 +1,13 @@
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import type { ParsingOptions } from "@svc/contract";
 import type { PDFDocument } from "pdf-lib";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
 import type { BackendInput } from "../backend.ts";
 import { MAX_IMAGE_PIXELS, type PageRaster } from "../images/decode.ts";
 import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
-import { OcrError, ocrEngineFor } from "../ocr/engine.ts";
+import { CropQueue } from "../ocr/crop-queue.ts";
+import { OcrError, type OcrPage, ocrEngineFor } from "../ocr/engine.ts";
 import { requestedPages } from "../page-range.ts";
 import { assembleDocument } from "../paginated/assemble.ts";
 import { barcodesOf } from "../paginated/barcode-stage.ts";
@@ -101,21 +101,24 @@ function blank(page: PageGeometry): boolean {
 
 /**
  * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, rows of text in its
- * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning).
+ * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning). The
+ * crops are rendered here and read with the document's other crops, in chunks (ocr/crop-queue.ts); the queue is
+ * held from the first (synchronous) step of this call until the page's crops are queued.
  */
 async function withUnreadText(
   doc: PDFDocumentProxy,
   page: PageGeometry,
-  parsing: Required<ParsingOptions>,
+  queue: CropQueue,
 ): Promise<PageGeometry> {
   const unread = unreadText(page);
   if (unread.regions.length === 0) return page;
-  const engine = ocrEngineFor(parsing.ocr_model);
-  const words: TextRun[] = [];
+  const release = queue.hold();
+  const crops = ocrCrops(unread, page);
+  const reads: Promise<OcrPage>[] = [];
   try {
-    for (const crop of ocrCrops(unread, page)) {
+    for (const crop of crops) {
       const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true, crop });
-      const raster: PageRaster = {
+      const read = queue.read({
         pageNumber: page.pageNumber,
         widthPx: rendered.widthPx,
         heightPx: rendered.heightPx,
@@ -125,21 +128,31 @@ async function withUnreadText(
         png: rendered.png,
         scale: 1,
         ocrDpi: rendered.dpi,
-      };
-      const read = await engine.recognize(raster, { detectOrientation: false });
-      if (read.rotation !== 0) continue;
-      for (const { lineId: _, ...run } of read.runs) {
-        const b = run.box;
-        words.push({
-          ...run,
-          box: { x1: b.x1 + crop.x1, y1: b.y1 + crop.y1, x2: b.x2 + crop.x1, y2: b.y2 + crop.y1 },
-        });
-      }
+      });
+      // Settled below; a render failing meanwhile leaves the crops queued before it unawaited.
+      read.catch(() => {});
+      reads.push(read);
     }
-  } catch (error) {
-    if (!(error instanceof OcrError)) throw error;
-    const warning = `page ${page.pageNumber}: text outside the text layer not read (${error.message})`;
-    return { ...page, warnings: [...page.warnings, warning] };
+  } finally {
+    release();
+  }
+  const words: TextRun[] = [];
+  const settled = await Promise.allSettled(reads);
+  for (const [i, read] of settled.entries()) {
+    if (read.status === "rejected") {
+      const error: unknown = read.reason;
+      if (!(error instanceof OcrError)) throw error;
+      const warning = `page ${page.pageNumber}: text outside the text layer not read (${error.message})`;
+      return { ...page, warnings: [...page.warnings, warning] };
+    }
+    const crop = crops[i];
+    for (const { lineId: _, ...run } of read.value.runs) {
+      const b = run.box;
+      words.push({
+        ...run,
+        box: { x1: b.x1 + crop.x1, y1: b.y1 + crop.y1, x2: b.x2 + crop.x1, y2: b.y2 + crop.y1 },
+      });
+    }
   }
   return withOcrWords(page, unread, words);
 }
@@ -154,11 +167,33 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
   try {
     const wanted = new Set(requestedPages(input.pageRange, doc.numPages));
     const numbers = Array.from({ length: doc.numPages }, (_, i) => i + 1);
-    let geometry = await extractPages(
-      doc,
-      input.bytes,
-      numbers.filter((n) => wanted.has(n)),
-    );
+    // Text outside the text layer is read while later pages are still being read: each page, as it comes, has
+    // its crops rendered and queued; the queue reads them in chunks as they gather, and the rest once all are in.
+    const stop = new AbortController();
+    const queue = new CropQueue(ocrEngineFor(input.parsing.ocr_model), {
+      language: "eng",
+      signal: stop.signal,
+    });
+    const withText = new Map<number, Promise<PageGeometry>>();
+    let geometry: PageGeometry[];
+    try {
+      geometry = await extractPages(
+        doc,
+        input.bytes,
+        numbers.filter((n) => wanted.has(n)),
+        (page) => {
+          if (page.textSource !== "text-layer") return;
+          const read = withUnreadText(doc, page, queue);
+          read.catch(() => {});
+          withText.set(page.pageNumber, read);
+        },
+      );
+    } catch (error) {
+      stop.abort();
+      throw error;
+    } finally {
+      queue.close();
+    }
     const extracted = new Map(geometry.map((page) => [page.pageNumber, page]));
     const pages: ModelPage[] = [];
     for (const n of numbers) {
@@ -171,11 +206,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     let scans: Promise<PDFDocument | null> | undefined;
     geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (extracted) => {
       // Glyphs that map to no character are kept for withUnreadText to OCR; whatever OCR does not replace goes.
-      const page = withoutUnmapped(
-        extracted.textSource === "text-layer"
-          ? await withUnreadText(doc, extracted, input.parsing)
-          : extracted,
-      );
+      const page = withoutUnmapped((await withText.get(extracted.pageNumber)) ?? extracted);
       if (page.textSource === "text-layer" || blank(page)) {
         if (!barcodes) return page;
         const rendered = await renderPage(doc, page.pageNumber, { dpi: BARCODE_DPI, grayscale: true });
