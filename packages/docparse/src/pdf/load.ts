@@ -164,12 +164,13 @@ async function withUnreadText(
 export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
   if (!input.bytes) throw new DocumentLoadError("A PDF needs the file's bytes, not text");
   const doc = await openPdf(input.bytes);
+  // Stops the OCR of crops still queued when the parse ends early (an error).
+  const stop = new AbortController();
   try {
     const wanted = new Set(requestedPages(input.pageRange, doc.numPages));
     const numbers = Array.from({ length: doc.numPages }, (_, i) => i + 1);
     // Text outside the text layer is read while later pages are still being read: each page, as it comes, has
     // its crops rendered and queued; the queue reads them in chunks as they gather, and the rest once all are in.
-    const stop = new AbortController();
     const queue = new CropQueue(ocrEngineFor(input.parsing.ocr_model), {
       language: "eng",
       signal: stop.signal,
@@ -188,9 +189,6 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
           withText.set(page.pageNumber, read);
         },
       );
-    } catch (error) {
-      stop.abort();
-      throw error;
     } finally {
       queue.close();
     }
@@ -249,6 +247,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
       warnings: [],
     });
   } finally {
+    stop.abort();
     await closePdf(doc);
   }
 }
