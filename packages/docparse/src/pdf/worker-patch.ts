@@ -12,7 +12,10 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  * - every image XObject is decoded (JPEG, Flate, colour conversion) and its pixels copied to the display side
  *   while the operator list is built, though the geometry needs only its placement (the paint operator and the
  *   matrix it is drawn under). In an operator list pass the decode is kept aside instead, and runs only when
- *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text);
+ *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text). A JPEG that a native
+ *   decoder reads as pdf.js would (gray or RGB, no Decode array, mask or colour transform: `jpegImage`) is not
+ *   decoded at all for that test: its own bytes are handed over, and sharp decodes them shrunk on load to the
+ *   test's resolution, in gray, instead of pdf.js's JPEG decoder in JavaScript at full size in RGB;
  * - every glyph drawn is compiled to an outline and copied to the display side (Node has no FontFace, so pdf.js
  *   draws glyphs as paths), though only rendering draws them. An operator list pass skips them; a render of the
  *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet. Text inside a Type3 glyph's
@@ -55,6 +58,46 @@ function svcDeferredImages(handler) {
   }
   return store;
 }
+const svcJpegSpaces = new Set(["DeviceGray", "DeviceRGB", "ICCBased"]);
+function svcJpegImage(evaluator, image, resources, isInline, localColorSpaceCache) {
+  try {
+    if (!(image instanceof JpegStream) || image.dict.has("SMask") || image.dict.has("Mask")) {
+      return null;
+    }
+    if (image.params instanceof Dict && image.params.has("ColorTransform")) {
+      return null;
+    }
+    const pdfImage = new PDFImage({
+      xref: evaluator.xref,
+      res: resources,
+      image,
+      isInline,
+      pdfFunctionFactory: evaluator._pdfFunctionFactory,
+      globalColorSpaceCache: evaluator.globalColorSpaceCache,
+      localColorSpaceCache
+    });
+    const space = pdfImage.colorSpace;
+    if (pdfImage.imageMask || pdfImage.needsDecode || pdfImage.bpc !== 8 || !space || !svcJpegSpaces.has(space.name) || space.numComps !== 1 && space.numComps !== 3) {
+      return null;
+    }
+    const bytes = image.bytes;
+    let start = 0;
+    while (start + 1 < bytes.length && !(bytes[start] === 0xff && bytes[start + 1] === 0xd8)) {
+      start++;
+    }
+    if (start + 1 >= bytes.length) {
+      return null;
+    }
+    return {
+      width: pdfImage.width,
+      height: pdfImage.height,
+      components: space.numComps,
+      bytes: bytes.slice(start)
+    };
+  } catch {
+    return null;
+  }
+}
 class WorkerMessageHandler {`;
 
 export const WORKER_EDITS: readonly WorkerEdit[] = [
@@ -92,12 +135,12 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       } = new DecompressionStream(name);`,
   },
   {
-    why: "a per-document store of deferred image decodes",
+    why: "a per-document store of deferred image decodes, and the test of a JPEG image that a native decoder reads as pdf.js would",
     find: "class WorkerMessageHandler {",
     replace: STORE_AND_MESSAGE,
   },
   {
-    why: "the message that runs a deferred decode (its pixels arrive as the image's usual `obj` message); a cleanup drops the decodes not asked for",
+    why: "the message that runs a deferred decode (its pixels arrive as the image's usual `obj` message), the one that hands over a deferred JPEG's own bytes instead (svcJpegImage); a cleanup drops the decodes not asked for",
     find: `    handler.on("Cleanup", function (data) {
       return pdfManager.cleanup(true);
     });`,
@@ -113,6 +156,9 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       }
       store.delete(data.objId);
       return decode().then(() => true);
+    });
+    handler.on("SvcJpegImage", function (data) {
+      return svcDeferredImages(handler).get(data.objId)?.svcJpeg?.() ?? null;
     });`,
   },
   {
@@ -154,13 +200,14 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       isInline,`,
   },
   {
-    why: "kept aside in an operator list pass, except for Type3 glyph procedures (cached with their font)",
+    why: "kept aside in an operator list pass, except for Type3 glyph procedures (cached with their font), with the way to its JPEG bytes",
     find: `      return this._sendImgData(objId, null, cacheGlobally);
     });
     if (cacheKey) {`,
     replace: `      return this._sendImgData(objId, null, cacheGlobally);
     });
     if (this.svcDeferredImages && !this.parsingType3Font) {
+      svcDecode.svcJpeg = () => svcJpegImage(this, image, resources, isInline, localColorSpaceCache);
       this.svcDeferredImages.set(objId, svcDecode);
     } else {
       svcDecode();
@@ -274,6 +321,29 @@ export async function decodeImage(page: PDFPageProxy, objId: string): Promise<bo
   const handler = transport.messageHandler;
   if (!handler) return false;
   return (await handler.sendWithPromise("SvcDecodeImage", { objId })) === true;
+}
+
+/** A JPEG image as its PDF stream holds it (from the SOI marker on), with its size and colour components. */
+export interface JpegImage {
+  width: number;
+  height: number;
+  components: 1 | 3;
+  bytes: Uint8Array;
+}
+
+/**
+ * The JPEG bytes of an image the operator list pass kept aside, when a native JPEG decoder reads them as pdf.js
+ * would: a JPEG (DCTDecode) image of 8-bit gray or RGB (DeviceGray, DeviceRGB or ICCBased with 1 or 3 components),
+ * with no Decode array other than the default, no SMask or Mask, and no ColorTransform parameter. Null for any
+ * other image, or when nothing was kept aside under that id; the decode stays kept aside either way.
+ */
+export async function jpegImage(page: PDFPageProxy, objId: string): Promise<JpegImage | null> {
+  if (!(globalThis as { pdfjsWorker?: PatchedWorker }).pdfjsWorker?.svcPatched) return null;
+  const transport = (page as unknown as { _transport: { messageHandler: MessageSender | null } })._transport;
+  const handler = transport.messageHandler;
+  if (!handler) return null;
+  const found = (await handler.sendWithPromise("SvcJpegImage", { objId })) as JpegImage | null;
+  return found?.bytes instanceof Uint8Array ? found : null;
 }
 
 interface MessageSender {
