@@ -21,6 +21,14 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet. Text inside a Type3 glyph's
  *   procedure keeps its outlines: that procedure is read once and kept with its font.
  *
+ * - axial and radial shadings (gradients) sample their colour function 840 times to build colour stops, and a
+ *   PostScript (Type 4) function is interpreted for each sample (eval, which would compile it, is off): an
+ *   operator list pass keeps their geometry only; renders sample them as usual.
+ *
+ * - pdf.js's in-thread worker hands each message over as a structured clone. A font's extra properties (asked for
+ *   by open.ts for its /Differences glyph names) carry its ToUnicode and CID maps, widths and font-char maps,
+ *   copied per font and per document though nothing on the main thread reads them: only /Differences is sent.
+ *
  * - Flate-compressed images (those image-text.ts asks for, and every one a render draws) are inflated by one
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
  *   for the same bytes.
@@ -58,6 +66,7 @@ function svcDeferredImages(handler) {
   }
   return store;
 }
+let svcShadingWithoutColours = false;
 const svcJpegSpaces = new Set(["DeviceGray", "DeviceRGB", "ICCBased"]);
 function svcJpegImage(evaluator, image, resources, isInline, localColorSpaceCache) {
   try {
@@ -213,6 +222,35 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       svcDecode();
     }
     if (cacheKey) {`,
+  },
+  {
+    why: "an axial or radial shading parsed while svcShadingWithoutColours is set keeps its geometry and no colour stops (840 samples of its function, a PostScript function interpreted sample by sample where eval is off)",
+    find: `    this.extendStart = extendStart;
+    this.extendEnd = extendEnd;
+    const fnObj = dict.getRaw("Function");`,
+    replace: `    this.extendStart = extendStart;
+    this.extendEnd = extendEnd;
+    if (svcShadingWithoutColours) {
+      this.colorStops = [];
+      return;
+    }
+    const fnObj = dict.getRaw("Function");`,
+  },
+  {
+    why: "shadings of an operator list pass (not a render, not a Type3 glyph) parsed without colour stops: the geometry reads no gradient colours",
+    find: `      const shadingFill = Pattern.parseShading(shading, this.xref, resources, this._pdfFunctionFactory, this.globalColorSpaceCache, localColorSpaceCache, this.options.prepareWebGPU);`,
+    replace: `      svcShadingWithoutColours = !!this.svcDeferredImages && !this.parsingType3Font;
+      let shadingFill;
+      try {
+        shadingFill = Pattern.parseShading(shading, this.xref, resources, this._pdfFunctionFactory, this.globalColorSpaceCache, localColorSpaceCache, this.options.prepareWebGPU);
+      } finally {
+        svcShadingWithoutColours = false;
+      }`,
+  },
+  {
+    why: "of a font's extra properties (fontExtraProperties), only /Differences goes to the main thread: glyph-names.ts reads it, pdf.js's display side reads none, and copying the others (ToUnicode and CID maps, widths, font-char maps) cost more than any other message",
+    find: "      extra: this.fontExtraProperties ? this.#getExportData(EXPORT_DATA_EXTRA_PROPERTIES) : undefined",
+    replace: '      extra: this.fontExtraProperties ? this.#getExportData(["differences"]) : undefined',
   },
   {
     why: "no glyph outlines in an operator list pass, except in Type3 glyph procedures (cached with their font)",
