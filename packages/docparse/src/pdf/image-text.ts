@@ -389,6 +389,11 @@ interface TestSize {
  * 100 dpi a JPEG is mostly drawn several times smaller than it is stored, and libjpeg then decodes only a half,
  * quarter or eighth of each block, in gray. Any other image, or a JPEG sharp refuses (damaged: pdf.js is more
  * lenient), is decoded by pdf.js.
+ *
+ * The two decoders' pixels differ slightly (libjpeg smooths subsampled colour where pdf.js repeats it: a mean
+ * difference under one gray level, more at colour edges), and so do full-size and shrunk-on-load decodes; over the
+ * evaluation PDFs one row of the test changed: a 7 pt chart legend label whose letters are at the test's smallest
+ * letter height, found from pdf.js's pixels and not from libjpeg's, at any decode size.
  */
 async function imageGray(
   page: PDFPageProxy,
