@@ -195,23 +195,28 @@ export function components(mask: Uint8Array, width: number, height: number): Ink
       label[i] = l;
     }
   }
-  const blobs = new Map<number, InkBlob>();
-  for (let i = 0; i < label.length; i++) {
-    const l = label[i];
-    if (l < 0) continue;
-    const root = find(l);
-    const x = i % width;
-    const y = (i - x) / width;
-    const blob = blobs.get(root);
-    if (!blob) blobs.set(root, { x1: x, y1: y, x2: x + 1, y2: y + 1, pixels: 1 });
-    else {
+  // Blobs in the order their first pixel comes in raster order; `slot` finds a root's blob.
+  const blobs: InkBlob[] = [];
+  const slot = new Int32Array(parent.length).fill(-1);
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i++) {
+      const l = label[i];
+      if (l < 0) continue;
+      const root = find(l);
+      const k = slot[root];
+      if (k < 0) {
+        slot[root] = blobs.length;
+        blobs.push({ x1: x, y1: y, x2: x + 1, y2: y + 1, pixels: 1 });
+        continue;
+      }
+      const blob = blobs[k];
       if (x < blob.x1) blob.x1 = x;
       if (x + 1 > blob.x2) blob.x2 = x + 1;
       blob.y2 = y + 1;
       blob.pixels++;
     }
   }
-  return [...blobs.values()];
+  return blobs;
 }
 
 /**
