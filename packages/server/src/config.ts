@@ -3,6 +3,7 @@ import path from "node:path";
 import { nullable } from "@svc/contract";
 import { Ajv } from "ajv";
 import Type, { type Static, type TSchema } from "typebox";
+import { DOCUMENTS_DEFAULTS } from "./documents/settings.ts";
 import { ALL_ROLES, checkRoles } from "./hosts/roles.ts";
 
 /**
@@ -188,30 +189,28 @@ export const options = {
     env: "SVC_MAX_FILE_BYTES",
     flag: "--max-file-bytes",
     schema: Type.Integer({ minimum: 1, maximum: 1099511627776 }),
-    default: 100 * 1024 * 1024,
+    default: DOCUMENTS_DEFAULTS.maxFileBytes,
     description: "Largest uploaded or fetched document (413 FILE_TOO_LARGE beyond)",
   },
   parseWorkers: {
     env: "SVC_PARSE_WORKERS",
     flag: "--parse-workers",
     schema: Type.Integer({ minimum: 0, maximum: 256 }),
-    default: 2,
+    default: DOCUMENTS_DEFAULTS.workers,
     description: "Parse workers in this process (0: serve the documents API, run no jobs here)",
   },
   parseJobTimeoutSecs: {
     env: "SVC_PARSE_JOB_TIMEOUT_SECS",
     flag: "--parse-job-timeout-secs",
     schema: Type.Integer({ minimum: 1, maximum: 86400 }),
-    default: 600,
+    default: DOCUMENTS_DEFAULTS.jobTimeoutSecs,
     description: "Longest one parse may run before the job ends failure",
   },
   parseWorkerMemoryMb: {
     env: "SVC_PARSE_WORKER_MEMORY_MB",
     flag: "--parse-worker-memory-mb",
     schema: Type.Integer({ minimum: 16, maximum: 65536 }),
-    // From 2048 MiB up V8 lets the heap grow 4 times its live size between full collections; at 1024 it allows
-    // about 1.7 times, and a large PDF's parse ran twice as many full collections (56 against 73 CPU ms a page).
-    default: 2048,
+    default: DOCUMENTS_DEFAULTS.workerMemoryMb,
     description:
       "Heap limit of each parse worker thread; a document that exceeds it fails its job, not the server",
   },
