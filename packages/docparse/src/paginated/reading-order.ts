@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { stackedLines } from "./stacked-lines.ts";
 
 /** Anything placed on a page that reading order sorts. */
 export interface Placed {
@@ -256,16 +257,15 @@ function sharesHeight(
   );
 }
 
-/** The part holds more than one line: some horizontal whitespace runs across it. */
+/**
+ * The part holds more than one line: some horizontal whitespace runs across it, or (small print set solid, its
+ * boxes taller than its line pitch, so that no whitespace runs between lines) two of its boxes share less than
+ * half the smaller one's height, as lines one above the other do and runs of one line never do.
+ */
 function severalLines(part: readonly Placed[]): boolean {
-  return (
-    part.length >= 2 &&
-    projectionGaps(
-      part.map((e) => e.box),
-      "y",
-      0.5,
-    ).length > 0
-  );
+  if (part.length < 2) return false;
+  const boxes = part.map((e) => e.box);
+  return projectionGaps(boxes, "y", 0.5).length > 0 || stackedLines(boxes);
 }
 
 function tall(part: readonly Placed[]): boolean {

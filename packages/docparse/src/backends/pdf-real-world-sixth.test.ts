@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
+import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+
+/**
+ * Layout rules found on the sixth fact set's public pages (`test/real-world/facts-sixth.json`), checked as
+ * `npm run eval:facts` checks facts, page furniture ignored.
+ */
+
+async function assertFacts(file: string, facts: readonly Fact[]): Promise<void> {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, file), [
+    "page_header",
+    "page_footer",
+    "page_number",
+  ]);
+  const subject = { words: ` ${plainWords(markdown).join(" ")} `, rows: markdownRows(markdown) };
+  for (const fact of facts)
+    assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown.slice(0, 4000)}`);
+}
+
+describe("pdf layout on the sixth set's public pages", () => {
+  test("a report's notes in four columns of small print set solid read column by column", async () => {
+    await assertFacts("acciona-tax-table.pdf", [
+      { before: ["2. Tax losses in the year.", "3. Application of unrecorded tax credits."] },
+      { before: ["7. Non-capitalisation (recording) of tax credits.", "8. Non-deductible expenses"] },
+      {
+        present:
+          "Furthermore, the social cash flow and tax contribution is published in the Summarised Report. Notes on the",
+      },
+      { neighbours: ["Mexico", "238"] },
+    ]);
+  });
+});
