@@ -32,4 +32,17 @@ describe("pdf layout on the sixth set's public pages", () => {
       { neighbours: ["Mexico", "238"] },
     ]);
   });
+
+  test("labels on the pictures beside numbered steps stay out of the steps' paragraphs", async () => {
+    await assertFacts("method-cards-print-instructions.pdf", [
+      {
+        before: [
+          "Fold the cards along the center dotted line to create the spine.",
+          "Tape or glue the insides of the cards together so that they don't open up.",
+        ],
+      },
+      { present: "We have provided a little extra space, called print bleed to make sure" },
+      { present: "tape" },
+    ]);
+  });
 });
