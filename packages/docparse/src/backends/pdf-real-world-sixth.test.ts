@@ -45,4 +45,11 @@ describe("pdf layout on the sixth set's public pages", () => {
       { present: "tape" },
     ]);
   });
+
+  test("a note box inside a manual page's frame is read in its place", async () => {
+    await assertFacts("camry-maintenance-log-p39.pdf", [
+      { before: ["Visually inspect brake linings/drums and brake pads/discs", "NOTE: If 0W-16"] },
+      { before: ["replace engine oil and oil filter", "Inspect the following:"] },
+    ]);
+  });
 });
