@@ -52,4 +52,14 @@ describe("pdf layout on the sixth set's public pages", () => {
       { before: ["replace engine oil and oil filter", "Inspect the following:"] },
     ]);
   });
+
+  test("four ruled columns of contests in one frame are four lists, each a table read whole", async () => {
+    await assertFacts("la-precinct-bulletin.pdf", [
+      { before: ["TOM LACKEY", "AJ-SUPREME CT-G. LIU"] },
+      { before: ["PJ 2D APP DV7-D. PERLUSS", "AJ 2D APP DV8-L. RUBIN"] },
+      { neighbours: ["NEEL KASHKARI", "REP"] },
+      { neighbours: ["REP", "247"] },
+      { neighbours: ["MUKUND SHAH", "159"] },
+    ]);
+  });
 });

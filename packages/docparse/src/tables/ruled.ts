@@ -30,6 +30,7 @@ import {
   type TextPiece,
   wrapsFrom,
 } from "./cells.ts";
+import { listColumns } from "./list-columns.ts";
 
 /**
  * Tables drawn with ruling lines: full grids (cells boxed by horizontal and vertical rules, merged cells where an
@@ -258,6 +259,31 @@ function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
   }
   frame.xs = xs;
   frame.xRules = xRules;
+}
+
+/**
+ * Columns of a list's frame (one ruled cell holding a whole list): whitespace rivers its lines share, or most of
+ * its lines split at, as addTextColumns finds them over cells, each line taken as a cell.
+ */
+function addListColumns(frame: Frame, runs: readonly TextRun[]): void {
+  const all = wordLines(runs);
+  const split = all.filter((line) => line.segments.length >= 2);
+  const gaps =
+    split.length >= 6 && split.length * 2 >= all.length
+      ? mergeGaps(sharedGaps(all), majorityGaps(split))
+      : sharedGaps(all);
+  const [left, right] = [frame.xs[0], frame.xs[frame.xs.length - 1]];
+  const cuts = gaps.map((g) => (g.x1 + g.x2) / 2).filter((x) => x > left + 2 && x < right - 2);
+  if (
+    cuts.length === 0 ||
+    !textColumnsHold(
+      all.map((line) => [line]),
+      cuts,
+    )
+  )
+    return;
+  frame.xs = [left, ...cuts, right];
+  frame.xRules = [frame.xRules[0], ...cuts.map(() => null), frame.xRules[frame.xRules.length - 1]];
 }
 
 /** Two lists of gaps as one, a gap of the second left out where it overlaps one of the first. */
@@ -904,6 +930,44 @@ function rectEdges(page: PageGeometry): Rule[] {
   return edges;
 }
 
+function frameBox(frame: Frame): Box {
+  return {
+    x1: frame.xs[0],
+    y1: frame.ys[0],
+    x2: frame.xs[frame.xs.length - 1],
+    y2: frame.ys[frame.ys.length - 1],
+  };
+}
+
+/**
+ * A frame whose ruled columns, in some band between two rules, are lists of their own (see listColumns): that
+ * band's columns as frames of their own, to be read one after the other; null for a frame of one table.
+ */
+function listFrames(frame: Frame, runs: readonly TextRun[]): Frame[] | null {
+  const cols = frame.xs.length - 1;
+  for (let r = 0; r + 1 < frame.ys.length; r++) {
+    const [y0, y1] = [frame.ys[r], frame.ys[r + 1]];
+    const bounds = [0];
+    for (let i = 1; i < cols; i++) if (ruledV(frame, i, y0, y1)) bounds.push(i);
+    bounds.push(cols);
+    if (bounds.length < 3) continue;
+    const parts = bounds.slice(1).map((b, k) => {
+      const a = bounds[k];
+      const area = { x1: frame.xs[a], y1: y0, x2: frame.xs[b], y2: y1 };
+      return { a, b, runs: runsIn(runs, area).filter((run) => !run.vertical) };
+    });
+    if (!listColumns(parts.map((part) => part.runs))) continue;
+    return parts.map(({ a, b }) => ({
+      xs: [frame.xs[a], frame.xs[b]],
+      xRules: [frame.xRules[a] ?? [], frame.xRules[b] ?? []],
+      ys: [y0, y1],
+      yRules: [frame.yRules[r], frame.yRules[r + 1]],
+      booktabs: false,
+    }));
+  }
+  return null;
+}
+
 /**
  * Tables drawn with ruling lines on a page, top to bottom.
  *
@@ -931,6 +995,17 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
       x2: frame.xs[frame.xs.length - 1],
       y2: frame.ys[frame.ys.length - 1],
     };
+    const lists = listFrames(frame, page.runs);
+    if (lists) {
+      // Lists side by side in one frame: each ruled column is a table of its own, or text.
+      for (const list of lists) {
+        const listRuns = runsIn(page.runs, frameBox(list));
+        addListColumns(list, listRuns);
+        const table = frameTable(list, listRuns, "ruled");
+        if (table && table.numRows >= 3) tables.push(table);
+      }
+      continue;
+    }
     const runs = runsIn(page.runs, area);
     addTextColumns(frame, runs);
     const table = frameTable(frame, runs, "ruled");
