@@ -1,4 +1,5 @@
 import type { Box, PageSize } from "../model.ts";
+import { documentNumberHead } from "./document-number.ts";
 import { box } from "./geometry.ts";
 
 /** A block as furniture detection sees it. */
@@ -152,13 +153,18 @@ export function detectFurniture(
       c.fontSize <= bodySize * 1.05 &&
       !/[.!?,;:]["'”’)]?$/.test(c.text);
     const pattern = (c.edge !== null || margin) && c.fontSize <= bodySize * 1.05 && furniturePattern(c.text);
-    const alone = small || label || pattern;
+    // The page's first line a document number (a patent's, a report's), in the top band.
+    const firstLine =
+      band === "top" &&
+      !candidates.some((o) => o !== c && o.page === c.page && !o.sideways && o.box.y1 < c.box.y1 - 1);
+    const numberHead = documentNumberHead(c.text, c.fontSize, bodySize, firstLine);
+    const alone = small || label || pattern || numberHead;
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
-    if (c.heading && !repeated && !c.pageNumber && !pattern) return;
+    if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);

@@ -48,6 +48,29 @@ test("three columns of lists in one ruled frame are three tables, each list whol
   assert.deepEqual(b.at(-1), ["B7 CANDIDATE 2", "101"]);
 });
 
+test("lists under a ruled row naming each column are that table's cells: one table", () => {
+  const named = [
+    h(40, 40, 640),
+    h(62, 40, 640),
+    h(400, 40, 640),
+    v(40, 40, 400),
+    v(240, 40, 400),
+    v(440, 40, 400),
+    v(640, 40, 400),
+  ];
+  const runs = [
+    run("Ours", 45, 45),
+    run("Theirs", 245, 45),
+    run("Others", 445, 45),
+    ...contests(45, 70, [3, 3, 3, 3, 3], "A"),
+    ...contests(245, 70, [2, 2, 2, 2, 2, 2, 2], "B"),
+    ...contests(445, 70, [4, 4, 4, 4], "C"),
+  ];
+  const tables = detectRuledTables(pageGeometry({ runs, rules: named }));
+  assert.equal(tables.length, 1);
+  assert.deepEqual(grid(tables[0])[0].filter(Boolean), ["Ours", "Theirs", "Others"]);
+});
+
 test("a ruled table whose groups are set apart by blank lines across its columns stays one table", () => {
   // Row labels run on through the group headings; the numbers leave the headings' lines blank.
   const labels: string[][] = [];

@@ -17,6 +17,7 @@ import {
   type WordLine,
   wordLines,
 } from "./aligned.ts";
+import { alignedRowCuts } from "./aligned-rows.ts";
 import {
   assignRuns,
   bandIndex,
@@ -31,6 +32,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { listColumns } from "./list-columns.ts";
+import { namedColumns } from "./named-columns.ts";
 
 /**
  * Tables drawn with ruling lines: full grids (cells boxed by horizontal and vertical rules, merged cells where an
@@ -535,21 +537,33 @@ function frameTable(
   // Rows ruled one by one keep their lines together (wrapped cells); a band holding many more lines than the
   // others, or any band of a table with few rules, holds several rows.
   const typical = [...bands.map((b) => b.length)].sort((a, b) => a - b)[baseRows >> 1];
-  for (let r = 0; r < baseRows; r++) {
-    const y1 = frame.ys[r + 1];
+  const plans = bands.map((band, r) => {
     const open = openColumns(frame, r);
-    const bandLines = closedLines(bands[r], xs, open);
-    if (
+    const bandLines = closedLines(band, xs, open);
+    const many =
       (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
       (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
-      rowGroup(bandLines, xs)
-    ) {
-      for (const cut of textRowCuts(bandLines, xs)) {
-        if (cut > ys[ys.length - 1] + 1 && cut < y1 - 1) {
-          ys.push(cut);
-          yRules.push(null);
-          cutOpen[ys.length - 1] = open;
-        }
+      rowGroup(bandLines, xs);
+    const textCuts = many ? textRowCuts(bandLines, xs) : [];
+    // Rows ruled only between groups: entries aligned across columns beside a label set between them, under
+    // the first band (a header's cells wrap in parallel).
+    const aligned = textCuts.length === 0 && r > 0 ? alignedRowCuts(bandLines, xs) : null;
+    return { open, textCuts, aligned };
+  });
+  // Groups hold different numbers of entries; bands that all hold the same number are rows ruled one by one,
+  // their cells wrapped over as many lines.
+  const groupSizes = new Set(plans.flatMap((p) => (p.aligned ? [p.aligned.cuts.length] : [])));
+  const grouped = groupSizes.size > 1 || plans.filter((p) => p.aligned).length === 1;
+  for (let r = 0; r < baseRows; r++) {
+    const y1 = frame.ys[r + 1];
+    const { open, textCuts } = plans[r];
+    const aligned = grouped ? plans[r].aligned : null;
+    const bandOpen = aligned ? new Set([...open, ...aligned.spanning]) : open;
+    for (const cut of aligned?.cuts ?? textCuts) {
+      if (cut > ys[ys.length - 1] + 1 && cut < y1 - 1) {
+        ys.push(cut);
+        yRules.push(null);
+        cutOpen[ys.length - 1] = bandOpen;
       }
     }
     ys.push(y1);
@@ -656,7 +670,7 @@ function frameTable(
   const filled = contents.filter((c) => c.length > 0);
   if (filled.length < 0.25 * regions.length) return null;
   const words = filled.reduce((n, c) => n + c.reduce((m, p) => m + p.text.split(/\s+/).length, 0), 0);
-  if (words > 40 * filled.length) return null;
+  if (words > 40 * filled.length && !namedColumns(regions, contents, xs.length - 1)) return null;
   return finishTable({
     lattice,
     regions,
@@ -746,6 +760,121 @@ function ruledShare(frame: Frame): number {
     }
   }
   return edges === 0 ? 1 : drawn / edges;
+}
+
+/** The table of one group of connected rules, or null (too few ruled edges, too little text, boxes side by side). */
+function groupTable(
+  group: { hs: Segment[]; vs: Segment[] },
+  pageRuns: readonly TextRun[],
+): DetectedTable | null {
+  const frame = gridFrame(group.hs, group.vs);
+  if (!frame || ruledShare(frame) < 0.6) return null;
+  const area = {
+    x1: frame.xs[0],
+    y1: frame.ys[0],
+    x2: frame.xs[frame.xs.length - 1],
+    y2: frame.ys[frame.ys.length - 1],
+  };
+  const runs = runsIn(pageRuns, area);
+  addTextColumns(frame, runs);
+  const table = frameTable(frame, runs, "ruled");
+  // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
+  // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines.
+  return table && (frame.ys.length > 2 || table.numRows >= 3) ? table : null;
+}
+
+/**
+ * The tables of a group of rules framing lists side by side (see listFrames): each ruled column a table of its
+ * own when it reads as one; null when the group frames no such lists.
+ */
+function listTables(
+  group: { hs: Segment[]; vs: Segment[] },
+  pageRuns: readonly TextRun[],
+): DetectedTable[] | null {
+  const frame = gridFrame(group.hs, group.vs);
+  if (!frame || ruledShare(frame) < 0.6) return null;
+  const lists = listFrames(frame, pageRuns);
+  if (!lists) return null;
+  const tables: DetectedTable[] = [];
+  for (const list of lists) {
+    const runs = runsIn(pageRuns, frameBox(list));
+    addListColumns(list, runs);
+    const table = frameTable(list, runs, "ruled");
+    if (table && table.numRows >= 3) tables.push(table);
+  }
+  return tables;
+}
+
+/**
+ * The tables of one group of connected rules. A frame around the page's content (a drawing sheet's border joined
+ * to its title block, a form's outline) is no table when it makes none or its largest cell takes half its area (a
+ * nearly empty frame): the grids inside it, its border taken away, are the tables, when there are any.
+ */
+function groupTables(
+  group: { hs: Segment[]; vs: Segment[] },
+  page: PageGeometry,
+  peeled: number,
+): DetectedTable[] {
+  const lists = listTables(group, page.runs);
+  if (lists) return lists;
+  const table = groupTable(group, page.runs);
+  if (peeled >= MAX_PEELS || !framesPage(group, page) || (table && !mostlyOneCell(table))) {
+    return table ? [table] : [];
+  }
+  const inner = withoutBorder(group).flatMap((g) =>
+    g.vs.length > 0 && g.hs.length > 0 ? groupTables(g, page, peeled + 1) : [],
+  );
+  return inner.length > 0 ? inner : table ? [table] : [];
+}
+
+/** Whether one cell of a table covers half its area or more. */
+function mostlyOneCell(table: DetectedTable): boolean {
+  const area = (b: Box) => Math.max(0, b.x2 - b.x1) * Math.max(0, b.y2 - b.y1);
+  const whole = area(table.box);
+  return whole > 0 && table.cells.some((cell) => area(cell.box) >= 0.5 * whole);
+}
+
+/** How many borders are taken off a frame in turn (a sheet's trim line, then its drawing frame). */
+const MAX_PEELS = 2;
+
+/** Whether a group of rules spans most of the page both ways: a frame around the page's content. */
+function framesPage(group: { hs: Segment[]; vs: Segment[] }, page: PageGeometry): boolean {
+  const width = Math.max(...group.hs.map((s) => s.b)) - Math.min(...group.hs.map((s) => s.a));
+  const height = Math.max(...group.vs.map((s) => s.b)) - Math.min(...group.vs.map((s) => s.a));
+  return width >= 0.6 * page.width && height >= 0.6 * page.height;
+}
+
+/**
+ * The groups of rules left when the border of a group is taken away: the rules that run along nine tenths of its
+ * width or height (a frame's sides; a title block's top line running from side to side goes with them) no longer
+ * join what lies inside. Each group gets back the pieces of those rules that cross or bound it (the frame's side
+ * that is a title block's edge).
+ */
+function withoutBorder(group: { hs: Segment[]; vs: Segment[] }): { hs: Segment[]; vs: Segment[] }[] {
+  const width = Math.max(...group.hs.map((s) => s.b)) - Math.min(...group.hs.map((s) => s.a));
+  const height = Math.max(...group.vs.map((s) => s.b)) - Math.min(...group.vs.map((s) => s.a));
+  const longH = group.hs.filter((s) => s.b - s.a >= 0.9 * width);
+  const longV = group.vs.filter((s) => s.b - s.a >= 0.9 * height);
+  if (longH.length === 0 && longV.length === 0) return [];
+  const hs = group.hs.filter((s) => !longH.includes(s));
+  const vs = group.vs.filter((s) => !longV.includes(s));
+  const clip = (long: readonly Segment[], lo: number, hi: number, a: number, b: number): Segment[] =>
+    long
+      .filter((s) => s.pos >= lo - SNAP && s.pos <= hi + SNAP)
+      .map((s) => ({ ...s, a: Math.max(s.a, a), b: Math.min(s.b, b) }))
+      .filter((s) => s.b - s.a > 2);
+  return connectedGroups(hs, vs).map((inner) => {
+    const all = [...inner.hs, ...inner.vs];
+    const left = Math.min(...inner.hs.map((s) => s.a), ...inner.vs.map((s) => s.pos));
+    const right = Math.max(...inner.hs.map((s) => s.b), ...inner.vs.map((s) => s.pos));
+    const top = Math.min(...inner.vs.map((s) => s.a), ...inner.hs.map((s) => s.pos));
+    const bottom = Math.max(...inner.vs.map((s) => s.b), ...inner.hs.map((s) => s.pos));
+    if (all.length === 0) return inner;
+    return {
+      hs: [...inner.hs, ...clip(longH, top, bottom, left, right)],
+      vs: [...inner.vs, ...clip(longV, left, right, top, bottom)],
+    };
+  });
 }
 
 /**
@@ -957,6 +1086,15 @@ function listFrames(frame: Frame, runs: readonly TextRun[]): Frame[] | null {
       return { a, b, runs: runsIn(runs, area).filter((run) => !run.vertical) };
     });
     if (!listColumns(parts.map((part) => part.runs))) continue;
+    // Under a ruled row naming each of the columns (`Do's` over `Don'ts`), the lists are a table's cells.
+    if (r > 0) {
+      const [h0, h1] = [frame.ys[r - 1], y0];
+      const ruledAbove = bounds.slice(1, -1).every((i) => ruledV(frame, i, h0, h1));
+      const named = parts.every(
+        ({ a, b }) => runsIn(runs, { x1: frame.xs[a], y1: h0, x2: frame.xs[b], y2: h1 }).length > 0,
+      );
+      if (ruledAbove && named) return null;
+    }
     return parts.map(({ a, b }) => ({
       xs: [frame.xs[a], frame.xs[b]],
       xRules: [frame.xRules[a] ?? [], frame.xRules[b] ?? []],
@@ -982,36 +1120,8 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
   const tables: DetectedTable[] = [];
   const loose: Segment[] = [];
   for (const group of connectedGroups(hs, vs)) {
-    if (group.vs.length === 0) {
-      loose.push(...group.hs);
-      continue;
-    }
-    if (group.hs.length === 0) continue;
-    const frame = gridFrame(group.hs, group.vs);
-    if (!frame || ruledShare(frame) < 0.6) continue;
-    const area = {
-      x1: frame.xs[0],
-      y1: frame.ys[0],
-      x2: frame.xs[frame.xs.length - 1],
-      y2: frame.ys[frame.ys.length - 1],
-    };
-    const lists = listFrames(frame, page.runs);
-    if (lists) {
-      // Lists side by side in one frame: each ruled column is a table of its own, or text.
-      for (const list of lists) {
-        const listRuns = runsIn(page.runs, frameBox(list));
-        addListColumns(list, listRuns);
-        const table = frameTable(list, listRuns, "ruled");
-        if (table && table.numRows >= 3) tables.push(table);
-      }
-      continue;
-    }
-    const runs = runsIn(page.runs, area);
-    addTextColumns(frame, runs);
-    const table = frameTable(frame, runs, "ruled");
-    // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
-    // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines.
-    if (table && (frame.ys.length > 2 || table.numRows >= 3)) tables.push(table);
+    if (group.vs.length === 0) loose.push(...group.hs);
+    else if (group.hs.length > 0) tables.push(...groupTables(group, page, 0));
   }
   tables.push(...booktabsTables(loose, page.runs));
   return tables.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
