@@ -62,4 +62,12 @@ describe("pdf layout on the sixth set's public pages", () => {
       { neighbours: ["MUKUND SHAH", "159"] },
     ]);
   });
+
+  test("a manual's bold condensed subheads (`-BdCn`) open their lists; its bold running foot is furniture", async () => {
+    await assertFacts("camry-maintenance-log-p39.pdf", [
+      { absent: "Tighten nuts and bolts on chassis and body Driving while towing" },
+      { present: "Driving while towing, using a car-top carrier, or heavy vehicle loading" },
+      { absent: "Maintenance Log 39" },
+    ]);
+  });
 });
