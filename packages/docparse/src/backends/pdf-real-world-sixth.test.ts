@@ -69,6 +69,9 @@ describe("pdf layout on the sixth set's public pages", () => {
     // The subhead is a line of its own, not the end of the list item above it.
     assert.match(markdown, /^(?:#+ )?Driving while towing, using a car-top carrier/m);
     assert.doesNotMatch(markdown, /chassis and body Driving while towing/);
+    // Each note under the page's rule is a paragraph of its own, opened by its superscript marker.
+    assert.match(markdown, /^2 Reset the oil replacement reminder light/m);
+    assert.match(markdown, /^6 Not all vehicles are designed for towing/m);
     await assertFacts("camry-maintenance-log-p39.pdf", [{ absent: "Maintenance Log 39" }]);
   });
 });
