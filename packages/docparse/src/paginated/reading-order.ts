@@ -256,16 +256,28 @@ function sharesHeight(
   );
 }
 
-/** The part holds more than one line: some horizontal whitespace runs across it. */
+/**
+ * The part holds more than one line: some horizontal whitespace runs across it, or its lowest element stands
+ * mostly below its highest one (lines set solid, each box touching the next: a signature block, an address).
+ */
 function severalLines(part: readonly Placed[]): boolean {
-  return (
-    part.length >= 2 &&
+  if (part.length < 2) return false;
+  if (
     projectionGaps(
       part.map((e) => e.box),
       "y",
       0.5,
     ).length > 0
-  );
+  )
+    return true;
+  let highest = part[0].box;
+  let lowest = part[0].box;
+  for (const { box } of part) {
+    if (box.y2 < highest.y2) highest = box;
+    if (box.y1 > lowest.y1) lowest = box;
+  }
+  const smaller = Math.min(highest.y2 - highest.y1, lowest.y2 - lowest.y1);
+  return smaller > 0 && highest.y2 - lowest.y1 < smaller * 0.5;
 }
 
 function tall(part: readonly Placed[]): boolean {
