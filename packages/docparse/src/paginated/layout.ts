@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
+import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
@@ -206,7 +207,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     entries.push(p.entry);
   }
   flush();
-  return { page, entries, rtl, droppedStruck };
+  return { page, entries: rtl ? entries : joinContinuedParagraphs(entries), rtl, droppedStruck };
 }
 
 /** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */
