@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { unspacedScript } from "../ocr/languages.ts";
 import { box, type TextRun } from "./geometry.ts";
 
 /** Runs that share a baseline and sit close enough to be read as one line of text. */
@@ -45,6 +46,19 @@ function scriptsMeet(before: string, after: string): boolean {
 }
 
 /**
+ * Two words OCR told apart: a space between them, however close they stand (an OCR run's size is its line's
+ * height, so a tight word space falls under the gap that spaces text-layer runs). Scripts written without spaces
+ * (Chinese, Japanese, Thai) aside.
+ */
+function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
+  return (
+    previous.fontName === "ocr" &&
+    run.fontName === "ocr" &&
+    !(unspacedScript(before.at(-1)) && unspacedScript(run.text[0]))
+  );
+}
+
+/**
  * A note's marker opening a line: a superscript number or sign (`¹`, `*`, `†`) set smaller than the text after it
  * and raised above its baseline. It is a word of its own (`1 Diese Metrik …`), though set with no gap; a marker
  * after a word (`Metrik¹`) stays attached.
@@ -73,6 +87,7 @@ export function makeLine(runs: TextRun[]): Line {
       const size = Math.min(previous.fontSize, run.fontSize);
       const apart =
         gap > size * 0.15 ||
+        ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));
       if (apart && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
