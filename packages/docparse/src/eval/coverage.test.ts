@@ -31,6 +31,14 @@ test("wordRecall counts words as a multiset and lists what is lost", () => {
   assert.equal(wordRecall([], ["a"]).recall, 1);
 });
 
+test("wordRecall: a right-to-left word pdftotext reads backwards counts as ours in its letters' order; Latin does not", () => {
+  // pdftotext's يبيبَح is حَبيبي reversed; "olleh" is not taken for "hello".
+  assert.equal(wordRecall(["يبيبَح", "habibi"], ["حَبيبي", "habibi"]).recall, 1);
+  assert.equal(wordRecall(["olleh"], ["hello"]).recall, 0);
+  // Each of ours counts once.
+  assert.equal(wordRecall(["يبيبَح", "يبيبَح"], ["حَبيبي"]).recall, 0.5);
+});
+
 test("wordRecall: a word pdftotext breaks at a line-end hyphen counts joined or as its two parts, nothing else", () => {
   // A compound's hyphen: pdftotext's lines joined read "faaapproved"; ours keeps "FAA-approved".
   const compound = "an FAA-\napproved MEL";

@@ -95,6 +95,17 @@ export function wordRecall(
       found += 2;
     }
   }
+  // A right-to-left word pdftotext reads backwards (a shaped word's text carried by one glyph, which it reverses
+  // with the visual order), which ours holds in its letters' order.
+  for (const [word, count] of [...lost]) {
+    if (!RTL_LETTER.test(word)) continue;
+    const backwards = [...word].reverse().join("");
+    for (let i = 0; i < count && (have.get(backwards) ?? 0) > 0; i++) {
+      take(lost, word);
+      take(have, backwards);
+      found++;
+    }
+  }
   // A word pdftotext reads with a ligature short (`deinition`, `he`), which ours holds whole.
   for (const [word, count] of [...lost]) {
     for (let i = 0; i < count; i++) {
@@ -109,6 +120,9 @@ export function wordRecall(
   }
   return { recall: reference.length === 0 ? 1 : found / reference.length, lost };
 }
+
+/** A letter of a right-to-left script (Hebrew, Arabic and their presentation forms). */
+const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
 
 /**
  * A word with each ligature's letters as pdftotext reads them from a font whose ToUnicode maps the ligature to

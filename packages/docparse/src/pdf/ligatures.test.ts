@@ -51,3 +51,12 @@ test("public: an Arabic page reads its lam-alef words in order, and Python apart
   // The Latin word set touching the Arabic one after it stays a word of its own.
   assert.match(result.markdown, /R و Python من الأدوات/);
 });
+
+test("a word whose last glyph carries it with a space, its other glyphs mapped to nothing, is respelled alone", () => {
+  // حَبيبي drawn as five glyphs with no characters and a sixth carrying "حَبيبي ": pdf.js's reversal reads " يبيبَح".
+  const words = rtlLigatureWords(drawn(["", "", "", "", "", "حَبيبي "]));
+  assert.deepEqual([...words], [["يبيبَح", "حَبيبي"]]);
+  assert.equal(respelled("habibi يبيبَح", words), "habibi حَبيبي");
+  // A glyph carrying letters of two words in another order ("حَبيبي h" then "abibi") respells nothing.
+  assert.equal(rtlLigatureWords(drawn(["حَبيبي h", "a", "b", "i", "b", "i"])).size, 0);
+});

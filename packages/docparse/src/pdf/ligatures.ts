@@ -30,10 +30,18 @@ export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
       .map((g) => g.unicode)
       .reverse()
       .join("");
-    spelled.add(right);
+    for (const token of right.split(/\s+/)) spelled.add(token);
     if (word.length < 2 || !word.some((g) => [...g.unicode].length > 1 && RTL.test(g.unicode))) return;
     const wrong = [...word.map((g) => g.unicode).join("")].reverse().join("");
-    if (wrong !== right) words.set(wrong, right);
+    // A glyph may carry a space with its word ("حَبيبي " on the word's last glyph, its others mapped to nothing):
+    // the text items are then respelled token by token, each pair the same letters in another order.
+    const wrongTokens = wrong.split(/\s+/).filter(Boolean);
+    const rightTokens = right.split(/\s+/).filter(Boolean);
+    if (wrongTokens.length !== rightTokens.length) return;
+    wrongTokens.forEach((token, i) => {
+      const respelling = rightTokens[i];
+      if (token !== respelling && sameLetters(token, respelling)) words.set(token, respelling);
+    });
   };
   for (let i = 0; i < ops.fnArray.length; i++) {
     if (ops.fnArray[i] !== OPS.showText) continue;
@@ -52,6 +60,11 @@ export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
   }
   for (const wrong of words.keys()) if (spelled.has(wrong)) words.delete(wrong);
   return words;
+}
+
+/** Whether two spellings have the same characters, each as many times. */
+function sameLetters(a: string, b: string): boolean {
+  return [...a].sort().join("") === [...b].sort().join("");
 }
 
 /** A text item's text with each of `words` (whole words between spaces) spelled as the map says. */

@@ -8,6 +8,7 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
+import { HELVETICA, onePagePdf } from "./test-pdf.ts";
 import {
   decodeImage,
   PINNED_VERSION,
@@ -33,6 +34,32 @@ async function imagePdf(pages: number): Promise<Uint8Array> {
     page.drawText(`Heading of page ${i + 1}`, { x: 100, y: 700, size: 36, font });
   }
   return doc.save();
+}
+
+/** Helvetica with a ToUnicode stream (object 6, passed as `objects`) mapping one-byte codes to UTF-16 hex ("" for none). */
+function mappedHelvetica(map: Record<string, string>): { fonts: string[]; objects: string[] } {
+  const entries = Object.entries(map).map(([code, text]) => `<${code}> <${text}>`);
+  const body = [
+    "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapType 2 def",
+    "1 begincodespacerange <00> <ff> endcodespacerange",
+    `${entries.length} beginbfchar ${entries.join(" ")} endbfchar`,
+    "endcmap CMapName currentdict /CMap defineresource pop end end",
+  ].join("\n");
+  return {
+    fonts: [HELVETICA.replace(">>", "/ToUnicode 6 0 R >>")],
+    objects: [`<< /Length ${body.length} >>\nstream\n${body}\nendstream`],
+  };
+}
+
+/** The text pdf.js reads on page 1 of a PDF. */
+async function pageText(pdf: Uint8Array): Promise<string> {
+  const doc = await openPdf(pdf);
+  try {
+    const page = await doc.getPage(1);
+    return (await page.getTextContent()).items.map((item) => ("str" in item ? item.str : "")).join("");
+  } finally {
+    await closePdf(doc);
+  }
 }
 
 /** The object id of the first image paint operator of a page's operator list. */
@@ -131,6 +158,17 @@ describe("the patched pdf.js worker", () => {
     } finally {
       await closePdf(doc);
     }
+  });
+
+  test("a glyph mapped to nothing is no text when another glyph of its map carries several characters", {
+    timeout: TIMEOUT,
+  }, async () => {
+    // A shaped word's text carried by its last glyph ("ab" on B), the glyph before it mapped to nothing.
+    const carried = mappedHelvetica({ 41: "", 42: "00610062", 43: "0063" });
+    assert.equal(await pageText(onePagePdf("BT /F1 12 Tf 72 700 Td (ABC) Tj ET", carried)), "abc");
+    // A map that gives nothing for its glyphs and carries no text elsewhere is broken: the codes stand in.
+    const broken = mappedHelvetica({ 41: "", 42: "" });
+    assert.equal(await pageText(onePagePdf("BT /F1 12 Tf 72 700 Td (AB) Tj ET", broken)), "AB");
   });
 
   test("where the patched worker cannot be written, PDFs are read with pdf.js as published, with a warning", {

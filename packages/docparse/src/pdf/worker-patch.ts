@@ -22,6 +22,12 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
  *   for the same bytes.
  *
+ * One edit changes what is read rather than what it costs: pdf.js reads a glyph that its font's ToUnicode maps to
+ * an empty string as if it had no mapping, and takes its code for a character. Shaping engines map a cluster's
+ * text onto one of its glyphs and the others to nothing (an Arabic word whose last glyph carries the whole word),
+ * so such a glyph is no text when another glyph of the same map carries several characters; in a map with no such
+ * glyph an empty entry is a broken one, and the code still stands in, as before.
+ *
  * Renders (`page.render`, a separate pass of the same page) defer nothing: they decode and build everything. An
  * image used on several pages still enters pdf.js's document-wide image cache (decoded once, when first asked
  * for); a render that takes an image from that cache runs its decode if it was kept aside. Type3 glyph
@@ -171,6 +177,17 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     why: "no glyph outlines in an operator list pass, except in Type3 glyph procedures (cached with their font)",
     find: `      if (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace) {`,
     replace: `      if ((!this.svcDeferredImages || this.parsingType3Font) && (isAddToPathSet || state.fillColorSpace.name === "Pattern" || state.strokeColorSpace.name === "Pattern" || font.disableFontFace)) {`,
+  },
+  {
+    why: "a glyph its font's ToUnicode maps to nothing is no text when another glyph of that map carries several characters (a ligature's or a shaped word's text on one of its glyphs); otherwise, as pdf.js does, the code stands in (a broken map)",
+    find: "    let unicode = this.toUnicode.get(charcode) || charcode;",
+    replace: `    let unicode = this.toUnicode.get(charcode);
+    if (unicode === "") {
+      this.svcCarriedText ??= Object.values(this.toUnicode._map ?? {}).some(text => typeof text === "string" && [...text].length > 1);
+    }
+    if (unicode !== "" || !this.svcCarriedText) {
+      unicode ||= charcode;
+    }`,
   },
 ];
 
