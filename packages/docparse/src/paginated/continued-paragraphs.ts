@@ -1,5 +1,13 @@
+import type { Box } from "../model.ts";
+import type { Block } from "./blocks.ts";
 import { box } from "./geometry.ts";
-import type { PageEntry } from "./layout.ts";
+
+/** A page entry as layout gives them: a block of text, or a table, figure... that this rule passes over. */
+type Entry = { kind: string; box: Box; block?: Block };
+
+function isBlock(entry: Entry | undefined): entry is Entry & { kind: "block"; block: Block } {
+  return entry?.kind === "block" && entry.block !== undefined;
+}
 
 /**
  * A paragraph broken at the foot of a column goes on at the head of the next one: in reading order its second
@@ -9,11 +17,11 @@ import type { PageEntry } from "./layout.ts";
  * footnotes between them are read after the paragraph, so that they no longer cut it (and the hyphenated word
  * is joined, as at any line end).
  */
-export function joinContinuedParagraphs(entries: PageEntry[]): PageEntry[] {
+export function joinContinuedParagraphs<E extends Entry>(entries: readonly E[]): E[] {
   const out = [...entries];
   for (let i = 0; i < out.length; i++) {
     const first = out[i];
-    if (first.kind !== "block") continue;
+    if (!isBlock(first)) continue;
     const last = first.block.lines[first.block.lines.length - 1];
     const text = last.text.trimEnd();
     const brokenWord = /\p{Ll}[-\u2010]$/u.test(text);
@@ -23,7 +31,7 @@ export function joinContinuedParagraphs(entries: PageEntry[]): PageEntry[] {
     let j = i + 1;
     while (j < out.length && j <= i + 3 && footnote(out[j], last.fontSize)) j++;
     const next = out[j];
-    if (next?.kind !== "block") continue;
+    if (!isBlock(next)) continue;
     const head = next.block.lines[0];
     if (!/^\p{Ll}/u.test(head.text) || Math.abs(head.fontSize - last.fontSize) > 0.5) continue;
     // The next column's top: the second part starts above the first part's last line and to its right.
@@ -31,14 +39,14 @@ export function joinContinuedParagraphs(entries: PageEntry[]): PageEntry[] {
     const lines = [...first.block.lines, ...next.block.lines];
     const merged = box.union(lines.map((line) => line.box));
     const notes = out.slice(i + 1, j);
-    out.splice(i, j - i + 1, { kind: "block", block: { lines, box: merged }, box: merged }, ...notes);
+    out.splice(i, j - i + 1, { kind: "block", block: { lines, box: merged }, box: merged } as E, ...notes);
   }
   return out;
 }
 
 /** A footnote block: set clearly smaller than the body text it interrupts, and opened by a note mark. */
-function footnote(entry: PageEntry, bodySize: number): boolean {
-  if (entry.kind !== "block") return false;
+function footnote(entry: Entry, bodySize: number): boolean {
+  if (!isBlock(entry)) return false;
   const head = entry.block.lines[0];
   return head.fontSize < bodySize * 0.92 && /^(?:[*∗†‡§¶]|\d{1,2}(?!\d))/u.test(head.text);
 }
