@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
 import { box, type TextRun } from "./geometry.ts";
+import { ocrBarText } from "./ocr-bars.ts";
 
 /** Runs that share a baseline and sit close enough to be read as one line of text. */
 export interface Line {
@@ -79,7 +80,7 @@ export function makeLine(runs: TextRun[]): Line {
   const dir = rtl * 2 > total ? "rtl" : "ltr";
   let text = "";
   let previous: TextRun | null = null;
-  for (const run of runs) {
+  for (const [index, run] of runs.entries()) {
     if (previous) {
       // A space where the runs do not touch, unless one of them already brings it.
       // The distance between the two boxes, whichever side the next run is on (right-to-left lines hold both).
@@ -92,7 +93,7 @@ export function makeLine(runs: TextRun[]): Line {
         (previous === runs[0] && openingMarker(previous, run));
       if (apart && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
     }
-    text += run.text;
+    text += ocrBarText(runs, index);
     previous = run;
   }
   return {
