@@ -4,6 +4,7 @@ import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
+import { blocksBesideMargin } from "./margin-text.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
@@ -194,7 +195,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
   let pending: Line[] = [];
   const flush = () => {
-    for (const block of buildBlocks(pending, { lineGap }))
+    for (const block of blocksBesideMargin(pending, (lines) => buildBlocks(lines, { lineGap })))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
   };
