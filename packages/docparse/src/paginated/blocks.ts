@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
+import { opensNote } from "./note-marker.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
 export interface Block {
@@ -66,7 +67,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   if (last.italic && !next.italic && block.lines.length === 1 && last.text.length <= 80) return false;
   // The lines must share horizontal extent: one column.
   if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
-  if (LIST_MARKER.test(next.text)) return false;
+  if (LIST_MARKER.test(next.text) || opensNote(next)) return false;
   // A contents entry ends at its page number: each entry is a block of its own.
   if (CONTENTS_ENTRY.test(last.text)) return false;
   const left = Math.min(...block.lines.map((line) => line.box.x1));

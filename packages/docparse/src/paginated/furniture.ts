@@ -1,6 +1,7 @@
 import type { Box, PageSize } from "../model.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { box } from "./geometry.ts";
+import { runningFoot } from "./running-foot.ts";
 
 /** A block as furniture detection sees it. */
 export interface FurnitureCandidate {
@@ -158,13 +159,16 @@ export function detectFurniture(
       band === "top" &&
       !candidates.some((o) => o !== c && o.page === c.page && !o.sideways && o.box.y1 < c.box.y1 - 1);
     const numberHead = documentNumberHead(c.text, c.fontSize, bodySize, firstLine);
-    const alone = small || label || pattern || numberHead;
+    // A title and its page number in the page's foot margin.
+    const atFoot = band === "bottom" && c.box.y1 > c.pageSize.height * 0.92;
+    const foot = runningFoot(c.text, atFoot, c.fontSize, bodySize);
+    const alone = small || label || pattern || numberHead || foot;
     if (c.caption) return;
     if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
-    if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead) return;
+    if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);

@@ -5,6 +5,7 @@ import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geom
 import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
+import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
@@ -99,8 +100,10 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
   const signatures = stages.detectSignatures?.(page) ?? [];
   // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
-  const cards = cardBoxes(page, free);
+  const cards = uniqueBoxes(cardBoxes(page, free));
   const cardRuns = new Map<Box, TextRun[]>(cards.map((card) => [card, []]));
+  // A card inside a card (a note box in a page's frame) is read among its parent's text, in its place.
+  const parents = cardParents(cards);
   const loose: TextRun[] = [];
   // Line numbers in a column gutter would close it: they are read after the page's text, as a strip of their own.
   const gutterNumbers = gutterLineNumbers(free, size);
@@ -110,9 +113,17 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     if (card && !run.vertical) cardRuns.get(card)?.push(run);
     else loose.push(run);
   }
+  // A card is read where it stands when it holds text of its own; a card inside it (a note box in a page's frame)
+  // among that text, in its place. A frame holding nothing but another card leaves it where it is.
+  const withText = new Set(cards.filter((card) => (cardRuns.get(card) ?? []).length > 0));
+  const host = (card: Box): Box | null => {
+    let parent = parents.get(card) ?? null;
+    while (parent && !withText.has(parent)) parent = parents.get(parent) ?? null;
+    return parent;
+  };
   const placed: Placed[] = [
     ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
-    ...[...cardRuns].filter(([, inside]) => inside.length > 0).map(([card]) => ({ box: card, card: true })),
+    ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
       float: true,
@@ -142,22 +153,31 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     minColumnWidth: size * 4,
     rtl,
   };
-  // Each card's text is ordered on its own, and its groups take the card's place.
-  const groups: Placed[][] = [];
-  for (const group of readingOrderGroups(placed, orderOptions)) {
-    let pending: Placed[] = [];
-    for (const p of group) {
-      if (!p.card) {
-        pending.push(p);
-        continue;
+  // Each card's text (and the cards inside it) is ordered on its own, and its groups take the card's place.
+  const expand = (source: Placed[][]): Placed[][] => {
+    const out: Placed[][] = [];
+    for (const group of source) {
+      let pending: Placed[] = [];
+      for (const p of group) {
+        if (!p.card) {
+          pending.push(p);
+          continue;
+        }
+        if (pending.length > 0) out.push(pending);
+        pending = [];
+        const inside: Placed[] = [
+          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run })),
+          ...cards
+            .filter((card) => withText.has(card) && host(card) === p.box)
+            .map((card) => ({ box: card, card: true })),
+        ];
+        out.push(...expand(readingOrderGroups<Placed>(inside, orderOptions)));
       }
-      if (pending.length > 0) groups.push(pending);
-      pending = [];
-      const inside = (cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run }));
-      groups.push(...readingOrderGroups<Placed>(inside, orderOptions));
+      if (pending.length > 0) out.push(pending);
     }
-    if (pending.length > 0) groups.push(pending);
-  }
+    return out;
+  };
+  const groups: Placed[][] = expand(readingOrderGroups(placed, orderOptions));
   if (gutterNumbers.size > 0)
     groups.push([...gutterNumbers].sort((a, b) => a.box.y1 - b.box.y1).map((run) => ({ box: run.box, run })));
   type Ordered = { line: Line } | { entry: Float };

@@ -1,4 +1,6 @@
 import type { Box } from "../model.ts";
+import { labelStrip } from "./label-strip.ts";
+import { stackedLines } from "./stacked-lines.ts";
 
 /** Anything placed on a page that reading order sorts. */
 export interface Placed {
@@ -92,7 +94,7 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
   const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
   const gutters =
     text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
-  return columnParts(elements, gutters, options.minColumnWidth);
+  return columnParts(elements, gutters, options.minColumnWidth, options.rtl);
 }
 
 /** Horizontal gaps tried as cuts that could free columns: the widest ones, a bounded number. */
@@ -217,17 +219,25 @@ export function lineOrder(a: Box, b: Box, rtl: boolean): number {
  * The columns the gaps make, after merging away columns narrower than `minWidth` into their neighbour, so a
  * strip of bullets or numbers stays with its text. One part means no column split.
  */
-function columnParts<T extends Placed>(elements: readonly T[], gaps: Gap[], minWidth: number): T[][] {
+function columnParts<T extends Placed>(
+  elements: readonly T[],
+  gaps: Gap[],
+  minWidth: number,
+  rtl: boolean,
+): T[][] {
   let kept = [...gaps];
+  const textOf = (part: readonly T[] | undefined) =>
+    (part ?? []).filter((e) => !e.float && !e.aside).map((e) => e.box);
   for (;;) {
     if (kept.length === 0) return [[...elements]];
     const parts = splitAt(elements, kept, "x");
     if (parts.length !== kept.length + 1) return [[...elements]];
-    const narrow = parts.findIndex((part) => {
-      const text = part.filter((e) => !e.float && !e.aside);
+    const narrow = parts.findIndex((part, index) => {
+      const text = textOf(part);
       if (text.length === 0) return false;
-      const width = Math.max(...text.map((e) => e.box.x2)) - Math.min(...text.map((e) => e.box.x1));
-      return width < minWidth;
+      const width = Math.max(...text.map((b) => b.x2)) - Math.min(...text.map((b) => b.x1));
+      // A strip of labels off the lines of the column it follows is a column of its own (see labelStrip).
+      return width < minWidth && !labelStrip(text, textOf(parts[rtl ? index + 1 : index - 1]));
     });
     // A narrow part that shares no height with its neighbours (a page number under the gutter) is not a strip
     // beside them: the region is cut across first.
@@ -257,27 +267,14 @@ function sharesHeight(
 }
 
 /**
- * The part holds more than one line: some horizontal whitespace runs across it, or its lowest element stands
- * mostly below its highest one (lines set solid, each box touching the next: a signature block, an address).
+ * The part holds more than one line: some horizontal whitespace runs across it, or (small print set solid, its
+ * boxes taller than its line pitch, so that no whitespace runs between lines) two of its boxes share less than
+ * half the smaller one's height, as lines one above the other do and runs of one line never do.
  */
 function severalLines(part: readonly Placed[]): boolean {
   if (part.length < 2) return false;
-  if (
-    projectionGaps(
-      part.map((e) => e.box),
-      "y",
-      0.5,
-    ).length > 0
-  )
-    return true;
-  let highest = part[0].box;
-  let lowest = part[0].box;
-  for (const { box } of part) {
-    if (box.y2 < highest.y2) highest = box;
-    if (box.y1 > lowest.y1) lowest = box;
-  }
-  const smaller = Math.min(highest.y2 - highest.y1, lowest.y2 - lowest.y1);
-  return smaller > 0 && highest.y2 - lowest.y1 < smaller * 0.5;
+  const boxes = part.map((e) => e.box);
+  return projectionGaps(boxes, "y", 0.5).length > 0 || stackedLines(boxes);
 }
 
 function tall(part: readonly Placed[]): boolean {

@@ -36,12 +36,16 @@ export function baseFontName(name: string): string {
 
 /**
  * Weight and slant from a font's name: PDF fonts rarely state them otherwise. Covers the common spellings
- * (`-Bold`, `,Bold`, `Semibold`, `Black`, `Heavy`, `Oblique`, `Italic`) and TeX's (`CMBX10`, `SFBX1000`,
+ * (`-Bold`, `,Bold`, `Semibold`, `Black`, `Heavy`, `Oblique`, `Italic`), the foundries' abbreviations
+ * (`-BdCn`, `-BlkCn`, `-HvCn`) and TeX's (`CMBX10`, `SFBX1000`,
  * `CMTI10`, `SFTI1000`, `CMSL`).
  */
 export function fontFace(rawName: string): FontFace {
   const name = baseFontName(rawName);
-  const bold = /bold|black|heavy|semibold|demi|[-,]bd\b|^(cm|sf|ec|tc)bx|^(cm|sf)b\d|\bmedi/i.test(name);
+  // Type foundries abbreviate the weight after the family, in capitals: `-Bd`, `-BdCn`, `-BdIt`, `-BlkCn`, `-HvCn`.
+  const bold =
+    /bold|black|heavy|semibold|demi|[-,]bd\b|^(cm|sf|ec|tc)bx|^(cm|sf)b\d|\bmedi/i.test(name) ||
+    /[-,](Bd|Blk|Hv)(?=[A-Z]|$)/.test(name);
   const italic = /italic|oblique|[-,]it\b|^(cm|sf|ec)(ti|sl|mi)\d|-ital/i.test(name);
   return { name, bold, italic };
 }

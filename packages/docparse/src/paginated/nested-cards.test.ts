@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { blockText } from "./blocks.ts";
+import type { TextRun } from "./geometry.ts";
+import { layoutPage } from "./layout.ts";
+import { cardParents, uniqueBoxes } from "./nested-cards.ts";
+import { pageGeometry, textRun } from "./test-geometry.ts";
+
+/** One run per line of 10 pt text from (x, y) down on a 12 pt pitch. */
+function lines(texts: string[], x: number, y: number): TextRun[] {
+  return texts.map((text, i) =>
+    textRun(text, { x1: x, y1: y + i * 12, x2: x + text.length * 5, y2: y + i * 12 + 10 }),
+  );
+}
+
+test("a note box inside a page's frame is read in its place, not after the frame's text", () => {
+  // A manual's page: a frame around the whole log, a checklist, a note box, then more checklist.
+  const frame = { x1: 45, y1: 50, x2: 350, y2: 470 };
+  const note = { x1: 50, y1: 128, x2: 346, y2: 155 };
+  const runs = [
+    ...lines(["Add fuel additive", "Check the floor mat", "Inspect all fluid levels"], 60, 70),
+    ...lines(["NOTE: if the oil was not changed,", "replace it."], 60, 131),
+    ...lines(["Inspect the following:", "Ball joints and dust covers", "Brake lines and hoses"], 60, 170),
+  ];
+  const layout = layoutPage(pageGeometry({ runs, rects: [frame, note, { ...note }] }), {
+    detectTables: () => [],
+    dropStruck: false,
+  });
+  const text = layout.entries
+    .map((entry) => (entry.kind === "block" ? blockText(entry.block) : ""))
+    .join(" | ");
+  const at = (s: string) => text.indexOf(s);
+  assert.ok(at("Inspect all fluid levels") < at("NOTE:"), text);
+  assert.ok(at("NOTE:") < at("Inspect the following:"), text);
+});
+
+test("cardParents gives each card the smallest card holding it; a card drawn twice is one", () => {
+  const page = { x1: 0, y1: 0, x2: 400, y2: 600 };
+  const frame = { x1: 45, y1: 50, x2: 350, y2: 470 };
+  const note = { x1: 50, y1: 128, x2: 346, y2: 155 };
+  const cards = uniqueBoxes([page, frame, note, { ...note, x2: 346.5 }]);
+  assert.equal(cards.length, 3);
+  const parents = cardParents(cards);
+  assert.equal(parents.get(note), frame);
+  assert.equal(parents.get(frame), page);
+  assert.equal(parents.get(page), null);
+});

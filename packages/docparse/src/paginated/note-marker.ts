@@ -1,0 +1,19 @@
+import type { Line } from "./lines.ts";
+
+/** A note's marker: a number of one to three digits, or a reference sign. */
+const MARKER = /^(?:\d{1,3}|[*†‡§¶])$/;
+
+/**
+ * Whether a line opens a note: its first run is a marker set smaller than the text that follows it on the line
+ * (a superscript `1` before `Inspect sealed transmissions…`), as each note under a page's rule begins. Notes set
+ * one after the other are separate notes, not one paragraph; a marker in running text follows its word and never
+ * opens a line.
+ */
+export function opensNote(line: Line): boolean {
+  const runs = [...line.runs].sort((a, b) => a.box.x1 - b.box.x1);
+  if (runs.length < 2) return false;
+  const [marker, next] = runs;
+  if (!MARKER.test(marker.text.trim())) return false;
+  if (!/\p{L}/u.test(next.text)) return false;
+  return marker.fontSize <= next.fontSize * 0.9 && marker.box.y1 <= next.box.y1 + 0.5;
+}
