@@ -1,10 +1,10 @@
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList, PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import type { PageGraphics } from "./graphics.ts";
-import { decodeImage } from "./worker-patch.ts";
+import { decodeImage, type JpegImage, jpegImage } from "./worker-patch.ts";
 
 /**
  * Text inside the images of a digital page (a slide's banner, a title set in a picture, a full-page background
@@ -195,23 +195,28 @@ export function components(mask: Uint8Array, width: number, height: number): Ink
       label[i] = l;
     }
   }
-  const blobs = new Map<number, InkBlob>();
-  for (let i = 0; i < label.length; i++) {
-    const l = label[i];
-    if (l < 0) continue;
-    const root = find(l);
-    const x = i % width;
-    const y = (i - x) / width;
-    const blob = blobs.get(root);
-    if (!blob) blobs.set(root, { x1: x, y1: y, x2: x + 1, y2: y + 1, pixels: 1 });
-    else {
+  // Blobs in the order their first pixel comes in raster order; `slot` finds a root's blob.
+  const blobs: InkBlob[] = [];
+  const slot = new Int32Array(parent.length).fill(-1);
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i++) {
+      const l = label[i];
+      if (l < 0) continue;
+      const root = find(l);
+      const k = slot[root];
+      if (k < 0) {
+        slot[root] = blobs.length;
+        blobs.push({ x1: x, y1: y, x2: x + 1, y2: y + 1, pixels: 1 });
+        continue;
+      }
+      const blob = blobs[k];
       if (x < blob.x1) blob.x1 = x;
       if (x + 1 > blob.x2) blob.x2 = x + 1;
       blob.y2 = y + 1;
       blob.pixels++;
     }
   }
-  return [...blobs.values()];
+  return blobs;
 }
 
 /**
@@ -282,6 +287,11 @@ interface DecodedImage {
   data: Uint8Array | Uint8ClampedArray;
 }
 
+export interface ImageTextOptions {
+  /** False: every image decoded by pdf.js, JPEGs too (tests compare both ways). Default true. */
+  nativeJpeg?: boolean;
+}
+
 /**
  * The regions of the page, in points, where its images show rows of text that no text-layer run covers. Reads
  * each image's own pixels as pdf.js decoded them for the operator list (no rendering), scaled to the size it is
@@ -295,6 +305,7 @@ export async function imageTextRegions(
   graphics: Pick<PageGraphics, "images" | "imageDraws">,
   runs: readonly TextRun[],
   size: { width: number; height: number },
+  options: ImageTextOptions = {},
 ): Promise<Box[]> {
   const found = new Map<number, Box[]>();
   const chars = runs.reduce((n, run) => n + run.text.trim().length, 0);
@@ -312,15 +323,14 @@ export async function imageTextRegions(
     const [a, bm, c, d] = draw.transform;
     // Upright or mirrored only: the image's axes along the page's.
     if (Math.abs(bm) > 1e-3 * Math.abs(a) || Math.abs(c) > 1e-3 * Math.abs(d)) continue;
-    const image = await decodedImage(page, ops, draw.op);
-    if (!image) continue;
     const scale = TEST_DPI / 72;
     let widthPx = Math.max(1, Math.round(box.width(b) * scale));
     let heightPx = Math.max(1, Math.round(box.height(b) * scale));
     const shrink = Math.min(1, Math.sqrt(MAX_TEST_PIXELS / (widthPx * heightPx)));
     widthPx = Math.max(1, Math.round(widthPx * shrink));
     heightPx = Math.max(1, Math.round(heightPx * shrink));
-    const gray = await grayAtSize(image, widthPx, heightPx, { flipX: a < 0, flipY: d > 0 });
+    const flips = { flipX: a < 0, flipY: d > 0 };
+    const gray = await imageGray(page, ops, draw.op, { width: widthPx, height: heightPx, ...flips }, options);
     if (!gray) continue;
     const sx = widthPx / box.width(b);
     const sy = heightPx / box.height(b);
@@ -370,6 +380,57 @@ function touchingGroups(boxes: readonly Box[]): number[][] {
   return [...groups.values()];
 }
 
+/** The size and turn of an image as the test takes it (grayAtSize). */
+interface TestSize {
+  width: number;
+  height: number;
+  flipX: boolean;
+  flipY: boolean;
+}
+
+/**
+ * The image a paint operator draws, in gray at the test's size, null for other kinds. A JPEG that sharp reads as
+ * pdf.js would (worker-patch.ts, jpegImage) is decoded by sharp from its own bytes, shrunk on load: at the test's
+ * 100 dpi a JPEG is mostly drawn several times smaller than it is stored, and libjpeg then decodes only a half,
+ * quarter or eighth of each block, in gray. Any other image, or a JPEG sharp refuses (damaged: pdf.js is more
+ * lenient), is decoded by pdf.js.
+ *
+ * The two decoders' pixels differ slightly (libjpeg smooths subsampled colour where pdf.js repeats it: a mean
+ * difference under one gray level, more at colour edges), and so do full-size and shrunk-on-load decodes; over the
+ * evaluation PDFs one row of the test changed: a 7 pt chart legend label whose letters are at the test's smallest
+ * letter height, found from pdf.js's pixels and not from libjpeg's, at any decode size.
+ */
+async function imageGray(
+  page: PDFPageProxy,
+  ops: PDFOperatorList,
+  op: number,
+  size: TestSize,
+  options: ImageTextOptions,
+): Promise<Uint8Array | null> {
+  const arg = ops.argsArray[op]?.[0];
+  if (options.nativeJpeg !== false && ops.fnArray[op] === OPS.paintImageXObject && typeof arg === "string") {
+    const objs = arg.startsWith("g_") ? page.commonObjs : page.objs;
+    const jpeg = objs.has(arg) ? null : await jpegImage(page, arg);
+    const gray = jpeg ? await jpegGrayAtSize(jpeg, size) : null;
+    if (gray) return gray;
+  }
+  const image = await decodedImage(page, ops, op);
+  return image ? grayAtSize(image, size) : null;
+}
+
+/** A JPEG's bytes decoded by sharp in gray at the test's size; null when sharp cannot read it as pdf.js would. */
+async function jpegGrayAtSize(jpeg: JpegImage, size: TestSize): Promise<Uint8Array | null> {
+  try {
+    // sharp's default failOn ("warning") refuses a damaged JPEG rather than guess at it.
+    const input = sharp(jpeg.bytes);
+    const { width, height, channels } = await input.metadata();
+    if (width !== jpeg.width || height !== jpeg.height || channels !== jpeg.components) return null;
+    return await testRaster(input, size);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The decoded image a paint operator draws, null for other kinds. The operator list pass keeps images undecoded
  * (worker-patch.ts): this asks pdf.js to decode this one, then waits for its pixels.
@@ -400,12 +461,7 @@ async function decodedImage(
 }
 
 /** The image in gray, on white where it is transparent, scaled to `width` × `height` and turned as drawn. */
-async function grayAtSize(
-  image: DecodedImage,
-  width: number,
-  height: number,
-  flips: { flipX: boolean; flipY: boolean },
-): Promise<Uint8Array | null> {
+async function grayAtSize(image: DecodedImage, size: TestSize): Promise<Uint8Array | null> {
   const channels = image.kind === 1 ? 1 : image.kind === 2 ? 3 : image.kind === 3 ? 4 : 0;
   if (channels === 0) return null;
   let pixels = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength);
@@ -413,12 +469,17 @@ async function grayAtSize(
   if (pixels.length < image.width * image.height * channels) return null;
   let pipeline = sharp(pixels, { raw: { width: image.width, height: image.height, channels } });
   if (channels === 4) pipeline = pipeline.flatten({ background: "#ffffff" });
-  pipeline = pipeline.greyscale().resize(width, height, { fit: "fill" });
-  if (flips.flipY) pipeline = pipeline.flip();
-  if (flips.flipX) pipeline = pipeline.flop();
+  return testRaster(pipeline, size);
+}
+
+/** An image in sharp, in gray, scaled to the test's size and turned as drawn: one byte a pixel. */
+async function testRaster(image: Sharp, size: TestSize): Promise<Uint8Array | null> {
+  let pipeline = image.greyscale().resize(size.width, size.height, { fit: "fill" });
+  if (size.flipY) pipeline = pipeline.flip();
+  if (size.flipX) pipeline = pipeline.flop();
   const { data, info } = await pipeline.extractChannel(0).raw().toBuffer({ resolveWithObject: true });
-  if (info.width !== width || info.height !== height) return null;
-  return new Uint8Array(data.buffer, data.byteOffset, width * height);
+  if (info.width !== size.width || info.height !== size.height) return null;
+  return new Uint8Array(data.buffer, data.byteOffset, size.width * size.height);
 }
 
 /** Rows of 1-bit pixels (set: white) as one byte per pixel. */

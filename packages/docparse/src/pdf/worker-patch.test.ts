@@ -2,7 +2,18 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { PDFDocument, StandardFonts } from "pdf-lib";
+import {
+  clip,
+  endPath,
+  PDFDocument,
+  PDFName,
+  PDFOperator,
+  PDFOperatorNames,
+  popGraphicsState,
+  pushGraphicsState,
+  rectangle,
+  StandardFonts,
+} from "pdf-lib";
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
@@ -143,6 +154,65 @@ describe("the patched pdf.js worker", () => {
       assert.ok(ids[3].startsWith("g_"), ids[3]);
       const { png } = await renderPage(doc, 4, { dpi: 72, grayscale: true });
       assert.ok((await darkShare(png, { left: 110, top: 210, width: 180, height: 180 })) > 0.95);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("an operator list keeps a gradient's geometry without its colours; a render paints its colours", {
+    timeout: TIMEOUT,
+  }, async () => {
+    // An axial shading from black (left) to white (right) by a PostScript function, filling 400 × 200 pt.
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([612, 792]);
+    const fn = pdf.context.register(
+      pdf.context.stream("{ dup mul }", { FunctionType: 4, Domain: [0, 1], Range: [0, 1] }),
+    );
+    const shading = pdf.context.register(
+      pdf.context.obj({ ShadingType: 2, ColorSpace: "DeviceGray", Coords: [100, 0, 500, 0], Function: fn }),
+    );
+    page.node.set(PDFName.of("Resources"), pdf.context.obj({ Shading: { Sh1: shading } }));
+    page.pushOperators(
+      pushGraphicsState(),
+      rectangle(100, 300, 400, 200),
+      clip(),
+      endPath(),
+      PDFOperator.of(PDFOperatorNames.ShadingFill, [PDFName.of("Sh1")]),
+      popGraphicsState(),
+    );
+    const doc = await openPdf(await pdf.save());
+    try {
+      const proxy = await doc.getPage(1);
+      const ops = await proxy.getOperatorList();
+      const at = ops.fnArray.indexOf(OPS.shadingFill);
+      assert.ok(at >= 0, "the page fills a shading");
+      const ir = await new Promise<unknown[]>((resolve) => proxy.objs.get(ops.argsArray[at][0], resolve));
+      assert.equal(ir[0], "RadialAxial");
+      assert.deepEqual(ir[3], [], "no colour stops");
+      proxy.cleanup();
+      const { png } = await renderPage(doc, 1, { dpi: 72, grayscale: true });
+      const left = await darkShare(png, { left: 105, top: 300, width: 60, height: 180 });
+      const right = await darkShare(png, { left: 420, top: 300, width: 60, height: 180 });
+      assert.ok(left > 0.95 && right < 0.05, `rendered from black to white: ${left}, ${right}`);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("a font's extra properties reach the main thread as its /Differences only", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const font =
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [65 /f_i] >> >>";
+    const doc = await openPdf(onePagePdf("BT /F1 12 Tf 72 700 Td (AB) Tj ET", { fonts: [font] }));
+    try {
+      const page = await doc.getPage(1);
+      const ops = await page.getOperatorList();
+      const name = String(ops.argsArray[ops.fnArray.indexOf(OPS.setFont)][0]);
+      const loaded = page.commonObjs.get(name) as Record<string, unknown>;
+      assert.equal((loaded.differences as unknown[])[65], "f_i");
+      for (const dropped of ["toUnicode", "widths", "toFontChar", "defaultEncoding"])
+        assert.equal(loaded[dropped], undefined, dropped);
     } finally {
       await closePdf(doc);
     }

@@ -12,11 +12,22 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  * - every image XObject is decoded (JPEG, Flate, colour conversion) and its pixels copied to the display side
  *   while the operator list is built, though the geometry needs only its placement (the paint operator and the
  *   matrix it is drawn under). In an operator list pass the decode is kept aside instead, and runs only when
- *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text);
+ *   asked for with `decodeImage` (image-text.ts asks for the images it tests for text). A JPEG that a native
+ *   decoder reads as pdf.js would (gray or RGB, no Decode array, mask or colour transform: `jpegImage`) is not
+ *   decoded at all for that test: its own bytes are handed over, and sharp decodes them shrunk on load to the
+ *   test's resolution, in gray, instead of pdf.js's JPEG decoder in JavaScript at full size in RGB;
  * - every glyph drawn is compiled to an outline and copied to the display side (Node has no FontFace, so pdf.js
  *   draws glyphs as paths), though only rendering draws them. An operator list pass skips them; a render of the
  *   page builds the glyphs it draws, as pdf.js does for any glyph not built yet. Text inside a Type3 glyph's
  *   procedure keeps its outlines: that procedure is read once and kept with its font.
+ *
+ * - axial and radial shadings (gradients) sample their colour function 840 times to build colour stops, and a
+ *   PostScript (Type 4) function is interpreted for each sample (eval, which would compile it, is off): an
+ *   operator list pass keeps their geometry only; renders sample them as usual.
+ *
+ * - pdf.js's in-thread worker hands each message over as a structured clone. A font's extra properties (asked for
+ *   by open.ts for its /Differences glyph names) carry its ToUnicode and CID maps, widths and font-char maps,
+ *   copied per font and per document though nothing on the main thread reads them: only /Differences is sent.
  *
  * - Flate-compressed images (those image-text.ts asks for, and every one a render draws) are inflated by one
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
@@ -61,6 +72,47 @@ function svcDeferredImages(handler) {
   }
   return store;
 }
+let svcShadingWithoutColours = false;
+const svcJpegSpaces = new Set(["DeviceGray", "DeviceRGB", "ICCBased"]);
+function svcJpegImage(evaluator, image, resources, isInline, localColorSpaceCache) {
+  try {
+    if (!(image instanceof JpegStream) || image.dict.has("SMask") || image.dict.has("Mask")) {
+      return null;
+    }
+    if (image.params instanceof Dict && image.params.has("ColorTransform")) {
+      return null;
+    }
+    const pdfImage = new PDFImage({
+      xref: evaluator.xref,
+      res: resources,
+      image,
+      isInline,
+      pdfFunctionFactory: evaluator._pdfFunctionFactory,
+      globalColorSpaceCache: evaluator.globalColorSpaceCache,
+      localColorSpaceCache
+    });
+    const space = pdfImage.colorSpace;
+    if (pdfImage.imageMask || pdfImage.needsDecode || pdfImage.bpc !== 8 || !space || !svcJpegSpaces.has(space.name) || space.numComps !== 1 && space.numComps !== 3) {
+      return null;
+    }
+    const bytes = image.bytes;
+    let start = 0;
+    while (start + 1 < bytes.length && !(bytes[start] === 0xff && bytes[start + 1] === 0xd8)) {
+      start++;
+    }
+    if (start + 1 >= bytes.length) {
+      return null;
+    }
+    return {
+      width: pdfImage.width,
+      height: pdfImage.height,
+      components: space.numComps,
+      bytes: bytes.slice(start)
+    };
+  } catch {
+    return null;
+  }
+}
 class WorkerMessageHandler {`;
 
 export const WORKER_EDITS: readonly WorkerEdit[] = [
@@ -98,12 +150,12 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       } = new DecompressionStream(name);`,
   },
   {
-    why: "a per-document store of deferred image decodes",
+    why: "a per-document store of deferred image decodes, and the test of a JPEG image that a native decoder reads as pdf.js would",
     find: "class WorkerMessageHandler {",
     replace: STORE_AND_MESSAGE,
   },
   {
-    why: "the message that runs a deferred decode (its pixels arrive as the image's usual `obj` message); a cleanup drops the decodes not asked for",
+    why: "the message that runs a deferred decode (its pixels arrive as the image's usual `obj` message), the one that hands over a deferred JPEG's own bytes instead (svcJpegImage); a cleanup drops the decodes not asked for",
     find: `    handler.on("Cleanup", function (data) {
       return pdfManager.cleanup(true);
     });`,
@@ -119,6 +171,9 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       }
       store.delete(data.objId);
       return decode().then(() => true);
+    });
+    handler.on("SvcJpegImage", function (data) {
+      return svcDeferredImages(handler).get(data.objId)?.svcJpeg?.() ?? null;
     });`,
   },
   {
@@ -160,18 +215,48 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       isInline,`,
   },
   {
-    why: "kept aside in an operator list pass, except for Type3 glyph procedures (cached with their font)",
+    why: "kept aside in an operator list pass, except for Type3 glyph procedures (cached with their font), with the way to its JPEG bytes",
     find: `      return this._sendImgData(objId, null, cacheGlobally);
     });
     if (cacheKey) {`,
     replace: `      return this._sendImgData(objId, null, cacheGlobally);
     });
     if (this.svcDeferredImages && !this.parsingType3Font) {
+      svcDecode.svcJpeg = () => svcJpegImage(this, image, resources, isInline, localColorSpaceCache);
       this.svcDeferredImages.set(objId, svcDecode);
     } else {
       svcDecode();
     }
     if (cacheKey) {`,
+  },
+  {
+    why: "an axial or radial shading parsed while svcShadingWithoutColours is set keeps its geometry and no colour stops (840 samples of its function, a PostScript function interpreted sample by sample where eval is off)",
+    find: `    this.extendStart = extendStart;
+    this.extendEnd = extendEnd;
+    const fnObj = dict.getRaw("Function");`,
+    replace: `    this.extendStart = extendStart;
+    this.extendEnd = extendEnd;
+    if (svcShadingWithoutColours) {
+      this.colorStops = [];
+      return;
+    }
+    const fnObj = dict.getRaw("Function");`,
+  },
+  {
+    why: "shadings of an operator list pass (not a render, not a Type3 glyph) parsed without colour stops: the geometry reads no gradient colours",
+    find: `      const shadingFill = Pattern.parseShading(shading, this.xref, resources, this._pdfFunctionFactory, this.globalColorSpaceCache, localColorSpaceCache, this.options.prepareWebGPU);`,
+    replace: `      svcShadingWithoutColours = !!this.svcDeferredImages && !this.parsingType3Font;
+      let shadingFill;
+      try {
+        shadingFill = Pattern.parseShading(shading, this.xref, resources, this._pdfFunctionFactory, this.globalColorSpaceCache, localColorSpaceCache, this.options.prepareWebGPU);
+      } finally {
+        svcShadingWithoutColours = false;
+      }`,
+  },
+  {
+    why: "of a font's extra properties (fontExtraProperties), only /Differences goes to the main thread: glyph-names.ts reads it, pdf.js's display side reads none, and copying the others (ToUnicode and CID maps, widths, font-char maps) cost more than any other message",
+    find: "      extra: this.fontExtraProperties ? this.#getExportData(EXPORT_DATA_EXTRA_PROPERTIES) : undefined",
+    replace: '      extra: this.fontExtraProperties ? this.#getExportData(["differences"]) : undefined',
   },
   {
     why: "no glyph outlines in an operator list pass, except in Type3 glyph procedures (cached with their font)",
@@ -291,6 +376,29 @@ export async function decodeImage(page: PDFPageProxy, objId: string): Promise<bo
   const handler = transport.messageHandler;
   if (!handler) return false;
   return (await handler.sendWithPromise("SvcDecodeImage", { objId })) === true;
+}
+
+/** A JPEG image as its PDF stream holds it (from the SOI marker on), with its size and colour components. */
+export interface JpegImage {
+  width: number;
+  height: number;
+  components: 1 | 3;
+  bytes: Uint8Array;
+}
+
+/**
+ * The JPEG bytes of an image the operator list pass kept aside, when a native JPEG decoder reads them as pdf.js
+ * would: a JPEG (DCTDecode) image of 8-bit gray or RGB (DeviceGray, DeviceRGB or ICCBased with 1 or 3 components),
+ * with no Decode array other than the default, no SMask or Mask, and no ColorTransform parameter. Null for any
+ * other image, or when nothing was kept aside under that id; the decode stays kept aside either way.
+ */
+export async function jpegImage(page: PDFPageProxy, objId: string): Promise<JpegImage | null> {
+  if (!(globalThis as { pdfjsWorker?: PatchedWorker }).pdfjsWorker?.svcPatched) return null;
+  const transport = (page as unknown as { _transport: { messageHandler: MessageSender | null } })._transport;
+  const handler = transport.messageHandler;
+  if (!handler) return null;
+  const found = (await handler.sendWithPromise("SvcJpegImage", { objId })) as JpegImage | null;
+  return found?.bytes instanceof Uint8Array ? found : null;
 }
 
 interface MessageSender {
