@@ -14,7 +14,8 @@ const MIN_NUMBERS = 3;
 export function gutterLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
   const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
   if (numbers.length < MIN_NUMBERS) return new Set();
-  const others = runs.filter((run) => !numbers.includes(run));
+  // Sideways text (a stamp up the margin) is on no line: it stands beside no number.
+  const others = runs.filter((run) => !numbers.includes(run) && !run.vertical);
   const between = (n: TextRun) => {
     const sameLine = others.filter((o) => Math.min(o.box.y2, n.box.y2) > Math.max(o.box.y1, n.box.y1));
     return sameLine.some((o) => o.box.x2 <= n.box.x1) && sameLine.some((o) => o.box.x1 >= n.box.x2);

@@ -1,8 +1,10 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
+import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
+import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 
@@ -213,7 +215,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
   let pending: Line[] = [];
   const flush = () => {
-    for (const block of buildBlocks(pending, { lineGap }))
+    for (const block of blocksBesideMargin(pending, (lines) => buildBlocks(lines, { lineGap })))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
   };
@@ -226,7 +228,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     entries.push(p.entry);
   }
   flush();
-  return { page, entries, rtl, droppedStruck };
+  return { page, entries: rtl ? entries : joinContinuedParagraphs(entries), rtl, droppedStruck };
 }
 
 /** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */

@@ -1,5 +1,7 @@
 import type { Box } from "../model.ts";
+import { unspacedScript } from "../ocr/languages.ts";
 import { box, type TextRun } from "./geometry.ts";
+import { ocrBarText } from "./ocr-bars.ts";
 
 /** Runs that share a baseline and sit close enough to be read as one line of text. */
 export interface Line {
@@ -45,6 +47,19 @@ function scriptsMeet(before: string, after: string): boolean {
 }
 
 /**
+ * Two words OCR told apart: a space between them, however close they stand (an OCR run's size is its line's
+ * height, so a tight word space falls under the gap that spaces text-layer runs). Scripts written without spaces
+ * (Chinese, Japanese, Thai) aside.
+ */
+function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
+  return (
+    previous.fontName === "ocr" &&
+    run.fontName === "ocr" &&
+    !(unspacedScript(before.at(-1)) && unspacedScript(run.text[0]))
+  );
+}
+
+/**
  * A note's marker opening a line: a superscript number or sign (`¹`, `*`, `†`) set smaller than the text after it
  * and raised above its baseline. It is a word of its own (`1 Diese Metrik …`), though set with no gap; a marker
  * after a word (`Metrik¹`) stays attached.
@@ -65,7 +80,7 @@ export function makeLine(runs: TextRun[]): Line {
   const dir = rtl * 2 > total ? "rtl" : "ltr";
   let text = "";
   let previous: TextRun | null = null;
-  for (const run of runs) {
+  for (const [index, run] of runs.entries()) {
     if (previous) {
       // A space where the runs do not touch, unless one of them already brings it.
       // The distance between the two boxes, whichever side the next run is on (right-to-left lines hold both).
@@ -73,11 +88,12 @@ export function makeLine(runs: TextRun[]): Line {
       const size = Math.min(previous.fontSize, run.fontSize);
       const apart =
         gap > size * 0.15 ||
+        ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));
       if (apart && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
     }
-    text += run.text;
+    text += ocrBarText(runs, index);
     previous = run;
   }
   return {
