@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { DetectedTable, Rule, TextRun } from "../paginated/geometry.ts";
 import { hRule as h, pageGeometry, vRule as v } from "../paginated/test-geometry.ts";
-import { extractPdfPage } from "../pdf/extract.ts";
-import { openPdf } from "../pdf/open.ts";
+import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { grid, run } from "./test-geometry.ts";
 
@@ -93,16 +91,7 @@ test("a ruled row whose cells wrap in parallel beside a centered label stays one
 });
 
 test("the park service's table, ruled between groups: each site code beside its site's name", async () => {
-  const bytes = new Uint8Array(
-    readFileSync(new URL("../../test/real-world/nps-alien-plant-table-p24.pdf", import.meta.url)),
-  );
-  const doc = await openPdf(bytes);
-  let tables: DetectedTable[];
-  try {
-    tables = detectRuledTables(await extractPdfPage(doc, 1));
-  } finally {
-    await doc.destroy();
-  }
+  const tables = await realWorldRuledTables("nps-alien-plant-table-p24.pdf");
   const rows = rowTexts(tables);
   for (const pair of [
     "CPO2117 | Potwisha Campground",

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { DetectedTable, Rule, TextRun } from "../paginated/geometry.ts";
 import { hRule as h, pageGeometry, vRule as v } from "../paginated/test-geometry.ts";
-import { extractPdfPage } from "../pdf/extract.ts";
-import { openPdf } from "../pdf/open.ts";
+import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { run } from "./test-geometry.ts";
 
@@ -75,16 +73,7 @@ test("a page border around a paragraph and one box of text makes no table", () =
 });
 
 test("the Russian drawing form: its title block's cells side by side", async () => {
-  const bytes = new Uint8Array(
-    readFileSync(new URL("../../test/real-world/ru-drawing-form.pdf", import.meta.url)),
-  );
-  const doc = await openPdf(bytes);
-  let tables: DetectedTable[];
-  try {
-    tables = detectRuledTables(await extractPdfPage(doc, 1));
-  } finally {
-    await doc.destroy();
-  }
+  const tables = await realWorldRuledTables("ru-drawing-form.pdf");
   assert.ok(neighbours(tables, "Масса", "Масштаб"), describe(tables));
   assert.ok(neighbours(tables, "Изм.", "Лист"), describe(tables));
   assert.ok(neighbours(tables, "Подп.", "Дата"), describe(tables));

@@ -7,6 +7,7 @@ import { hRule as h, pageGeometry, vRule as v } from "../paginated/test-geometry
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { grid, run } from "./test-geometry.ts";
 
@@ -581,16 +582,7 @@ test("a table ruled around groups only: a heading line, then one row per line, a
 });
 
 test("the USDA fact sheet's table: each line of a group a row, the charts beside it left whole", async () => {
-  const bytes = new Uint8Array(
-    readFileSync(new URL("../../test/real-world/usda-ag-energy-round-up.pdf", import.meta.url)),
-  );
-  const doc = await openPdf(bytes);
-  let tables: DetectedTable[];
-  try {
-    tables = detectRuledTables(await extractPdfPage(doc, 1));
-  } finally {
-    await doc.destroy();
-  }
+  const tables = await realWorldRuledTables("usda-ag-energy-round-up.pdf");
   const rows = tables.flatMap((t) => grid(t));
   const has = (cells: string[]) =>
     rows.some((row) => row.slice(0, cells.length).join(" | ") === cells.join(" | "));
