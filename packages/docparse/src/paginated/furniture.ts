@@ -133,8 +133,16 @@ export function detectFurniture(
     seen.set(keyOf(i), list);
   });
   const needed = Math.max(2, Math.ceil(pageCount / 3));
+  // The rules that compare a candidate with others look at its own page only: grouped once, not searched for.
+  const onPage = new Map<number, FurnitureCandidate[]>();
+  for (const c of candidates) {
+    const list = onPage.get(c.page);
+    if (list) list.push(c);
+    else onPage.set(c.page, [c]);
+  }
   candidates.forEach((c, i) => {
     const band = bands[i];
+    const samePage = onPage.get(c.page) ?? [];
     if (!band) return;
     const kind: FurnitureKind = c.pageNumber ? "page_number" : band === "top" ? "page_header" : "page_footer";
     const y = heightOf(c);
@@ -156,18 +164,17 @@ export function detectFurniture(
     const pattern = (c.edge !== null || margin) && c.fontSize <= bodySize * 1.05 && furniturePattern(c.text);
     // The page's first line a document number (a patent's, a report's), in the top band.
     const firstLine =
-      band === "top" &&
-      !candidates.some((o) => o !== c && o.page === c.page && !o.sideways && o.box.y1 < c.box.y1 - 1);
+      band === "top" && !samePage.some((o) => o !== c && !o.sideways && o.box.y1 < c.box.y1 - 1);
     const numberHead = documentNumberHead(c.text, c.fontSize, bodySize, firstLine);
     // A title and its page number in the page's foot margin.
     const atFoot = band === "bottom" && c.box.y1 > c.pageSize.height * 0.92;
     const foot = runningFoot(c.text, atFoot, c.fontSize, bodySize);
     const alone = small || label || pattern || numberHead || foot;
     if (c.caption) return;
-    if (!repeated && (axisTick(c, candidates) || footnotes(c))) return;
+    if (!repeated && (axisTick(c, samePage) || footnotes(c))) return;
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
-    if (!repeated && !pattern && band === "bottom" && underHeading(c, candidates)) return;
+    if (!repeated && !pattern && band === "bottom" && underHeading(c, samePage)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
