@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Worker } from "node:worker_threads";
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
+import { layoutPage, type PageLayout } from "../paginated/layout.ts";
+import { type LayoutRequest, layoutStages, withoutUnmapped } from "./arrival-layout.ts";
 import { CLEANUP_EVERY_PAGES, DOCUMENT_PAGE_OPTIONS, extractCounted, extractPdfPage } from "./extract.ts";
-import { extractPages, SHARED_EXTRACTION_MIN_PAGES } from "./extract-pages.ts";
+import { extractPages, SHARED_EXTRACTION_MIN_PAGES, stopExtractionHelper } from "./extract-pages.ts";
+import type { ExtractReply, ExtractTask } from "./extract-thread.ts";
 import { closePdf, openPdf } from "./open.ts";
 
 /**
@@ -99,5 +103,103 @@ describe("extractPages", () => {
     }
     assert.equal(read.pages, count);
     assert.deepEqual(counted, await onePageAtATime(bytes, pages));
+  });
+
+  const request: LayoutRequest = { tables: true, dropStruck: false, signatures: true };
+
+  /** Each page read alone and laid out in this thread. */
+  async function laidOutHere(bytes: Uint8Array, pages: readonly number[]): Promise<PageLayout[]> {
+    const read = await onePageAtATime(bytes, pages);
+    return read.map((page) => layoutPage(withoutUnmapped(page), layoutStages(request)));
+  }
+
+  test("a page laid out by the helper thread is the page this thread lays out", {
+    timeout: 120_000,
+  }, async () => {
+    const bytes = await reportPdf(6);
+    const pages = [1, 2, 3, 4, 5, 6];
+    // The helper alone: the counter it shares says no page is taken yet, and nothing here takes any.
+    const worker = new Worker(new URL("./extract-thread.ts", import.meta.url));
+    const layouts: PageLayout[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.on("error", reject);
+        worker.on("message", (reply: ExtractReply) => {
+          if (reply.kind === "page") {
+            assert.ok(reply.layout, `page ${reply.page.pageNumber} laid out by the helper`);
+            assert.equal(reply.layout.page, reply.page, "the page posted is the one laid out");
+            layouts[reply.index] = reply.layout;
+          } else if (reply.kind === "done") resolve();
+          else reject(new Error(reply.message));
+        });
+        const task: ExtractTask = {
+          bytes,
+          pages,
+          counter: new Int32Array(new SharedArrayBuffer(4)),
+          layout: request,
+        };
+        worker.postMessage(task);
+      });
+    } finally {
+      await worker.terminate();
+    }
+    assert.equal(layouts.filter(Boolean).length, pages.length);
+    assert.ok(
+      layouts.every((layout) => layout.entries.length >= 3),
+      "each page has its blocks",
+    );
+    assert.deepEqual(layouts, await laidOutHere(bytes, pages));
+  });
+
+  test("with a layout request every page comes laid out, whichever thread read it, and a helper that dies mid-parse loses none", {
+    timeout: 180_000,
+  }, async () => {
+    const count = SHARED_EXTRACTION_MIN_PAGES * 3;
+    const bytes = await reportPdf(count);
+    const pages = Array.from({ length: count }, (_, i) => i + 1);
+    const expected = await laidOutHere(bytes, pages);
+    const doc = await openPdf(bytes);
+    try {
+      const layouts = new Map<number, PageLayout>();
+      const geometry = await extractPages(
+        doc,
+        bytes,
+        pages,
+        (page, layout) => {
+          assert.ok(layout, `page ${page.pageNumber} laid out on arrival`);
+          layouts.set(page.pageNumber, layout);
+        },
+        request,
+      );
+      assert.deepEqual(
+        pages.map((n) => layouts.get(n)),
+        expected,
+      );
+      assert.deepEqual(
+        geometry,
+        expected.map((layout) => layout.page),
+      );
+
+      // The helper ends as the first page from the back half comes in: the pages it had taken are read here.
+      layouts.clear();
+      let stopped: Promise<void> | null = null;
+      await extractPages(
+        doc,
+        bytes,
+        pages,
+        (page, layout) => {
+          if (layout) layouts.set(page.pageNumber, layout);
+          if (page.pageNumber > count / 2) stopped ??= stopExtractionHelper();
+        },
+        request,
+      );
+      await stopped;
+      assert.deepEqual(
+        pages.map((n) => layouts.get(n)),
+        expected,
+      );
+    } finally {
+      await closePdf(doc);
+    }
   });
 });

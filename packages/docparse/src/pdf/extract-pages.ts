@@ -3,6 +3,8 @@ import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import type { PageLayout } from "../paginated/layout.ts";
+import { type LayoutRequest, layoutOnArrival } from "./arrival-layout.ts";
 import { DOCUMENT_PAGE_OPTIONS, extractCounted, extractPdfPage } from "./extract.ts";
 import type { ExtractReply, ExtractTask } from "./extract-thread.ts";
 
@@ -13,7 +15,9 @@ until they meet (a shared counter of pages taken): each reads a run of neighbour
 mostly translated already. Reading a page's text and
  * operators is most of a born-digital parse, and a page's geometry depends on that page alone (fonts are named by
  * their PDF name, not by pdf.js's load order), so the pages come out the same whichever thread read them; the
- * server's one-document-per-thread parse of a large report then uses both cores.
+ * server's one-document-per-thread parse of a large report then uses both cores. Each thread also lays out the
+ * pages it read that need nothing more (arrival-layout.ts), so that the parse thread is left little after the last
+ * page.
  */
 
 /** Fewer pages than this are read here alone: starting the helper's copy of the document would cost more. */
@@ -49,18 +53,26 @@ class ExtractHelper {
     return this.#busy;
   }
 
+  /** Ends the thread: a task it was running ends as if the helper had failed. */
+  async stop(): Promise<void> {
+    await this.#worker.terminate();
+  }
+
   #end(): void {
     this.#alive = false;
     this.#onReply?.({ kind: "error", message: "the extraction helper ended" });
   }
 
   /** Reads pages of the task until the counter runs out; never rejects (its unread pages are the caller's). */
-  run(task: ExtractTask, onPage: (index: number, page: PageGeometry) => void): Promise<void> {
+  run(
+    task: ExtractTask,
+    onPage: (index: number, page: PageGeometry, layout: PageLayout | null) => void,
+  ): Promise<void> {
     this.#busy = true;
     this.#worker.ref();
     return new Promise<void>((resolve) => {
       this.#onReply = (reply) => {
-        if (reply.kind === "page") return onPage(reply.index, reply.page);
+        if (reply.kind === "page") return onPage(reply.index, reply.page, reply.layout);
         this.#onReply = null;
         this.#busy = false;
         if (this.#alive) this.#worker.unref();
@@ -82,28 +94,45 @@ function freeHelper(): ExtractHelper | null {
 }
 
 /**
+ * Ends this thread's extraction helper, if it has one; the next long PDF starts another. A parse it was helping
+ * reads the pages the helper had not given back.
+ */
+export async function stopExtractionHelper(): Promise<void> {
+  const stopping = helper;
+  helper = null;
+  await stopping?.stop();
+}
+
+/**
  * The geometry of `pages` (1-based numbers) of the open `doc`, whose file is `bytes`, in the order given, read
- * with DOCUMENT_PAGE_OPTIONS. `onPage` gets each page as soon as it is read, in the order the pages finish (work
- * on a page, such as OCR of its unread text, can start while later pages are still being read).
+ * with DOCUMENT_PAGE_OPTIONS. With a `layout` request, each page that needs nothing more is laid out by the thread
+ * that read it (arrival-layout.ts), and its geometry is then the page laid out (unmapped glyphs dropped). `onPage`
+ * gets each page, with its layout or null, as soon as it is read, in the order the pages finish (work on a page,
+ * such as OCR of its unread text, can start while later pages are still being read).
  */
 export async function extractPages(
   doc: PDFDocumentProxy,
   bytes: Uint8Array,
   pages: readonly number[],
-  onPage: (page: PageGeometry) => void = () => {},
+  onPage: (page: PageGeometry, layout: PageLayout | null) => void = () => {},
+  layout: LayoutRequest | null = null,
 ): Promise<PageGeometry[]> {
   const results: (PageGeometry | undefined)[] = new Array(pages.length);
-  const done = (index: number, page: PageGeometry) => {
+  const done = (index: number, page: PageGeometry, laidOut: PageLayout | null) => {
     results[index] = page;
-    onPage(page);
+    onPage(page, laidOut);
+  };
+  const here = (index: number, page: PageGeometry) => {
+    const laidOut = layoutOnArrival(page, layout);
+    done(index, laidOut?.page ?? page, laidOut);
   };
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const shared = pages.length >= SHARED_EXTRACTION_MIN_PAGES ? freeHelper() : null;
-  const helped = shared?.run({ bytes, pages: [...pages], counter }, done);
+  const helped = shared?.run({ bytes, pages: [...pages], counter, layout }, done);
   const read = { pages: 0 };
   try {
     for (let index = 0; Atomics.add(counter, 0, 1) < pages.length; index++) {
-      done(index, await extractCounted(doc, pages[index], read));
+      here(index, await extractCounted(doc, pages[index], read));
     }
   } catch (error) {
     // The document fails here: the helper stops taking pages.
@@ -114,7 +143,7 @@ export async function extractPages(
   if (results.includes(undefined)) await helped;
   // Pages the helper took and did not give back (it failed) are read here, so an error is this thread's own.
   for (let i = 0; i < pages.length; i++) {
-    if (!results[i]) done(i, await extractPdfPage(doc, pages[i], DOCUMENT_PAGE_OPTIONS));
+    if (!results[i]) here(i, await extractPdfPage(doc, pages[i], DOCUMENT_PAGE_OPTIONS));
   }
   return results as PageGeometry[];
 }

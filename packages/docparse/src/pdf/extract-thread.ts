@@ -1,22 +1,28 @@
 import { parentPort } from "node:worker_threads";
 import type { PageGeometry } from "../paginated/geometry.ts";
+import type { PageLayout } from "../paginated/layout.ts";
+import { type LayoutRequest, layoutOnArrival } from "./arrival-layout.ts";
 import { extractCounted } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
 
 /**
  * The body of a page extraction helper thread (extract-pages.ts): opens its own copy of a PDF and reads its pages
  * from the last one backwards, while the parsing thread reads from the first one, until together they have taken
- * them all (the counter they share), posting each page's geometry.
+ * them all (the counter they share), posting each page's geometry, laid out when the page needs nothing more
+ * (arrival-layout.ts).
  */
 
 export interface ExtractTask {
   bytes: Uint8Array;
   pages: number[];
   counter: Int32Array;
+  /** Pages are laid out here as they are read; null: never. */
+  layout: LayoutRequest | null;
 }
 
 export type ExtractReply =
-  | { kind: "page"; index: number; page: PageGeometry }
+  /** A page read; with its layout, the page is the one laid out (its unmapped glyphs dropped). */
+  | { kind: "page"; index: number; page: PageGeometry; layout: PageLayout | null }
   | { kind: "done" }
   | { kind: "error"; message: string };
 
@@ -30,11 +36,10 @@ port.on("message", async (task: ExtractTask) => {
     const read = { pages: 0 };
     try {
       for (let index = task.pages.length - 1; Atomics.add(task.counter, 0, 1) < task.pages.length; index--) {
-        reply({
-          kind: "page",
-          index,
-          page: await extractCounted(doc, task.pages[index], read),
-        });
+        const page = await extractCounted(doc, task.pages[index], read);
+        const layout = layoutOnArrival(page, task.layout);
+        // A laid-out page is posted once, inside its layout: the clone keeps the entries' runs the page's own.
+        reply({ kind: "page", index, page: layout?.page ?? page, layout });
       }
     } finally {
       await closePdf(doc);

@@ -14,14 +14,12 @@ import { barcodesOf } from "../paginated/barcode-stage.ts";
 import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import { layoutPage, type PageLayout } from "../paginated/layout.ts";
 import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/ocr-stage.ts";
-import { detectSignatures } from "../paginated/signatures.ts";
-import { tableStage } from "../paginated/tables-stage.ts";
+import { layoutRequestOf, layoutStages, withoutUnmapped } from "./arrival-layout.ts";
 import { pageFrame } from "./extract.ts";
 import { extractPages } from "./extract-pages.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
-import { dropUnmapped } from "./text.ts";
 import { ocrCrops, unreadText, withOcrWords } from "./unread-text.ts";
 
 /** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
@@ -87,10 +85,6 @@ async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageL
  */
 const OCR_DPI = 200;
 
-function withoutUnmapped(page: PageGeometry): PageGeometry {
-  return { ...page, runs: dropUnmapped(page.runs) };
-}
-
 /**
  * A page with no text layer and nothing that could hold text (no image, almost no vector paths) is blank:
  * OCR would only burn a second on it. Text converted to outlines shows up as many paths, and is read.
@@ -103,7 +97,8 @@ function blank(page: PageGeometry): boolean {
  * A text-layer page with the text its layer does not hold (outlined glyphs, unmapped glyphs, rows of text in its
  * images) read by OCR and merged in; the page as it was when there is none, or when OCR fails (a warning). The
  * crops are rendered here and read with the document's other crops, in chunks (ocr/crop-queue.ts); the queue is
- * held from the first (synchronous) step of this call until the page's crops are queued.
+ * held from the first (synchronous) step of this call until the page's crops are queued, each rendered once the
+ * queue has room for it.
  */
 async function withUnreadText(
   doc: PDFDocumentProxy,
@@ -117,6 +112,8 @@ async function withUnreadText(
   const reads: Promise<OcrPage>[] = [];
   try {
     for (const crop of crops) {
+      // Crops waiting for OCR are bounded in bytes: the next is rendered once there is room for it.
+      await queue.room();
       const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true, crop });
       const read = queue.read({
         pageNumber: page.pageNumber,
@@ -176,18 +173,31 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
       signal: stop.signal,
     });
     const withText = new Map<number, Promise<PageGeometry>>();
+    // Pages laid out as they came (arrival-layout.ts): by the thread that read them, or here once their unread
+    // text is in. The others (scans, every page with barcode_detection) are laid out below.
+    const request = layoutRequestOf(input.parsing);
+    const stages = layoutStages(request);
+    // With barcode_detection every page is rendered and searched before its layout.
+    const arrival = input.parsing.barcode_detection ? null : request;
+    const laidOut = new Map<number, PageLayout | Promise<PageLayout>>();
     let geometry: PageGeometry[];
     try {
       geometry = await extractPages(
         doc,
         input.bytes,
         numbers.filter((n) => wanted.has(n)),
-        (page) => {
-          if (page.textSource !== "text-layer") return;
+        (page, layout) => {
+          if (layout) laidOut.set(page.pageNumber, layout);
+          if (layout || page.textSource !== "text-layer") return;
           const read = withUnreadText(doc, page, queue);
           read.catch(() => {});
           withText.set(page.pageNumber, read);
+          if (!arrival) return;
+          const layoutAfter = read.then((read) => layoutPage(withoutUnmapped(read), stages));
+          layoutAfter.catch(() => {});
+          laidOut.set(page.pageNumber, layoutAfter);
         },
+        arrival,
       );
     } finally {
       queue.close();
@@ -203,6 +213,8 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     const barcodes = input.parsing.barcode_detection;
     let scans: Promise<PDFDocument | null> | undefined;
     geometry = await mapLimited(geometry, OCR_PAGES_IN_FLIGHT, async (extracted) => {
+      const layout = laidOut.get(extracted.pageNumber);
+      if (layout) return (await layout).page;
       // Glyphs that map to no character are kept for withUnreadText to OCR; whatever OCR does not replace goes.
       const page = withoutUnmapped((await withText.get(extracted.pageNumber)) ?? extracted);
       if (page.textSource === "text-layer" || blank(page)) {
@@ -231,12 +243,9 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
       return read;
     });
     for (const page of geometry) pages[page.pageNumber - 1].size = { width: page.width, height: page.height };
-    const stages = {
-      detectTables: input.parsing.disable_layout_detection ? () => [] : tableStage,
-      dropStruck: input.parsing.remove_strikethrough_lines,
-      ...(input.parsing.signature_detection ? { detectSignatures } : {}),
-    };
-    const layouts = geometry.map((page) => layoutPage(page, stages));
+    const layouts = await Promise.all(
+      geometry.map((page) => laidOut.get(page.pageNumber) ?? layoutPage(page, stages)),
+    );
     if (input.parsing.include_images) await attachFigureImages(doc, layouts);
     return assembleDocument(layouts, {
       mimeType: "application/pdf",

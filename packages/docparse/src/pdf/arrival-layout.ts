@@ -1,0 +1,54 @@
+import type { ParsingOptions } from "@svc/contract";
+import type { PageGeometry } from "../paginated/geometry.ts";
+import { type LayoutStages, layoutPage, type PageLayout } from "../paginated/layout.ts";
+import { detectSignatures } from "../paginated/signatures.ts";
+import { tableStage } from "../paginated/tables-stage.ts";
+import { dropUnmapped } from "./text.ts";
+import { unreadText } from "./unread-text.ts";
+
+/**
+ * A PDF page laid out as soon as it is read, by the thread that read it (the parse thread, or the extraction
+ * helper of extract-pages.ts): the layout of a page depends on that page's geometry and the parse's options
+ * alone, so it comes out the same in either thread, and the parse thread is left only the document-wide steps.
+ * Pages that still need something before their layout (OCR of their unread text, of their scan, a barcode search
+ * on their rendering) are laid out by the parse thread once they have it.
+ */
+
+/** The parsing options a page's layout depends on, as a structured clone carries them to a helper thread. */
+export interface LayoutRequest {
+  tables: boolean;
+  dropStruck: boolean;
+  signatures: boolean;
+}
+
+/** The layout request of a parse's options. */
+export function layoutRequestOf(parsing: Required<ParsingOptions>): LayoutRequest {
+  return {
+    tables: !parsing.disable_layout_detection,
+    dropStruck: parsing.remove_strikethrough_lines,
+    signatures: parsing.signature_detection,
+  };
+}
+
+/** The layout stages of a request. */
+export function layoutStages(request: LayoutRequest): LayoutStages {
+  return {
+    detectTables: request.tables ? tableStage : () => [],
+    dropStruck: request.dropStruck,
+    ...(request.signatures ? { detectSignatures } : {}),
+  };
+}
+
+/** The page without the glyphs that map to no character: what OCR did not replace of them goes before layout. */
+export function withoutUnmapped(page: PageGeometry): PageGeometry {
+  return { ...page, runs: dropUnmapped(page.runs) };
+}
+
+/**
+ * The layout of a page just read, when it needs nothing more: a text layer with no unread text (images holding
+ * text, outlined or unmapped glyphs). Null for the other pages, and when the request is null.
+ */
+export function layoutOnArrival(page: PageGeometry, request: LayoutRequest | null): PageLayout | null {
+  if (!request || page.textSource !== "text-layer" || unreadText(page).regions.length > 0) return null;
+  return layoutPage(withoutUnmapped(page), layoutStages(request));
+}
