@@ -94,6 +94,48 @@ describe("CropQueue", () => {
     assert.ok(chunks.length < 30, "crops share processes");
   });
 
+  test("crops waiting hold a bounded number of bytes: a full queue starts a chunk, and room() waits", async () => {
+    // An engine that holds every chunk until the gate opens, as busy OCR slots would.
+    const chunks: number[][] = [];
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const engine: OcrEngine = {
+      name: "gated",
+      recognize: () => Promise.reject(new Error("not used")),
+      async recognizeCrops(rasters) {
+        chunks.push(rasters.map((r) => r.pageNumber));
+        await gate;
+        return rasters.map(pageOf);
+      },
+    };
+    const queue = new CropQueue(engine, { language: "eng", slots: new Slots(1), maxWaitingBytes: 100 });
+    // Held open: without the bound no chunk would start before 12 crops, and every crop would wait in memory.
+    const release = queue.hold();
+    const reads: Promise<OcrPage>[] = [];
+    let most = 0;
+    const producing = (async () => {
+      for (let n = 1; n <= 10; n++) {
+        await queue.room();
+        reads.push(queue.read({ ...crop(n), png: Buffer.alloc(40) }));
+        most = Math.max(most, queue.queuedBytes);
+      }
+    })();
+    for (let i = 0; i < 20; i++) await tick();
+    assert.deepEqual(chunks, [[1, 2, 3]], "three crops of 40 bytes fill the queue: a chunk takes them");
+    assert.equal(reads.length, 6, "the producer waits while the next three fill it again");
+    assert.equal(queue.queuedBytes, 120);
+    open();
+    await producing;
+    release();
+    queue.close();
+    const pages = await Promise.all(reads);
+    assert.deepEqual(
+      pages.map((p) => p.pageNumber),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
+    assert.ok(most <= 100 + 40, `at most the bound and one crop waited, not ${most} bytes`);
+  });
+
   test("a crop that fails rejects alone; an abort rejects what is still queued", async () => {
     const { engine } = fakeEngine((n) => n === 2);
     const queue = new CropQueue(engine, { language: "eng", slots: new Slots(1) });

@@ -12,11 +12,18 @@ import { ocrSlots, type Slots } from "./slots.ts";
  * still being read; a chunk starts, in an OCR slot, once MIN_CHUNK crops wait for each chunk waiting for a slot,
  * and what is left starts when no more can come (`close`, no `hold` open), spread over the free slots. A chunk
  * takes its crops when it gets its slot, so crops queued meanwhile join it; the time limit runs from then.
+ * Memory is bounded: once the crops waiting hold `maxWaitingBytes` of PNG, a chunk starts whatever their number,
+ * and `room()` keeps the caller from rendering more until a chunk has taken them (a long image-heavy document
+ * would otherwise hold every crop it rendered while the OCR slots are busy).
  *
  * @example
  * const queue = new CropQueue(ocrEngineFor("model03"), { language: "eng" });
  * const release = queue.hold();
- * const reads = rasters.map((raster) => queue.read(raster));
+ * const reads = [];
+ * for (const render of renders) {
+ *   await queue.room();
+ *   reads.push(queue.read(await render()));
+ * }
  * release();
  * queue.close();
  * const pages = await Promise.allSettled(reads);
@@ -28,6 +35,8 @@ const MIN_CHUNK = 12;
 const MAX_CHUNK = 48;
 /** When no more can come, a chunk per free slot, but none of fewer crops than this unless that is all. */
 const MIN_FINAL_CHUNK = 4;
+/** PNG bytes of the crops waiting for a chunk beyond which a chunk starts and `room()` waits. */
+export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 
 interface Queued {
   raster: PageRaster;
@@ -44,6 +53,8 @@ export interface CropQueueOptions {
   signal?: AbortSignal;
   /** The slots chunks run in; the process's OCR slots by default. */
   slots?: Slots;
+  /** PNG bytes of waiting crops that start a chunk and make `room()` wait; MAX_WAITING_BYTES by default. */
+  maxWaitingBytes?: number;
 }
 
 export class CropQueue {
@@ -51,6 +62,9 @@ export class CropQueue {
   readonly #options: CropQueueOptions;
   readonly #slots: Slots;
   readonly #queued: Queued[] = [];
+  #queuedBytes = 0;
+  /** Callers of `room()` waiting for the queue's bytes to fall under the bound. */
+  #roomWaiters: (() => void)[] = [];
   /** Chunks waiting for a slot: each takes its share of the queue when it gets one. */
   #waiting = 0;
   #holds = 0;
@@ -73,6 +87,7 @@ export class CropQueue {
         return;
       }
       this.#queued.push({ raster, resolve, reject });
+      this.#queuedBytes += raster.png.byteLength;
       this.#dispatch();
     });
   }
@@ -103,6 +118,32 @@ export class CropQueue {
     return this.#queued.length;
   }
 
+  /** PNG bytes of the crops queued and not yet taken by a chunk. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  /**
+   * Resolves when there is room for another crop: at once while the waiting crops hold less than the bound, else
+   * once a chunk has taken them (or the queue was stopped). Render a crop only after this.
+   */
+  room(): Promise<void> {
+    if (!this.#full() || this.#options.signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+  }
+
+  #full(): boolean {
+    return this.#queuedBytes >= (this.#options.maxWaitingBytes ?? MAX_WAITING_BYTES);
+  }
+
+  /** The crops a chunk takes: out of the queue, their bytes freed for `room()`. */
+  #take(count: number): Queued[] {
+    const taken = this.#queued.splice(0, count);
+    for (const crop of taken) this.#queuedBytes -= crop.raster.png.byteLength;
+    if (!this.#full()) for (const resolve of this.#roomWaiters.splice(0)) resolve();
+    return taken;
+  }
+
   #dispatch(): void {
     const queued = this.#queued.length;
     if (queued === 0) return;
@@ -113,6 +154,8 @@ export class CropQueue {
       return;
     }
     while (queued >= MIN_CHUNK * (this.#waiting + 1)) this.#startChunk();
+    // Too many bytes wait: a chunk takes them however few they are.
+    if (this.#full() && this.#waiting === 0) this.#startChunk();
   }
 
   #startChunk(): void {
@@ -123,7 +166,7 @@ export class CropQueue {
         started = true;
         const share = Math.min(MAX_CHUNK, Math.ceil(this.#queued.length / this.#waiting));
         this.#waiting--;
-        const chunk = this.#queued.splice(0, share);
+        const chunk = this.#take(share);
         if (chunk.length > 0) await this.#read(chunk);
       }, this.#options.signal)
       .catch((error: unknown) => {
@@ -155,6 +198,7 @@ export class CropQueue {
   }
 
   #failQueued(error: OcrError): void {
-    for (const crop of this.#queued.splice(0)) crop.reject(error);
+    for (const crop of this.#take(this.#queued.length)) crop.reject(error);
+    for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 }
