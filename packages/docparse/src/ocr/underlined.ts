@@ -48,7 +48,8 @@ export async function underlinedWords(
   const candidates = rules.filter((r) => r.orientation === "h" && r.x2 - r.x1 >= minLength);
   if (candidates.length === 0) return none;
   const { data, info } = await sharp(png).toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
-  const { width, height } = info;
+  const { width } = info;
+  if (info.channels !== 1) return none;
   const bands: { left: number; top: number; right: number; bottom: number; rule: Rule }[] = [];
   for (const rule of candidates) {
     const top = Math.max(0, Math.round(rule.y1 - lineHeight));
