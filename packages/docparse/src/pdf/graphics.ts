@@ -30,6 +30,12 @@ export interface PageGraphics {
   drawings: Box[];
   /** Open stroked straight-segment paths with a slanted segment (the lines of line charts), as their points. */
   polylines: Polyline[];
+  /**
+   * Boxes of the painted subpaths that are not rectangles, whatever path they belong to: a word drawn as one
+   * compound path shows here letter by letter, as a word drawn one path per letter does. A subpath inside one
+   * drawn just before it in the same path (the counter of an o) is part of that one and left out.
+   */
+  outlines: Box[];
 }
 
 /** The paint operator of an image placement (an index into the operator list) and the unit square's matrix. */
@@ -43,6 +49,9 @@ export type Polyline = { x: number; y: number }[];
 
 /** Points sampled along each curve segment for a drawing's box. */
 const CURVE_SAMPLES = 8;
+
+/** How many of a path's outlines just before a subpath are looked at for one holding it (a glyph's counters). */
+const COUNTER_LOOKBACK = 3;
 
 /** Rectangles at most this thick (points) are rules. */
 const THIN = 3;
@@ -135,6 +144,9 @@ class Collector {
   readonly imageMatrices: Matrix[] = [];
   readonly drawings: Box[] = [];
   readonly polylines: Polyline[] = [];
+  readonly outlines: Box[] = [];
+  /** Where the current path's outlines start in `outlines`. */
+  pathOutlines = 0;
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
   invisibleGlyphs = 0;
@@ -207,6 +219,7 @@ class Collector {
     this.curved = false;
     if (n === 0) return;
     if (curved) {
+      this.outline(n);
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
       return;
     }
@@ -238,6 +251,7 @@ class Collector {
         return;
       }
     }
+    if (n >= 2) this.outline(n);
     if (stroke && !isClosed && n >= 3) this.polyline(pts, n);
     if (stroke) {
       const segments = isClosed ? n : n - 1;
@@ -260,6 +274,36 @@ class Collector {
     if (fill && n >= 3) {
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
     }
+  }
+
+  /**
+   * Records the box of the subpath's first n points as an outline, unless it lies inside one of the few outlines
+   * of the same path recorded just before it (a letter's counter follows the letter's outer contour).
+   */
+  outline(n: number): void {
+    const { pts } = this;
+    let x1 = pts[0];
+    let y1 = pts[1];
+    let x2 = x1;
+    let y2 = y1;
+    for (let k = 1; k < n; k++) {
+      const x = pts[k * 2];
+      const y = pts[k * 2 + 1];
+      if (x < x1) x1 = x;
+      else if (x > x2) x2 = x;
+      if (y < y1) y1 = y;
+      else if (y > y2) y2 = y;
+    }
+    const { outlines } = this;
+    for (
+      let k = outlines.length - 1;
+      k >= Math.max(this.pathOutlines, outlines.length - COUNTER_LOOKBACK);
+      k--
+    ) {
+      const o = outlines[k];
+      if (x1 >= o.x1 && y1 >= o.y1 && x2 <= o.x2 && y2 <= o.y2) return;
+    }
+    outlines.push({ x1, y1, x2, y2 });
   }
 
   /** Keeps an open path's points when one of its segments is slanted (a plotted line, not a ruling). */
@@ -318,6 +362,7 @@ class Collector {
     }
     this.dx1 = this.dy1 = Number.POSITIVE_INFINITY;
     this.dx2 = this.dy2 = Number.NEGATIVE_INFINITY;
+    this.pathOutlines = this.outlines.length;
   }
 
   /** An image drawn on the unit square under m: a placement, or a rule when it is a thin line. */
@@ -770,6 +815,7 @@ function collected(c: Collector): PageGraphics {
     visibleGlyphs: c.visibleGlyphs,
     drawings: c.drawings,
     polylines: c.polylines,
+    outlines: c.outlines,
   };
 }
 
