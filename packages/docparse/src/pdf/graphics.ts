@@ -36,6 +36,11 @@ export interface PageGraphics {
    * drawn just before it in the same path (the counter of an o) is part of that one and left out.
    */
   outlines: Box[];
+  /**
+   * The same of paths filled white: no ink on a white page, but type on a coloured ground (a banner's title
+   * converted to outlines).
+   */
+  lightOutlines: Box[];
 }
 
 /** The paint operator of an image placement (an index into the operator list) and the unit square's matrix. */
@@ -72,6 +77,8 @@ interface GraphicsState {
   fillVisible: boolean;
   strokeVisible: boolean;
   fillColorVisible: boolean;
+  /** The fill colour is white (or near it). */
+  fillWhite: boolean;
   strokeColorVisible: boolean;
   fillAlpha: number;
   strokeAlpha: number;
@@ -145,7 +152,9 @@ class Collector {
   readonly drawings: Box[] = [];
   readonly polylines: Polyline[] = [];
   readonly outlines: Box[] = [];
-  /** Where the current path's outlines start in `outlines`. */
+  readonly lightOutlines: Box[] = [];
+  /** Whether the current path is filled white (only its outlines are kept), and where they start in their list. */
+  light = false;
   pathOutlines = 0;
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
@@ -218,6 +227,10 @@ class Collector {
     this.n = 0;
     this.curved = false;
     if (n === 0) return;
+    if (this.light) {
+      if (curved || n < 4 || n > 5 || !axisRect(pts)) this.outline(n);
+      return;
+    }
     if (curved) {
       this.outline(n);
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
@@ -294,7 +307,7 @@ class Collector {
       if (y < y1) y1 = y;
       else if (y > y2) y2 = y;
     }
-    const { outlines } = this;
+    const outlines = this.light ? this.lightOutlines : this.outlines;
     for (
       let k = outlines.length - 1;
       k >= Math.max(this.pathOutlines, outlines.length - COUNTER_LOOKBACK);
@@ -362,7 +375,6 @@ class Collector {
     }
     this.dx1 = this.dy1 = Number.POSITIVE_INFINITY;
     this.dx2 = this.dy2 = Number.NEGATIVE_INFINITY;
-    this.pathOutlines = this.outlines.length;
   }
 
   /** An image drawn on the unit square under m: a placement, or a rule when it is a thin line. */
@@ -457,9 +469,13 @@ function paintPath(c: Collector, s: GraphicsState, args: unknown[]): void {
   const paintOp = args[0] as number;
   const fill = FILL_OPS.has(paintOp) && s.fillVisible;
   const stroke = STROKE_OPS.has(paintOp) && s.strokeVisible;
-  if (!fill && !stroke) return;
+  // A white fill draws nothing this walk keeps but its outlines.
+  const light = !fill && !stroke && FILL_OPS.has(paintOp) && s.fillWhite && s.fillAlpha > 0;
+  if (!fill && !stroke && !light) return;
   const buffer = (args[1] as (ArrayLike<number> | null)[] | undefined)?.[0];
   if (!buffer) return;
+  c.light = light;
+  c.pathOutlines = (light ? c.lightOutlines : c.outlines).length;
   const { m } = s;
   const lineWidth = stroke ? modelLineWidth(s) : 0;
   const len = buffer.length;
@@ -553,6 +569,7 @@ function initialState(viewportTransform: readonly number[]): GraphicsState {
     fillVisible: true,
     strokeVisible: true,
     fillColorVisible: true,
+    fillWhite: false,
     strokeColorVisible: true,
     fillAlpha: 1,
     strokeAlpha: 1,
@@ -674,7 +691,8 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
     updateVisibility(s);
   },
   [OPS.setFillRGBColor]: ({ s }, args) => {
-    s.fillColorVisible = !isWhite(args?.[0]);
+    s.fillWhite = isWhite(args?.[0]);
+    s.fillColorVisible = !s.fillWhite;
     updateVisibility(s);
   },
   [OPS.setStrokeRGBColor]: ({ s }, args) => {
@@ -684,6 +702,7 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
   // A pattern or shading: not white.
   [OPS.setFillColorN]: ({ s }) => {
     s.fillColorVisible = true;
+    s.fillWhite = false;
     updateVisibility(s);
   },
   [OPS.setStrokeColorN]: ({ s }) => {
@@ -692,6 +711,7 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
   },
   [OPS.setFillTransparent]: ({ s }) => {
     s.fillColorVisible = false;
+    s.fillWhite = false;
     updateVisibility(s);
   },
   [OPS.setStrokeTransparent]: ({ s }) => {
@@ -816,6 +836,7 @@ function collected(c: Collector): PageGraphics {
     drawings: c.drawings,
     polylines: c.polylines,
     outlines: c.outlines,
+    lightOutlines: c.lightOutlines,
   };
 }
 

@@ -104,6 +104,14 @@ test("a line of type drawn as one compound path (or one path per word) is a regi
   );
 });
 
+test("a white title drawn as outlines on a coloured banner is a region; the same white outlines on the bare page are not", async () => {
+  const title = "Quarterly Harbour Review";
+  const glyphs = glyphPaths(title, 80, 700, 22).join(" ");
+  const banner = "0.1 0.3 0.6 rg 60 680 480 50 re f";
+  assert.ok(covered(await regions(`${banner} 1 g ${glyphs} f`), inkBox(title, 80, 700, 22)));
+  assert.deepEqual(await regions(`1 g ${glyphs} f`), []);
+});
+
 test("drawings that are not type are not read: chart bars, hatching, a row of markers, blobs on a wave, a short word", async () => {
   // Bars of a chart with rounded tops (curves, so no rectangles), equal widths on one baseline, as one path.
   const bars = [20, 32, 14, 40, 26, 36, 18, 30]

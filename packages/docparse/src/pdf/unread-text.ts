@@ -30,6 +30,17 @@ export function glyphSized(outlines: readonly Box[]): Box[] {
   });
 }
 
+/**
+ * White outlines that lie on a painted ground (a filled shape or an image larger than they are, painted before
+ * or after: the order is not kept), glyph-sized: on a white page white glyphs show nothing, on a banner they are
+ * its title.
+ */
+export function lightOnGround(light: readonly Box[], grounds: readonly Box[]): Box[] {
+  const glyphs = glyphSized(light);
+  if (glyphs.length === 0) return glyphs;
+  return glyphs.filter((o) => grounds.some((g) => box.area(g) > box.area(o) * 4 && box.containsCenter(g, o)));
+}
+
 /** Characters that are no text: private use, the replacement character, C0 and C1 controls. */
 function notText(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
