@@ -112,6 +112,12 @@ test("a white title drawn as outlines on a coloured banner is a region; the same
   assert.deepEqual(await regions(`1 g ${glyphs} f`), []);
 });
 
+test("outlines under text-layer text (type drawn as paths and again as text) are read already", async () => {
+  const line = "Harbour Industries Limited";
+  const text = `BT /F1 24 Tf 72 700 Td (${line}) Tj ET`;
+  assert.deepEqual(await regions(`0 g ${glyphPaths(line, 72, 700, 24).join(" ")} f ${text}`), []);
+});
+
 test("drawings that are not type are not read: chart bars, hatching, a row of markers, blobs on a wave, a short word", async () => {
   // Bars of a chart with rounded tops (curves, so no rectangles), equal widths on one baseline, as one path.
   const bars = [20, 32, 14, 40, 26, 36, 18, 30]

@@ -88,7 +88,9 @@ export function unreadText(page: PageGeometry): UnreadText {
   const regions: Box[] = [...garbled].map((run) => alongLine(grown(run.box, 2), readable));
 
   // Glyph outlines: glyph-sized subpaths several to a baseline, where the text layer has nothing.
-  const glyphs = glyphSized(page.outlines ?? []).filter((o) => !holdsText(o));
+  // A glyph under a text-layer run (text drawn as paths and again as text, a shadow) is read already.
+  const underText = (o: Box) => readable.some((run) => box.containsCenter(run.box, o));
+  const glyphs = glyphSized(page.outlines ?? []).filter((o) => !holdsText(o) && !underText(o));
   for (const line of glyphLines(glyphs)) regions.push(grown(box.union(line), 2));
 
   // Rows of text in images, where no text-layer text lies.
