@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { scoreCase, tableCases } from "../eval/table-suites.ts";
+
+/**
+ * camelot's test PDFs with their expected tables (kept in the repository under test/tables/camelot, MIT): table
+ * rules measured on pages made by others, and the suite's cell accuracy held at what it reaches.
+ */
+
+const byName = (name: string) => {
+  const found = tableCases().find((c) => c.suite === "camelot" && c.name === name);
+  assert.ok(found, `no camelot case ${name}`);
+  return found;
+};
+
+test("health: striped rows whose shading is painted in pieces keep one row per state and one column per figure", async () => {
+  const { tables, expected, matched } = await scoreCase(byName("health"));
+  const rows = tables.flat();
+  assert.ok(
+    rows.some(
+      (row) => row.join("|") === "Arunachal Pradesh|2,241,609|107,549|23,000|0|2,372,158|86,336|2,458,494",
+    ),
+    rows.map((row) => row.join(" | ")).join("\n"),
+  );
+  // No empty row under each shaded one.
+  const andhra = rows.findIndex((row) => row[0] === "Andhra Pradesh");
+  assert.equal(rows[andhra + 1]?.[0], "Arunachal Pradesh");
+  assert.ok(matched / expected >= 0.9, `${matched}/${expected}`);
+});
+
+test("the camelot suite: cell accuracy at least 0.92", async () => {
+  let expected = 0;
+  let matched = 0;
+  for (const c of tableCases().filter((c) => c.suite === "camelot")) {
+    const score = await scoreCase(c);
+    expected += score.expected;
+    matched += score.matched;
+  }
+  assert.ok(expected > 2000, `only ${expected} expected cells: test data missing`);
+  assert.ok(matched / expected >= 0.92, `${matched}/${expected}`);
+});
