@@ -28,6 +28,20 @@ test("health: striped rows whose shading is painted in pieces keep one row per s
   assert.ok(matched / expected >= 0.9, `${matched}/${expected}`);
 });
 
+test("background_lines_1: the shaded header's labels wrapped on up to four lines make one header row", async () => {
+  const { tables, expected, matched } = await scoreCase(byName("background_lines_1"));
+  const rows = tables.flat();
+  assert.deepEqual(rows[0]?.slice(0, 5), [
+    "State",
+    "Date",
+    "Halt stations",
+    "Halt days",
+    "Persons directly reached (in lakh)",
+  ]);
+  assert.equal(rows[1]?.[0], "Delhi");
+  assert.equal(matched, expected);
+});
+
 test("the camelot suite: cell accuracy at least 0.92", async () => {
   let expected = 0;
   let matched = 0;

@@ -477,6 +477,33 @@ test("a header cell's fill in pieces a few points inside its strips makes no emp
   assert.deepEqual(rows.at(-2), ["Bihar", "21,016", "5,329"]);
 });
 
+test("a header band of labels wrapped on several lines is one header row", () => {
+  // Ruled rows under a header band whose labels wrap on up to three lines; the label column's name is one line.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 140, 160, 180, 200];
+  const runs = [
+    run("State", 104, 102),
+    run("Halt", 204, 102),
+    run("stations", 204, 114),
+    run("Persons", 304, 102),
+    run("directly", 304, 114),
+    run("reached", 304, 126),
+    ...[
+      ["Delhi", "8", "1.29"],
+      ["Gujarat", "6", "6.03"],
+      ["Kerala", "9", "1.42"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 4, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(page(runs, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["State", "Halt stations", "Persons directly reached"],
+    ["Delhi", "8", "1.29"],
+    ["Gujarat", "6", "6.03"],
+    ["Kerala", "9", "1.42"],
+  ]);
+});
+
 test("a large grid beside a drawing of thousands of short strokes", () => {
   const xs = Array.from({ length: 11 }, (_, k) => 40 + 50 * k);
   const ys = Array.from({ length: 61 }, (_, k) => 40 + 12 * k);

@@ -417,6 +417,22 @@ function rowGroup(bandLines: readonly WordLine[], xs: readonly number[]): boolea
 }
 
 /**
+ * The top band of a table is its header of wrapped labels, one row, when its lines hold words and no numbers and
+ * its label column (the first in the lines' reading direction) has text on the first line only while other
+ * columns go on below it: rows of data stacked in one band would each have a label.
+ */
+function wrappedHeader(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
+  if (bandLines.length < 2) return false;
+  const words = bandLines.flatMap((line) => line.words);
+  if (words.some((w) => isNumeric(w.text))) return false;
+  const rtl = words.filter((w) => w.dir === "rtl").length * 2 > words.length;
+  const label = rtl ? xs.length - 2 : 0;
+  const columns = (line: WordLine) => new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
+  const [first, ...rest] = bandLines.map(columns);
+  return first.has(label) && first.size >= 2 && rest.every((cols) => !cols.has(label));
+}
+
+/**
  * The columns of band r its rules leave open above or below (a cell running on past the band), when others are
  * closed on both sides and a vertical rule sets the open ones apart (none otherwise: the band is read whole).
  */
@@ -541,9 +557,10 @@ function frameTable(
     const open = openColumns(frame, r);
     const bandLines = closedLines(band, xs, open);
     const many =
-      (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
-      (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
-      rowGroup(bandLines, xs);
+      !(r === 0 && baseRows >= 3 && wrappedHeader(bandLines, xs)) &&
+      ((bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
+        (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
+        rowGroup(bandLines, xs));
     const textCuts = many ? textRowCuts(bandLines, xs) : [];
     // Rows ruled only between groups: entries aligned across columns beside a label set between them, under
     // the first band (a header's cells wrap in parallel).
