@@ -42,6 +42,16 @@ test("background_lines_1: the shaded header's labels wrapped on up to four lines
   assert.equal(matched, expected);
 });
 
+test("edge_tol: key figures in groups under their labels are one table of label and figure", async () => {
+  const { tables, expected, matched } = await scoreCase(byName("edge_tol"));
+  const table = tables.find((rows) =>
+    rows.some((row) => row.join("|") === "Net Asset Value at 31 December|5,111,372"),
+  );
+  assert.ok(table, tables.map((rows) => rows.map((row) => row.join(" | ")).join("\n")).join("\n\n"));
+  assert.ok(table.some((row) => row.join("|") === "Total investment result per unit|3.78"));
+  assert.ok(matched / expected >= 0.8, `${matched}/${expected}`);
+});
+
 test("the camelot suite: cell accuracy at least 0.92", async () => {
   let expected = 0;
   let matched = 0;
