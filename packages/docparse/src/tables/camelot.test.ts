@@ -22,6 +22,8 @@ test("health: striped rows whose shading is painted in pieces keep one row per s
     ),
     rows.map((row) => row.join(" | ")).join("\n"),
   );
+  // The header's raised footnote mark reads after its word.
+  assert.ok(rows.some((row) => row.includes("Others(1)")));
   // No empty row under each shaded one.
   const andhra = rows.findIndex((row) => row[0] === "Andhra Pradesh");
   assert.equal(rows[andhra + 1]?.[0], "Arunachal Pradesh");

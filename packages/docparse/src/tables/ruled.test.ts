@@ -798,3 +798,20 @@ test("Acciona's tax table: two-line header cells, each underlined, stay one cell
   ]);
   assert.ok(rows.some((row) => row.join("|") === "Mexico|238|54|19|7.1|1,978|0|5.8|9"));
 });
+
+test("a footnote mark raised after a header's word reads after the word", () => {
+  const xs = [100, 200, 300];
+  const ys = [100, 120, 140, 160];
+  const runs = [
+    run("State", 104, 104),
+    run("Others", 204, 104),
+    run("(1)", 234, 102, { fontSize: 6 }),
+    ...[
+      ["Assam", "4,408"],
+      ["Bihar", "2,251"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 4, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(page(runs, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table)[0], ["State", "Others(1)"]);
+});
