@@ -54,6 +54,22 @@ test("edge_tol: key figures in groups under their labels are one table of label 
   assert.ok(matched / expected >= 0.8, `${matched}/${expected}`);
 });
 
+test("anticlockwise_table_2: sub-headers set tightly under 'Traditional method' stay one per column", async () => {
+  const { tables } = await scoreCase(byName("anticlockwise_table_2"));
+  const rows = tables.flat();
+  const sub = rows.find((row) => row.includes("Rhythm"));
+  assert.ok(
+    sub,
+    rows
+      .slice(0, 4)
+      .map((row) => row.join(" | "))
+      .join("\n"),
+  );
+  const at = sub.indexOf("Rhythm");
+  assert.deepEqual(sub.slice(at, at + 3), ["Rhythm", "With- drawal", "Folk method"]);
+  assert.ok(rows.some((row) => row.includes("Traditional method")));
+});
+
 test("the camelot suite: cell accuracy at least 0.92", async () => {
   let expected = 0;
   let matched = 0;

@@ -815,3 +815,39 @@ test("a footnote mark raised after a header's word reads after the word", () => 
   assert.ok(table);
   assert.deepEqual(grid(table)[0], ["State", "Others(1)"]);
 });
+
+test("sub-headers set tightly under their group, each centered on its column, stay one cell per column", () => {
+  // A boxed table: a group header over a partial rule, then three sub-headers four points apart (under a column
+  // gap), each centered over its column of figures.
+  const xs = [100, 200, 234, 268, 302];
+  const rules = [
+    h(100, 100, 302),
+    h(114, 200, 302),
+    h(130, 100, 302),
+    h(226, 100, 302),
+    h(250, 100, 302),
+    v(100, 100, 250),
+    v(302, 100, 250),
+  ];
+  const body = Array.from({ length: 8 }, (_, k) => [`row ${k + 1}`, `1${k}.2`, `2${k}.4`, `3${k}.6`]);
+  // The last row, a total, ruled off below the others.
+  const runs = [
+    run("Traditional method", 206, 102),
+    run("Method", 104, 116),
+    ...["Rhythm", "drawal", "method"].map((t, c) => run(t, xs[c + 1] + 2, 117)),
+    ...body.flatMap((row, r) =>
+      row.map((t, c) => run(t, c === 0 ? 104 : xs[c] + 7, r < 7 ? 134 + 12 * r : 230)),
+    ),
+  ];
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.ok(table);
+  const rows = grid(table);
+  const sub = rows.find((row) => row.includes("Rhythm"));
+  assert.deepEqual(
+    sub?.slice(1),
+    ["Rhythm", "drawal", "method"],
+    rows.map((row) => row.join(" | ")).join("\n"),
+  );
+  assert.equal(table.cells.find((c) => c.text === "Traditional method")?.colSpan, 3);
+  assert.deepEqual(rows.at(-1), ["row 8", "17.2", "27.4", "37.6"]);
+});

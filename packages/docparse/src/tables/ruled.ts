@@ -517,19 +517,53 @@ function columnGapAt(words: readonly TextPiece[], x: number, left: number, right
  * Stretches of one text line's words no more than 0.55 em apart (word spaces, not the gap between two cells), for
  * the words of a row: each line of the row apart.
  */
-function stretches(words: readonly TextPiece[]): Interval[] {
-  const out: Interval[] = [];
+function stretches(words: readonly TextPiece[]): (Interval & { words: TextPiece[] })[] {
+  const out: (Interval & { words: TextPiece[] })[] = [];
   for (const line of groupLines(words)) {
-    let current: Interval | null = null;
+    let current: (Interval & { words: TextPiece[] }) | null = null;
     for (const w of line) {
-      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) current.x2 = Math.max(current.x2, w.box.x2);
-      else {
-        current = { x1: w.box.x1, x2: w.box.x2 };
+      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) {
+        current.x2 = Math.max(current.x2, w.box.x2);
+        current.words.push(w);
+      } else {
+        current = { x1: w.box.x1, x2: w.box.x2, words: [w] };
         out.push(current);
       }
     }
   }
   return out;
+}
+
+/**
+ * Whether a stretch of words breaks at boundary xs[i] between two words each inside its own column and centered
+ * on that column's text (`middles`, see columnMiddles): the sub-headers of a tightly set multi-level header
+ * (`Rhythm`, `With- drawal`, `Folk method` under their group), not a label running across the columns.
+ */
+function centeredApart(
+  words: readonly TextPiece[],
+  xs: readonly number[],
+  middles: readonly number[],
+  i: number,
+): boolean {
+  if (words.some((w) => w.box.x1 < xs[i] && w.box.x2 > xs[i])) return false;
+  const left = words.filter((w) => w.box.x2 <= xs[i]).at(-1);
+  const right = words.find((w) => w.box.x1 >= xs[i]);
+  const centered = (w: TextPiece | undefined, c: number) =>
+    w !== undefined &&
+    w.box.x1 >= xs[c] &&
+    w.box.x2 <= xs[c + 1] &&
+    Math.abs(box.centerX(w.box) - middles[c]) <= 0.1 * (xs[c + 1] - xs[c]);
+  return centered(left, i - 1) && centered(right, i);
+}
+
+/** Per column, the middle of the extent of the words that lie wholly inside it (its middle, with none). */
+function columnMiddles(words: readonly TextPiece[], xs: readonly number[]): number[] {
+  return xs.slice(0, -1).map((a, c) => {
+    const b = xs[c + 1];
+    const inside = words.filter((w) => w.box.x1 >= a && w.box.x2 <= b);
+    if (inside.length === 0) return (a + b) / 2;
+    return (Math.min(...inside.map((w) => w.box.x1)) + Math.max(...inside.map((w) => w.box.x2))) / 2;
+  });
 }
 
 /**
@@ -597,6 +631,10 @@ function frameTable(
     rowWords[bandIndex(ys, cy)].words.push(...runWords(run));
   }
   const split = new Uint8Array((cols + 1) * rows);
+  const middles = columnMiddles(
+    rowWords.flatMap((row) => row.words),
+    xs,
+  );
   for (let r = 0; r < rows; r++) {
     const { y0, y1, words } = rowWords[r];
     for (let i = 1; i < cols; i++) {
@@ -639,7 +677,8 @@ function frameTable(
     }
     for (const stretch of stretches(words)) {
       for (let i = 1; i < cols; i++) {
-        if (!xRules[i] && stretch.x1 < xs[i] && stretch.x2 > xs[i]) split[r * (cols + 1) + i] = 0;
+        if (xRules[i] || stretch.x1 >= xs[i] || stretch.x2 <= xs[i]) continue;
+        if (!centeredApart(stretch.words, xs, middles, i)) split[r * (cols + 1) + i] = 0;
       }
     }
     // A text over a partial rule (a booktabs cmidrule) spans the columns the rule covers.
