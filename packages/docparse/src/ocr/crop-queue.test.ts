@@ -94,27 +94,6 @@ describe("CropQueue", () => {
     assert.ok(chunks.length < 30, "crops share processes");
   });
 
-  test("near the end of a document a crop starts a chunk at once while a slot is free", async () => {
-    const { engine, chunks } = fakeEngine();
-    const queue = new CropQueue(engine, { language: "eng", slots: new Slots(2) });
-    const release = queue.hold();
-    const first = queue.read(crop(1));
-    await tick();
-    assert.deepEqual(chunks, [], "one crop waits for more while the document is being read");
-    queue.hurry();
-    await tick();
-    assert.deepEqual(chunks, [[1]]);
-    const second = queue.read(crop(2));
-    await tick();
-    assert.deepEqual(chunks, [[1], [2]]);
-    release();
-    queue.close();
-    assert.deepEqual(
-      (await Promise.all([first, second])).map((p) => p.pageNumber),
-      [1, 2],
-    );
-  });
-
   test("crops waiting hold a bounded number of bytes: a full queue starts a chunk, and room() waits", async () => {
     // An engine that holds every chunk until the gate opens, as busy OCR slots would.
     const chunks: number[][] = [];

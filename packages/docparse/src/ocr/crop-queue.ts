@@ -12,8 +12,7 @@ import { ocrSlots, type Slots } from "./slots.ts";
  * still being read; a chunk starts, in an OCR slot, once MIN_CHUNK crops wait for each chunk waiting for a slot,
  * and what is left starts when no more can come (`close`, no `hold` open), spread over the free slots. A chunk
  * takes its crops when it gets its slot, so crops queued meanwhile join it; the time limit runs from then.
- * Near the end of a document (`hurry`) a chunk starts as soon as a crop waits and an OCR slot is free, so that
- * little is left to read after the last page. Memory is bounded: once the crops waiting hold `maxWaitingBytes` of PNG, a chunk starts whatever their number,
+ * Memory is bounded: once the crops waiting hold `maxWaitingBytes` of PNG, a chunk starts whatever their number,
  * and `room()` keeps the caller from rendering more until a chunk has taken them (a long image-heavy document
  * would otherwise hold every crop it rendered while the OCR slots are busy).
  *
@@ -70,7 +69,6 @@ export class CropQueue {
   #waiting = 0;
   #holds = 0;
   #closed = false;
-  #hurried = false;
 
   constructor(engine: OcrEngine, options: CropQueueOptions) {
     this.#engine = engine;
@@ -107,15 +105,6 @@ export class CropQueue {
       this.#holds--;
       this.#dispatch();
     };
-  }
-
-  /**
-   * Few crops are still to come (the document's last pages are being read): from now on a chunk starts whenever a
-   * crop waits and a slot is free, rather than waiting for MIN_CHUNK crops or for the close.
-   */
-  hurry(): void {
-    this.#hurried = true;
-    this.#dispatch();
   }
 
   /** No more holds will start: what is queued starts once the open holds are released. */
@@ -165,9 +154,8 @@ export class CropQueue {
       return;
     }
     while (queued >= MIN_CHUNK * (this.#waiting + 1)) this.#startChunk();
-    // Too many bytes wait, or the document is nearly read: a chunk takes them however few they are.
-    const slotFree = this.#slots.busy < this.#slots.size;
-    if (this.#waiting === 0 && (this.#full() || (this.#hurried && slotFree))) this.#startChunk();
+    // Too many bytes wait: a chunk takes them however few they are.
+    if (this.#full() && this.#waiting === 0) this.#startChunk();
   }
 
   #startChunk(): void {

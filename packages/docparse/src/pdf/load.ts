@@ -87,12 +87,6 @@ async function attachFigureImages(doc: PDFDocumentProxy, layouts: readonly PageL
 const OCR_DPI = 200;
 
 /**
- * Share of a document's pages read after which the OCR of unread text starts crop by crop as crops come (the
- * queue's hurry), so that little of it is left to wait for after the last page.
- */
-const OCR_HURRY_SHARE = 0.9;
-
-/**
  * A page with no text layer and nothing that could hold text (no image, almost no vector paths) is blank:
  * OCR would only burn a second on it. Text converted to outlines shows up as many paths, and is read.
  */
@@ -187,16 +181,13 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     // With barcode_detection every page is rendered and searched before its layout.
     const arrival = input.parsing.barcode_detection ? null : request;
     const laidOut = new Map<number, PageLayout | Promise<PageLayout>>();
-    const reading = numbers.filter((n) => wanted.has(n));
-    let arrived = 0;
     let geometry: PageGeometry[];
     try {
       geometry = await extractPages(
         doc,
         input.bytes,
-        reading,
+        numbers.filter((n) => wanted.has(n)),
         (page, layout) => {
-          if (++arrived >= reading.length * OCR_HURRY_SHARE) queue.hurry();
           if (layout) laidOut.set(page.pageNumber, layout);
           if (layout || page.textSource !== "text-layer") return;
           const read = withUnreadText(doc, page, queue);
