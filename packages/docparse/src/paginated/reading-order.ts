@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { labelStrip } from "./label-strip.ts";
+import { narrowList } from "./narrow-list.ts";
 import { stackedLines } from "./stacked-lines.ts";
 
 /** Anything placed on a page that reading order sorts. */
@@ -237,7 +238,10 @@ function columnParts<T extends Placed>(
       if (text.length === 0) return false;
       const width = Math.max(...text.map((b) => b.x2)) - Math.min(...text.map((b) => b.x1));
       // A strip of labels off the lines of the column it follows is a column of its own (see labelStrip).
-      return width < minWidth && !labelStrip(text, textOf(parts[rtl ? index + 1 : index - 1]));
+      // So is a narrow list with its marks and items together (see narrowList).
+      return (
+        width < minWidth && !labelStrip(text, textOf(parts[rtl ? index + 1 : index - 1])) && !narrowList(text)
+      );
     });
     // A narrow part that shares no height with its neighbours (a page number under the gutter) is not a strip
     // beside them: the region is cut across first.
