@@ -88,6 +88,7 @@ export function makeLine(runs: TextRun[]): Line {
       const size = Math.min(previous.fontSize, run.fontSize);
       const apart =
         gap > size * 0.15 ||
+        (run.spaceBefore === true && run.box.x1 >= previous.box.x1) ||
         ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));
