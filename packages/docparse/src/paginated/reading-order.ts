@@ -198,9 +198,20 @@ export function readingOrder<T extends Placed>(elements: readonly T[], options: 
   return readingOrderGroups(elements, options).flat();
 }
 
-/** Top to bottom; elements on the same line along the line (see `lineOrder`). */
+/**
+ * Top to bottom; elements on the same line along the line (see `lineOrder`). Two cards one over the other (a
+ * card's title band drawn over its top edge, overlapping it) are no line: the higher one first.
+ */
 function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
-  return [...elements].sort((a, b) => lineOrder(a.box, b.box, rtl));
+  return [...elements].sort((a, b) =>
+    a.card && b.card && stacked(a.box, b.box) ? a.box.y1 - b.box.y1 : lineOrder(a.box, b.box, rtl),
+  );
+}
+
+/** Boxes sharing most of their width, one's top above the other's. */
+function stacked(a: Box, b: Box): boolean {
+  const shared = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  return shared > 0.8 * Math.min(a.x2 - a.x1, b.x2 - b.x1) && a.y1 !== b.y1;
 }
 
 /**
