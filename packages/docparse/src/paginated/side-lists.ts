@@ -1,7 +1,6 @@
+import { BULLET } from "./bullet-marks.ts";
 import type { DetectedTable } from "./geometry.ts";
 
-/** Characters that mark a list item when they stand before its text. */
-const BULLET = /^[•◦▪▫‣⁃○●■□◆◇►▸➢➤·]$/u;
 /** A cell that is a bulleted item: its mark, a space, its text. */
 const BULLETED = /^[•◦▪▫‣⁃○●■□◆◇►▸➢➤·]\s+\S/u;
 
