@@ -152,6 +152,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     minGap: 0.5,
     minColumnWidth: size * 4,
     rtl,
+    textSize: size,
   };
   // Each card's text (and the cards inside it) is ordered on its own, and its groups take the card's place.
   const expand = (source: Placed[][]): Placed[][] => {

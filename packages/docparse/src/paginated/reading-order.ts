@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { labelStrip } from "./label-strip.ts";
 import { narrowList } from "./narrow-list.ts";
+import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 
 /** Anything placed on a page that reading order sorts. */
@@ -29,6 +30,8 @@ export interface ReadingOrderOptions {
   minColumnWidth: number;
   /** Columns are read right to left (a right-to-left page). */
   rtl: boolean;
+  /** Points: the height of the page's usual text (its median font size), which a title's dwarfs. */
+  textSize?: number;
 }
 
 interface Gap {
@@ -61,6 +64,9 @@ export function readingOrderGroups<T extends Placed>(
 ): T[][] {
   if (elements.length === 0) return [];
   if (elements.length === 1) return [[...elements]];
+  // A title set level with the top of a column beside it is read before that column (see titleBeside).
+  const titled = titleBeside(elements, options.textSize);
+  if (titled) return [titled[0], ...readingOrderGroups(titled[1], options)];
   if (elements.every((e) => e.card)) {
     // A grid of cards is read row by row: cut across first wherever a gap runs between rows of cards.
     const rows = projectionGaps(
