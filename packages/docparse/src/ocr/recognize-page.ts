@@ -9,6 +9,7 @@ import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import { readUpright, turn } from "./orientation.ts";
 import { ocrSlots } from "./slots.ts";
 import { type TsvPage, type TsvWord, toRunsAndLines } from "./tsv.ts";
+import { underlinedWords } from "./underlined.ts";
 import type { ReadContext, Rotation, WordReader } from "./word-reader.ts";
 
 export type { ReadContext, WordReader } from "./word-reader.ts";
@@ -39,10 +40,20 @@ export async function recognizePage(
       signal.throwIfAborted();
       const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
       const uprightPng = await turn(png, upright.rotation);
-      const ink = await inkLeft(uprightPng, upright.page, raster.ocrDpi);
+      const pixelRules = await rasterRules(uprightPng, 1, raster.ocrDpi);
+      const context = { language: upright.language, signal };
+      const underlined = await underlinedWords(
+        uprightPng,
+        upright.page,
+        pixelRules,
+        raster.ocrDpi,
+        reader,
+        context,
+      );
+      if (underlined.words.length > 0) upright.page = withWords(upright.page, underlined);
+      const ink = await inkLeft(uprightPng, upright.page, raster.ocrDpi, pixelRules);
       if (ink.missed) {
-        const context = { language: upright.language, signal, sparse: true };
-        const more = await reader.readWords(ink.missed, raster.ocrDpi, context);
+        const more = await reader.readWords(ink.missed, raster.ocrDpi, { ...context, sparse: true });
         upright.page = withMissedWords(upright.page, more);
       }
       return pageOf(raster, upright, ink.rules, skewAngle, await reader.name());
@@ -60,8 +71,9 @@ async function inkLeft(
   png: Buffer,
   page: TsvPage,
   dpi: number,
+  found?: readonly Rule[],
 ): Promise<{ rules: Rule[]; missed: Buffer | null }> {
-  const pixelRules = await rasterRules(png, 1, dpi);
+  const pixelRules = found ?? (await rasterRules(png, 1, dpi));
   const rules = scaleRules(pixelRules, 72 / dpi);
   // Rules shorter than half an inch are strokes of large type taken for rules: painting them out would cut
   // the very letters the second pass is to read.
@@ -210,6 +222,11 @@ function withMissedWords(page: TsvPage, more: TsvPage): TsvPage {
   if (words.length === 0) return page;
   const lines = more.lines.map((line) => ({ ...line, block: line.block + MISSED_BLOCK_OFFSET }));
   return { words: [...page.words, ...words], lines: [...page.lines, ...lines] };
+}
+
+/** The page's words and lines with another pass's (already filtered and numbered apart) added. */
+function withWords(page: TsvPage, more: TsvPage): TsvPage {
+  return { words: [...page.words, ...more.words], lines: [...page.lines, ...more.lines] };
 }
 
 /** Letters OCR reads for a lone digit of the same shape. */

@@ -49,7 +49,7 @@ export const tesseractJs: WordReader = {
     try {
       const module = await loadTesseract();
       await worker.setParameters({
-        tessedit_pageseg_mode: module.PSM.AUTO,
+        tessedit_pageseg_mode: context.line ? module.PSM.SINGLE_LINE : module.PSM.AUTO,
         user_defined_dpi: String(Math.round(Math.min(2400, Math.max(70, dpi)))),
       });
       signal.throwIfAborted();

@@ -152,7 +152,7 @@ function wordArgs(dpi: number, context: ReadContext): string[] {
   // Most of the time goes to the LSTM, which reads each line scaled to 36 px: the raster's resolution is the
   // lever (ocrScale in images/decode.ts, OCR_DPI in pdf/load.ts).
   // The plain text follows the TSV on stdout: its spaces say which of a line's words are one (tsv.ts).
-  const psm = context.sparse ? "6" : "3";
+  const psm = context.line ? "7" : context.sparse ? "6" : "3";
   return ["stdin", "stdout", "-l", context.language, "--psm", psm, "--dpi", dpiArg(dpi), "tsv", "txt"];
 }
 

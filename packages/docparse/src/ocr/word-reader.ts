@@ -28,6 +28,8 @@ export interface ReadContext {
    * segmentation 6), whose layout analysis does not drop small isolated words as the automatic one does.
    */
   sparse?: boolean;
+  /** Read the image as one line of text (Tesseract page segmentation 7): a band cut out around one line. */
+  line?: boolean;
 }
 
 /** An image of a batch, with the resolution it was rendered at. */

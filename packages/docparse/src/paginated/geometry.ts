@@ -63,6 +63,8 @@ export interface PageGeometry {
   images: ImagePlacement[];
   /** Painted paths that are neither rules nor rectangles (curves, diagonals): vector figures and signatures. */
   drawings?: Box[];
+  /** Painted subpaths that are not rectangles, one box each, counters left out: glyphs drawn as paths (PDF only). */
+  outlines?: Box[];
   /** Open stroked paths with slanted segments, as points (the lines of line charts; PDF only). */
   polylines?: { x: number; y: number }[][];
   /** Rows of text seen in the page's images that its text layer does not hold, to read by OCR (PDF only). */

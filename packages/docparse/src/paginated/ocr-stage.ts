@@ -1,6 +1,7 @@
 import type { ParsingOptions } from "@svc/contract";
 import type { PageRaster } from "../images/decode.ts";
 import { ocrEngineFor } from "../ocr/engine.ts";
+import { withLayerWords } from "../ocr/layer-words.ts";
 import { OcrError } from "../ocr/ocr-error.ts";
 import { transcribePage, type VisionTranscription } from "../vision/page-transcription.ts";
 import type { PageGeometry } from "./geometry.ts";
@@ -14,12 +15,15 @@ export const OCR_PAGES_IN_FLIGHT = 3;
  * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
  * nothing at all on text skewed by a few degrees; `alwaysDeskew` straightens every page first (image files:
  * photos of pages are rarely straight). With `vision`, a page OCR reads poorly (or every page) is transcribed by
- * the vision model instead (vision/page-transcription.ts).
+ * the vision model instead (vision/page-transcription.ts). `base.runs`, when given, is the page's own invisible text
+ * layer (an earlier OCR under a scan): a second reading that corrects ours word by word (ocr/layer-words.ts).
  */
 export async function ocrPageGeometry(
   raster: PageRaster,
   parsing: Required<ParsingOptions>,
-  base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images">,
+  base: Pick<PageGeometry, "pageNumber" | "width" | "height" | "rules" | "rects" | "images"> & {
+    runs?: PageGeometry["runs"];
+  },
   options: { alwaysDeskew?: boolean; vision?: VisionTranscription } = {},
 ): Promise<PageGeometry> {
   const engine = ocrEngineFor(parsing.ocr_model);
@@ -35,12 +39,16 @@ export async function ocrPageGeometry(
     // without drawn rules (a scan, an image) has the ruling lines found in its raster.
     const transcribed = options.vision ? await transcribePage(raster, page, options.vision) : null;
     const turned = page.rotation !== 0;
+    // A scan's own invisible text layer is a second reading of the words ours read in the same place.
+    // Only a page read as it lies shares the layer's frame.
+    const layered = !turned && page.skewAngle === 0 && base.runs !== undefined && base.runs.length > 0;
+    const runs = layered ? withLayerWords(page.runs, base.runs ?? []).runs : page.runs;
     const rules = turned || base.rules.length === 0 ? page.rules : base.rules;
     return {
       pageNumber: base.pageNumber,
       width: page.width,
       height: page.height,
-      runs: transcribed?.runs ?? page.runs,
+      runs: transcribed?.runs ?? runs,
       rules,
       rects: turned ? [] : base.rects,
       images: turned ? [] : base.images,

@@ -9,6 +9,7 @@ import { markStrikethrough, pageGraphics } from "./graphics.ts";
 import { imageTextRegions } from "./image-text.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
+import { glyphSized, lightOnGround } from "./unread-text.ts";
 
 /** A page's size in points after its rotation, and the transform from PDF user space to model coordinates. */
 export interface PageFrame {
@@ -87,6 +88,14 @@ export async function extractPdfPage(
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
+      outlines: [
+        ...glyphSized(graphics.outlines),
+        ...lightOnGround(graphics.lightOutlines, [
+          ...graphics.rects,
+          ...graphics.drawings,
+          ...graphics.images.map((image) => image.box),
+        ]),
+      ],
       ...(imageText ? { imageText } : {}),
       textSource: textLayer ? "text-layer" : "none",
       warnings: [],

@@ -261,3 +261,18 @@ describe("markStrikethrough", () => {
     });
   });
 });
+
+test("outlines: one box per subpath of a compound path, a counter inside its letter and rectangles left out", async () => {
+  // An o (outer and inner contour: curves reach 3/4 of r up and down), a second letter-like shape, and a filled rectangle, all one path.
+  const ring = (x: number, r: number) =>
+    `${x - r} 500 m ${x - r} ${500 + r} ${x + r} ${500 + r} ${x + r} 500 c ${x + r} ${500 - r} ${x - r} ${500 - r} ${x - r} 500 c h`;
+  const g = await drawn(`0 g ${ring(100, 6)} ${ring(100, 3)} ${ring(120, 5)} 140 494 10 12 re f`);
+  const boxes = g.outlines.map((o) => [o.x1, o.y1, o.x2, o.y2].map(Math.round));
+  assert.deepEqual(boxes, [
+    [94, 288, 106, 297],
+    [115, 288, 125, 296],
+  ]);
+  // The path's one drawing spans both letters; the rectangle is a rectangle.
+  assert.equal(g.drawings.length, 1);
+  assert.equal(g.rects.length, 1);
+});

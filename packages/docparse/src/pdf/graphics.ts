@@ -30,6 +30,17 @@ export interface PageGraphics {
   drawings: Box[];
   /** Open stroked straight-segment paths with a slanted segment (the lines of line charts), as their points. */
   polylines: Polyline[];
+  /**
+   * Boxes of the painted subpaths that are not rectangles, whatever path they belong to: a word drawn as one
+   * compound path shows here letter by letter, as a word drawn one path per letter does. A subpath inside one
+   * drawn just before it in the same path (the counter of an o) is part of that one and left out.
+   */
+  outlines: Box[];
+  /**
+   * The same of paths filled white: no ink on a white page, but type on a coloured ground (a banner's title
+   * converted to outlines).
+   */
+  lightOutlines: Box[];
 }
 
 /** The paint operator of an image placement (an index into the operator list) and the unit square's matrix. */
@@ -43,6 +54,9 @@ export type Polyline = { x: number; y: number }[];
 
 /** Points sampled along each curve segment for a drawing's box. */
 const CURVE_SAMPLES = 8;
+
+/** How many of a path's outlines just before a subpath are looked at for one holding it (a glyph's counters). */
+const COUNTER_LOOKBACK = 3;
 
 /** Rectangles at most this thick (points) are rules. */
 const THIN = 3;
@@ -63,6 +77,8 @@ interface GraphicsState {
   fillVisible: boolean;
   strokeVisible: boolean;
   fillColorVisible: boolean;
+  /** The fill colour is white (or near it). */
+  fillWhite: boolean;
   strokeColorVisible: boolean;
   fillAlpha: number;
   strokeAlpha: number;
@@ -135,6 +151,11 @@ class Collector {
   readonly imageMatrices: Matrix[] = [];
   readonly drawings: Box[] = [];
   readonly polylines: Polyline[] = [];
+  readonly outlines: Box[] = [];
+  readonly lightOutlines: Box[] = [];
+  /** Whether the current path is filled white (only its outlines are kept), and where they start in their list. */
+  light = false;
+  pathOutlines = 0;
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
   invisibleGlyphs = 0;
@@ -206,7 +227,12 @@ class Collector {
     this.n = 0;
     this.curved = false;
     if (n === 0) return;
+    if (this.light) {
+      if (curved || n < 4 || n > 5 || !axisRect(pts)) this.outline(n);
+      return;
+    }
     if (curved) {
+      this.outline(n);
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
       return;
     }
@@ -238,6 +264,7 @@ class Collector {
         return;
       }
     }
+    if (n >= 2) this.outline(n);
     if (stroke && !isClosed && n >= 3) this.polyline(pts, n);
     if (stroke) {
       const segments = isClosed ? n : n - 1;
@@ -260,6 +287,36 @@ class Collector {
     if (fill && n >= 3) {
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
     }
+  }
+
+  /**
+   * Records the box of the subpath's first n points as an outline, unless it lies inside one of the few outlines
+   * of the same path recorded just before it (a letter's counter follows the letter's outer contour).
+   */
+  outline(n: number): void {
+    const { pts } = this;
+    let x1 = pts[0];
+    let y1 = pts[1];
+    let x2 = x1;
+    let y2 = y1;
+    for (let k = 1; k < n; k++) {
+      const x = pts[k * 2];
+      const y = pts[k * 2 + 1];
+      if (x < x1) x1 = x;
+      else if (x > x2) x2 = x;
+      if (y < y1) y1 = y;
+      else if (y > y2) y2 = y;
+    }
+    const outlines = this.light ? this.lightOutlines : this.outlines;
+    for (
+      let k = outlines.length - 1;
+      k >= Math.max(this.pathOutlines, outlines.length - COUNTER_LOOKBACK);
+      k--
+    ) {
+      const o = outlines[k];
+      if (x1 >= o.x1 && y1 >= o.y1 && x2 <= o.x2 && y2 <= o.y2) return;
+    }
+    outlines.push({ x1, y1, x2, y2 });
   }
 
   /** Keeps an open path's points when one of its segments is slanted (a plotted line, not a ruling). */
@@ -412,9 +469,13 @@ function paintPath(c: Collector, s: GraphicsState, args: unknown[]): void {
   const paintOp = args[0] as number;
   const fill = FILL_OPS.has(paintOp) && s.fillVisible;
   const stroke = STROKE_OPS.has(paintOp) && s.strokeVisible;
-  if (!fill && !stroke) return;
+  // A white fill draws nothing this walk keeps but its outlines.
+  const light = !fill && !stroke && FILL_OPS.has(paintOp) && s.fillWhite && s.fillAlpha > 0;
+  if (!fill && !stroke && !light) return;
   const buffer = (args[1] as (ArrayLike<number> | null)[] | undefined)?.[0];
   if (!buffer) return;
+  c.light = light;
+  c.pathOutlines = (light ? c.lightOutlines : c.outlines).length;
   const { m } = s;
   const lineWidth = stroke ? modelLineWidth(s) : 0;
   const len = buffer.length;
@@ -508,6 +569,7 @@ function initialState(viewportTransform: readonly number[]): GraphicsState {
     fillVisible: true,
     strokeVisible: true,
     fillColorVisible: true,
+    fillWhite: false,
     strokeColorVisible: true,
     fillAlpha: 1,
     strokeAlpha: 1,
@@ -629,7 +691,8 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
     updateVisibility(s);
   },
   [OPS.setFillRGBColor]: ({ s }, args) => {
-    s.fillColorVisible = !isWhite(args?.[0]);
+    s.fillWhite = isWhite(args?.[0]);
+    s.fillColorVisible = !s.fillWhite;
     updateVisibility(s);
   },
   [OPS.setStrokeRGBColor]: ({ s }, args) => {
@@ -639,6 +702,7 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
   // A pattern or shading: not white.
   [OPS.setFillColorN]: ({ s }) => {
     s.fillColorVisible = true;
+    s.fillWhite = false;
     updateVisibility(s);
   },
   [OPS.setStrokeColorN]: ({ s }) => {
@@ -647,6 +711,7 @@ const PAINT_STATE_STEPS: Record<number, OperatorStep> = {
   },
   [OPS.setFillTransparent]: ({ s }) => {
     s.fillColorVisible = false;
+    s.fillWhite = false;
     updateVisibility(s);
   },
   [OPS.setStrokeTransparent]: ({ s }) => {
@@ -770,6 +835,8 @@ function collected(c: Collector): PageGraphics {
     visibleGlyphs: c.visibleGlyphs,
     drawings: c.drawings,
     polylines: c.polylines,
+    outlines: c.outlines,
+    lightOutlines: c.lightOutlines,
   };
 }
 

@@ -6,6 +6,7 @@ import sharp from "sharp";
 import type { BackendInput } from "../backend.ts";
 import { MAX_IMAGE_PIXELS, type PageRaster } from "../images/decode.ts";
 import { DocumentLoadError, type DocumentModel, type ModelPage } from "../model.ts";
+import { cropLanguage } from "../ocr/crop-language.ts";
 import { CropQueue } from "../ocr/crop-queue.ts";
 import { OcrError, type OcrPage, ocrEngineFor } from "../ocr/engine.ts";
 import { requestedPages } from "../page-range.ts";
@@ -172,7 +173,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     // Text outside the text layer is read while later pages are still being read: each page, as it comes, has
     // its crops rendered and queued; the queue reads them in chunks as they gather, and the rest once all are in.
     const queue = new CropQueue(ocrEngineFor(input.parsing.ocr_model), {
-      language: "eng",
+      language: await cropLanguage(doc, input.parsing.ocr_languages),
       signal: stop.signal,
     });
     const withText = new Map<number, Promise<PageGeometry>>();

@@ -31,11 +31,16 @@ test("a garbled run's region reaches along its line over the unmapped rest of it
 });
 
 test("glyph outlines in a row are a region; a lone shape, or one under text, is not", () => {
-  const glyphs = [0, 1, 2, 3, 4, 5].map((i) => ({ x1: 100 + i * 9, y1: 100, x2: 107 + i * 9, y2: 112 }));
+  const glyphs = [0, 1, 2, 3, 4, 5].map((i) => ({
+    x1: 100 + i * 9,
+    y1: 100,
+    x2: 105 + (i % 3) + i * 9,
+    y2: 112,
+  }));
   const lone = { x1: 300, y1: 300, x2: 310, y2: 310 };
   const page = pageGeometry({
     runs: [textRun("Label", { x1: 400, y1: 400, x2: 430, y2: 410 })],
-    drawings: [...glyphs, lone, { x1: 402, y1: 400, x2: 410, y2: 410 }],
+    outlines: [...glyphs, lone, { x1: 402, y1: 400, x2: 410, y2: 410 }],
   });
   const { regions } = unreadText(page);
   assert.equal(regions.length, 1);

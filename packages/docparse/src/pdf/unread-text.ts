@@ -16,6 +16,30 @@ export interface UnreadText {
 /** Glyph outlines: heights of type, and how many on one baseline make a line of text. */
 const GLYPH_HEIGHT = { min: 3, max: 48 };
 const GLYPHS_PER_LINE = 6;
+/** The widest gap between glyphs of one line, in glyph heights. */
+const GAP_IN_LINE = 1.5;
+
+/**
+ * Outlines the size of a glyph: as tall as type, at most twice as wide as tall. The page keeps only these of
+ * its outlines (a map's thousands of subpaths are not carried along).
+ */
+export function glyphSized(outlines: readonly Box[]): Box[] {
+  return outlines.filter((o) => {
+    const h = box.height(o);
+    return h >= GLYPH_HEIGHT.min && h <= GLYPH_HEIGHT.max && box.width(o) <= h * 2;
+  });
+}
+
+/**
+ * White outlines that lie on a painted ground (a filled shape or an image larger than they are, painted before
+ * or after: the order is not kept), glyph-sized: on a white page white glyphs show nothing, on a banner they are
+ * its title.
+ */
+export function lightOnGround(light: readonly Box[], grounds: readonly Box[]): Box[] {
+  const glyphs = glyphSized(light);
+  if (glyphs.length === 0) return glyphs;
+  return glyphs.filter((o) => grounds.some((g) => box.area(g) > box.area(o) * 4 && box.containsCenter(g, o)));
+}
 
 /** Characters that are no text: private use, the replacement character, C0 and C1 controls. */
 function notText(char: string): boolean {
@@ -63,14 +87,11 @@ export function unreadText(page: PageGeometry): UnreadText {
   const holdsText = (region: Box) => readable.some((run) => box.containsCenter(region, run.box));
   const regions: Box[] = [...garbled].map((run) => alongLine(grown(run.box, 2), readable));
 
-  // Glyph outlines: glyph-sized paths several to a baseline, where the text layer has nothing.
-  const glyphs = (page.drawings ?? []).filter((d) => {
-    const h = box.height(d);
-    return h >= GLYPH_HEIGHT.min && h <= GLYPH_HEIGHT.max && box.width(d) <= h * 2 && !holdsText(d);
-  });
-  for (const line of baselineGroups(glyphs)) {
-    if (line.length >= GLYPHS_PER_LINE) regions.push(grown(box.union(line), 2));
-  }
+  // Glyph outlines: glyph-sized subpaths several to a baseline, where the text layer has nothing.
+  // A glyph under a text-layer run (text drawn as paths and again as text, a shadow) is read already.
+  const underText = (o: Box) => readable.some((run) => box.containsCenter(run.box, o));
+  const glyphs = glyphSized(page.outlines ?? []).filter((o) => !holdsText(o) && !underText(o));
+  for (const line of glyphLines(glyphs)) regions.push(grown(box.union(line), 2));
 
   // Rows of text in images, where no text-layer text lies.
   for (const row of page.imageText ?? []) if (!holdsText(row)) regions.push(grown(row, 2));
@@ -97,19 +118,59 @@ function alongLine(region: Box, readable: readonly TextRun[]): Box {
   return { ...region, x1, x2 };
 }
 
-/** Boxes sharing a bottom edge (within a point) and following each other closely along it: lines of glyphs. */
-function baselineGroups(boxes: readonly Box[]): Box[][] {
-  const sorted = [...boxes].sort((a, b) => a.y2 - b.y2 || a.x1 - b.x1);
-  const lines: Box[][] = [];
+/**
+ * Outlines in a row, the next starting close after the last (within GAP_IN_LINE glyph heights: letters, word
+ * spaces, and a letter drawn as a rectangle, which is no outline: the stem of an I),
+ * overlapping it vertically by half the smaller height and horizontally by less than half the narrower width (the
+ * boxes of hatching overlap each other).
+ */
+function rows(outlines: readonly Box[]): Box[][] {
+  const sorted = [...outlines].sort((a, b) => a.x1 - b.x1);
+  const open: Box[][] = [];
+  const done: Box[][] = [];
   for (const b of sorted) {
-    const line = lines.find((l) => {
-      const last = l[l.length - 1];
-      return Math.abs(last.y2 - b.y2) <= 1 && b.x1 - last.x2 <= box.height(b) && b.x1 >= last.x1;
-    });
-    if (line) line.push(b);
-    else lines.push([b]);
+    const h = box.height(b);
+    let row: Box[] | undefined;
+    for (let k = open.length - 1; k >= 0; k--) {
+      const last = open[k][open[k].length - 1];
+      const reach = GAP_IN_LINE * Math.max(h, box.height(last));
+      if (b.x1 - last.x2 > reach) {
+        // Nothing later in x order continues this row.
+        done.push(...open.splice(k, 1));
+        continue;
+      }
+      const across = Math.min(last.x2, b.x2) - Math.max(last.x1, b.x1);
+      if (
+        !row &&
+        box.verticalOverlap(last, b) >= 0.5 &&
+        across < 0.5 * Math.min(box.width(last), box.width(b))
+      ) {
+        row = open[k];
+      }
+    }
+    if (row) row.push(b);
+    else open.push([b]);
   }
-  return lines;
+  return [...done, ...open];
+}
+
+/**
+ * Rows of outlines that are lines of type: GLYPHS_PER_LINE or more, most standing on one baseline (within an
+ * eighth of their height), of varied widths. Identical shapes in a row (the bars of a chart, icons, hatching,
+ * markers) are a pattern, not letters, which come wide and narrow.
+ */
+function glyphLines(outlines: readonly Box[]): Box[][] {
+  return rows(outlines).filter((row) => {
+    if (row.length < GLYPHS_PER_LINE) return false;
+    const bottoms = row.map((b) => b.y2).sort((a, b) => a - b);
+    const baseline = bottoms[bottoms.length >> 1];
+    const heights = row.map((b) => box.height(b)).sort((a, b) => a - b);
+    const tolerance = Math.max(0.5, heights[heights.length >> 1] / 8);
+    const onBaseline = row.filter((b) => Math.abs(b.y2 - baseline) <= tolerance).length;
+    const widths = row.map((b) => box.width(b)).sort((a, b) => a - b);
+    const median = widths[widths.length >> 1];
+    return onBaseline >= row.length * 0.6 && widths[widths.length - 1] - widths[0] >= median * 0.2;
+  });
 }
 
 function grown(b: Box, by: number): Box {
@@ -128,13 +189,16 @@ function clipped(b: Box, page: PageGeometry): Box {
 /** At most this many crops are read per page: a page of scattered unread bits is not worth a minute of OCR. */
 const MAX_CROPS = 8;
 
+/** The margin around a region in its crop, in points. */
+const CROP_MARGIN = 6;
+
 /**
  * The crops of the page OCR reads: the regions with a margin (OCR misreads type touching the image's edge), on
  * the page, overlapping ones merged, largest first.
  */
 export function ocrCrops(unread: UnreadText, page: PageGeometry): Box[] {
   const crops: Box[] = [];
-  for (const region of unread.regions.map((r) => clipped(grown(r, 6), page))) {
+  for (const region of unread.regions.map((r) => clipped(grown(r, CROP_MARGIN), page))) {
     if (box.area(region) === 0) continue;
     let merged = region;
     for (let i = crops.length - 1; i >= 0; i--) {

@@ -218,3 +218,43 @@ test("pages of prose, lists, code and figures give no aligned table", { skip: NO
     }
   }
 });
+
+/** A statement's rows: a label of several words at x = 72, its figure right-aligned at x = 530, from y on. */
+function statementRows(rows: readonly (readonly [string, string])[], y: number): TextRun[] {
+  return rows.flatMap(([label, figure], r) => [
+    run(label, 72, y + 14 * r),
+    run(figure, 530 - figure.length * CHAR * 10, y + 14 * r),
+  ]);
+}
+
+test("key figures in groups set apart by blank lines and labels are one table of label and figure", () => {
+  const group = [
+    ["Net Asset Value at 31 December", "5,111,372"],
+    ["Number of outstanding units at 31 December", "49,136"],
+    ["Net Asset Value per unit", "104.03"],
+  ] as const;
+  const runs = [
+    run("Class A", 72, 100),
+    ...statementRows(group, 122),
+    run("Class B", 72, 184),
+    ...statementRows(group, 206),
+    run("Total for the Fund", 72, 268),
+    ...statementRows(group, 290),
+  ];
+  const tables = detectAlignedTables(page(runs));
+  assert.equal(tables.length, 1);
+  const rows = grid(tables[0]);
+  assert.deepEqual(rows[0], ["Net Asset Value at 31 December", "5,111,372"]);
+  assert.deepEqual(rows.at(-1), ["Net Asset Value per unit", "104.03"]);
+  assert.ok(rows.some((row) => row[0] === "Class B"));
+});
+
+test("two columns of prose with paragraph breaks stay no table", () => {
+  const runs = [
+    ...prose(72, 100, 220, 4, 0),
+    ...prose(320, 100, 220, 4, 7),
+    ...prose(72, 170, 220, 4, 13),
+    ...prose(320, 170, 220, 4, 21),
+  ];
+  assert.deepEqual(detectAlignedTables(page(runs)), []);
+});

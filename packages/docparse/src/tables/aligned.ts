@@ -188,13 +188,20 @@ const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(
 interface Band {
   lines: WordLine[];
   gaps: Interval[];
+  /** Whether the band goes on over a blank line between groups of rows. */
+  bridged?: boolean;
 }
+
+/** The widest blank between two groups of a table's rows that a band goes on over, in line heights. */
+const GROUP_GAP = 2.5;
 
 /**
  * Blocks of consecutive lines sharing at least one river. A block grows line by line while the next line is close
- * below and leaves the rivers open; its first line may have rivers the rest close.
+ * below and leaves the rivers open; its first line may have rivers the rest close. With `bridge`, a block that
+ * already holds two lines of cells also goes on over a blank line when the next line keeps every river: a
+ * statement's groups of rows (each under its label, set apart by a blank) are one table.
  */
-function findBands(lines: readonly WordLine[]): Band[] {
+function findBands(lines: readonly WordLine[], bridge = false): Band[] {
   const bands: Band[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -207,22 +214,27 @@ function findBands(lines: readonly WordLine[]): Band[] {
     let coverage = start.segments;
     let gaps = coverageGaps(coverage, minColumnGap(start.fontSize));
     let minFont = start.fontSize;
+    let bridged = false;
     let j = i + 1;
     for (; j < lines.length; j++) {
       const prev = lines[j - 1];
       const line = lines[j];
       const height = Math.max(prev.y2 - prev.y1, line.y2 - line.y1);
-      if (line.y1 - prev.y2 > 1.2 * height) break;
+      const blank = line.y1 - prev.y2 > 1.2 * height;
+      if (blank && (!bridge || line.y1 - prev.y2 > GROUP_GAP * height)) break;
+      if (blank && band.filter((l) => l.segments.length >= 2).length < 2) break;
       const nextCoverage = mergeCoverage(coverage, line.segments);
       const nextFont = Math.min(minFont, line.fontSize);
       const nextGaps = coverageGaps(nextCoverage, minColumnGap(nextFont));
       if (nextGaps.length === 0 || (nextGaps.length < gaps.length && band.length > 1)) break;
+      if (blank && nextGaps.length !== gaps.length) break;
+      bridged ||= blank;
       band.push(line);
       coverage = nextCoverage;
       gaps = nextGaps;
       minFont = nextFont;
     }
-    bands.push({ lines: band, gaps });
+    bands.push({ lines: band, gaps, bridged });
     i = band.length >= 3 ? j : i + 1;
   }
   return bands;
@@ -410,7 +422,10 @@ function acceptable(grid: Grid, stats: ColumnStats[]): boolean {
   if (cols === 2) {
     const numericColumn = stats.some((s) => s.numeric >= 3 && s.numeric >= 0.6 * s.filled);
     const short = stats.every((s) => s.words / s.filled <= 4);
-    return numericColumn && short;
+    // Labels of a few words each beside a column of figures only (a statement's key figures) read as rows too.
+    const figures = stats.some((s) => s.numeric >= 5 && s.numeric >= 0.9 * s.filled);
+    const labels = stats.every((s) => s.words / s.filled <= 8);
+    return numericColumn && (short || (figures && labels));
   }
   // Three or more columns: numbers make it certain; words alone need short cells over more rows.
   return numeric >= 0.25 * filled || (rows >= 4 && words / filled <= 3);
@@ -543,14 +558,22 @@ export function detectAlignedTables(
     !run.vertical && hasVisibleText(run.text) && !exclude.some((b) => box.containsCenter(b, run.box, 1));
   const textLines = wordLines((lines ? lines.flat() : page.runs).filter(keep));
   const tables: DetectedTable[] = [];
-  for (const found of findBands(textLines)) {
-    if (found.lines.length < 3) continue;
-    for (const band of splitAtGutters(found, textLines, page.width)) {
+  const bandTables = (found: Band): DetectedTable[] =>
+    splitAtGutters(found, textLines, page.width).flatMap((band) => {
       const grid = tableColumns(band);
-      if (!grid || inSeparateBoxes(grid, page.rects)) continue;
+      if (!grid || inSeparateBoxes(grid, page.rects)) return [];
       const table = tableOf(mergeContinuations(grid));
-      if (table) tables.push(table);
-    }
+      return table ? [table] : [];
+    });
+  for (const found of findBands(textLines, true)) {
+    if (found.lines.length < 3) continue;
+    const whole = bandTables(found);
+    // Groups that make no table together may each be one (a table, then aligned lines of another kind).
+    const parts =
+      whole.length === 0 && found.bridged
+        ? findBands(found.lines).flatMap((part) => (part.lines.length >= 3 ? bandTables(part) : []))
+        : [];
+    tables.push(...whole, ...parts);
   }
   return tables;
 }

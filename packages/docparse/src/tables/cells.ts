@@ -211,11 +211,42 @@ export function lineText(line: readonly TextPiece[]): string {
   return text;
 }
 
+/**
+ * Lines of small raised text (a footnote mark, `(1)` after a header's word) joined to the line they are set
+ * against: text under two thirds the line's size whose box overlaps the line's box by half its height, touching a
+ * word of the line at its end. Read as a line of its own, the mark would come before the word it marks.
+ */
+function withRaisedMarks(lines: readonly TextPiece[][]): TextPiece[][] {
+  const out: TextPiece[][] = lines.map((line) => [...line]);
+  const size = (line: readonly TextPiece[]) => Math.max(...line.map((p) => p.fontSize));
+  const top = (line: readonly TextPiece[]) => Math.min(...line.map((p) => p.box.y1));
+  const bottom = (line: readonly TextPiece[]) => Math.max(...line.map((p) => p.box.y2));
+  for (let k = 0; k < out.length; k++) {
+    const mark = out[k];
+    const attached = (line: readonly TextPiece[]) => {
+      if (line === mark || size(mark) >= (2 / 3) * size(line)) return false;
+      const overlap = Math.min(bottom(mark), bottom(line)) - Math.max(top(mark), top(line));
+      if (overlap < 0.5 * (bottom(mark) - top(mark))) return false;
+      const em = size(line);
+      return mark.every((m) =>
+        line.some((p) => m.box.x1 >= p.box.x2 - 0.1 * em && m.box.x1 - p.box.x2 <= 0.3 * em),
+      );
+    };
+    const target = [out[k + 1], out[k - 1]].find((line) => line !== undefined && attached(line));
+    if (!target) continue;
+    target.push(...mark);
+    target.sort((a, b) => a.box.x1 - b.box.x1);
+    out.splice(k, 1);
+    k--;
+  }
+  return out;
+}
+
 /** A cell's text: its lines top to bottom, joined with spaces. Vertical text reads in its own order. */
 export function cellText(pieces: readonly TextPiece[]): string {
   const vertical = pieces.filter((p) => p.vertical);
   const horizontal = pieces.filter((p) => !p.vertical);
-  const parts = groupLines(horizontal).map(lineText);
+  const parts = withRaisedMarks(groupLines(horizontal)).map(lineText);
   for (const piece of vertical.sort((a, b) => a.box.x1 - b.box.x1)) parts.push(piece.text.trim());
   return parts.filter((p) => p !== "").join(" ");
 }

@@ -148,6 +148,40 @@ test("a booktabs header over a partial rule spans the columns the rule covers", 
   assert.ok(table.cells.filter((c) => c.row >= 2).every((c) => !c.columnHeader));
 });
 
+test("a header underlined column by column: the gaps between the underlines are the columns", () => {
+  // A report's table: a top rule, each header cell underlined by its own rule a few points from the next, each
+  // row ruled. Headers wrap on two lines; the numbers start half a point inside the underlines' gaps.
+  const rows = [
+    ["Spain", "2,673", "367", "20,860", "4.8"],
+    ["Germany", "12", "75", "428", "0"],
+    ["Mexico", "238", "54", "1,978", "0"],
+    ["Poland", "335", "19", "1,523", "0"],
+  ];
+  const starts = [100, 199.5, 299.5, 399.5, 519.5];
+  const ends = [196, 296, 396, 516, 600];
+  const rules = [
+    h(100, 100, 600, 1),
+    ...starts.map((x, c) => h(130, c === 0 ? x : x + 0.5, ends[c], 0.8)),
+    ...[150, 170, 190, 210].map((y) => h(y, 100, 600)),
+  ];
+  const header = [
+    run("Tax jurisdiction", 103, 104),
+    run("Total sales", 203, 104),
+    run("(M€)", 203, 116),
+    run("EBT (M€)", 303, 104),
+    run("Employees at the", 403, 104),
+    run("close of 2020", 403, 116),
+    run("Grants (M€)", 523, 104),
+  ];
+  const body = rows.flatMap((row, r) => row.map((text, c) => run(text, starts[c], 134 + 20 * r)));
+  const [table] = detectRuledTables(page([...header, ...body], rules));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["Tax jurisdiction", "Total sales (M€)", "EBT (M€)", "Employees at the close of 2020", "Grants (M€)"],
+    ...rows,
+  ]);
+});
+
 test("columns ruled in the header only go on through the body where its text leaves them free", () => {
   // A boxed table whose inner rules at x=200 and x=300 divide the header row only; the body keeps its columns.
   const rules = [
@@ -366,6 +400,108 @@ test("cells painted as padding strips beside a content fill have their columns a
   assert.equal(table.numCols, 3);
   assert.deepEqual(grid(table), rows);
   assert.deepEqual(cellAt(table, 1, 1).box, { x1: 200, y1: 120, x2: 300, y2: 140 });
+});
+
+/** Stroked rules at every row of a table 100..400 wide, with its two sides; columns only from the fills. */
+function rowRules(ys: number[]): Rule[] {
+  return [
+    ...ys.map((y) => h(y, 100, 400, 1)),
+    v(100, ys[0], ys[ys.length - 1], 1),
+    v(400, ys[0], ys[ys.length - 1], 1),
+  ];
+}
+
+test("a shaded cell painted as its lines' fill over a deeper padding fill is one cell, not a row over an empty row", () => {
+  // Striped rows between stroked rules: each shaded cell is a strip, the content, a strip, then the padding under
+  // them in a fill of its own, thicker than a padding strip in the first column (its label sits higher).
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 122, 144, 166, 188];
+  const rects = [1, 3].flatMap((r) =>
+    xs.slice(0, -1).flatMap((x1, c) => {
+      const [x2, y1, y2] = [xs[c + 1], ys[r] + 0.5, ys[r + 1] - 0.5];
+      const seam = c === 0 ? y1 + 11 : y1 + 14;
+      return [
+        { x1, y1, x2: x1 + 5, y2: seam },
+        { x1: x1 + 5, y1, x2: x2 - 5, y2: seam },
+        { x1: x2 - 5, y1, x2, y2: seam },
+        { x1, y1: seam, x2, y2 },
+      ];
+    }),
+  );
+  const rows = [
+    ["State", "Revenue", "Capital"],
+    ["Assam", "14,874", "161"],
+    ["Bihar", "21,016", "5,329"],
+    ["Goa", "4,055", "330"],
+  ];
+  const runs = rows.flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 8, ys[r] + 2)));
+  const [table] = detectRuledTables(page(runs, rowRules(ys), rects));
+  assert.ok(table);
+  assert.deepEqual(grid(table), rows);
+});
+
+test("a header cell's fill in pieces a few points inside its strips makes no empty column", () => {
+  // The last header cell wraps on two lines: its side strips run its whole height, its content fill is one piece
+  // per line, so the strips' and the pieces' edges stand 5 pt apart on each side.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 130, 150, 170, 190];
+  const rects = [
+    { x1: 100, y1: 100.5, x2: 200, y2: 129.5 },
+    { x1: 200, y1: 100.5, x2: 300, y2: 129.5 },
+    { x1: 300, y1: 100.5, x2: 305, y2: 125 },
+    { x1: 305, y1: 100.5, x2: 395, y2: 112.5 },
+    { x1: 305, y1: 112.5, x2: 395, y2: 125 },
+    { x1: 395, y1: 100.5, x2: 400, y2: 125 },
+    { x1: 300, y1: 125, x2: 400, y2: 129.5 },
+    ...[1, 3].flatMap((r) =>
+      xs.slice(0, -1).map((x1, c) => ({ x1, y1: ys[r] + 0.5, x2: xs[c + 1], y2: ys[r + 1] - 0.5 })),
+    ),
+  ];
+  const runs = [
+    run("State", 108, 104),
+    run("Revenue", 208, 104),
+    run("Total", 308, 102),
+    run("Capital", 308, 114),
+    ...[
+      ["Assam", "14,874", "161"],
+      ["Bihar", "21,016", "5,329"],
+      ["Goa", "4,055", "330"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 8, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(page(runs, rowRules(ys), rects));
+  assert.ok(table);
+  assert.equal(table.numCols, 3);
+  const rows = grid(table);
+  assert.deepEqual(rows[0], ["State", "Revenue", "Total"]);
+  assert.match(rows.map((row) => row[2]).join(" "), /^Total Capital 161 5,329 330$/);
+  assert.deepEqual(rows.at(-2), ["Bihar", "21,016", "5,329"]);
+});
+
+test("a header band of labels wrapped on several lines is one header row", () => {
+  // Ruled rows under a header band whose labels wrap on up to three lines; the label column's name is one line.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 140, 160, 180, 200];
+  const runs = [
+    run("State", 104, 102),
+    run("Halt", 204, 102),
+    run("stations", 204, 114),
+    run("Persons", 304, 102),
+    run("directly", 304, 114),
+    run("reached", 304, 126),
+    ...[
+      ["Delhi", "8", "1.29"],
+      ["Gujarat", "6", "6.03"],
+      ["Kerala", "9", "1.42"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 4, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(page(runs, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["State", "Halt stations", "Persons directly reached"],
+    ["Delhi", "8", "1.29"],
+    ["Gujarat", "6", "6.03"],
+    ["Kerala", "9", "1.42"],
+  ]);
 });
 
 test("a large grid beside a drawing of thousands of short strokes", () => {
@@ -648,4 +784,70 @@ test("two ruled cells of paragraphs side by side under a header row are not cut 
       assert.ok(!/\b(?:is|it|when|rely|the|about|with|by|alone|in|that|a)$/.test(cell.text), cell.text);
     }
   }
+});
+
+test("Acciona's tax table: two-line header cells, each underlined, stay one cell per column", async () => {
+  const tables = await realWorldRuledTables("acciona-tax-table.pdf");
+  const rows = tables.flatMap((t) => grid(t));
+  const header = rows.find((row) => row[0] === "Tax jurisdiction");
+  assert.ok(header, rows.map((r) => r.join(" | ")).join("\n"));
+  assert.deepEqual(header.slice(3, 6), [
+    "Corporate Income Tax accrued (M€)",
+    "Corporate Income Tax paid on a cash basis (M€)",
+    "Employees at the close of 2020",
+  ]);
+  assert.ok(rows.some((row) => row.join("|") === "Mexico|238|54|19|7.1|1,978|0|5.8|9"));
+});
+
+test("a footnote mark raised after a header's word reads after the word", () => {
+  const xs = [100, 200, 300];
+  const ys = [100, 120, 140, 160];
+  const runs = [
+    run("State", 104, 104),
+    run("Others", 204, 104),
+    run("(1)", 234, 102, { fontSize: 6 }),
+    ...[
+      ["Assam", "4,408"],
+      ["Bihar", "2,251"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 4, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(page(runs, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table)[0], ["State", "Others(1)"]);
+});
+
+test("sub-headers set tightly under their group, each centered on its column, stay one cell per column", () => {
+  // A boxed table: a group header over a partial rule, then three sub-headers four points apart (under a column
+  // gap), each centered over its column of figures.
+  const xs = [100, 200, 234, 268, 302];
+  const rules = [
+    h(100, 100, 302),
+    h(114, 200, 302),
+    h(130, 100, 302),
+    h(226, 100, 302),
+    h(250, 100, 302),
+    v(100, 100, 250),
+    v(302, 100, 250),
+  ];
+  const body = Array.from({ length: 8 }, (_, k) => [`row ${k + 1}`, `1${k}.2`, `2${k}.4`, `3${k}.6`]);
+  // The last row, a total, ruled off below the others.
+  const runs = [
+    run("Traditional method", 206, 102),
+    run("Method", 104, 116),
+    ...["Rhythm", "drawal", "method"].map((t, c) => run(t, xs[c + 1] + 2, 117)),
+    ...body.flatMap((row, r) =>
+      row.map((t, c) => run(t, c === 0 ? 104 : xs[c] + 7, r < 7 ? 134 + 12 * r : 230)),
+    ),
+  ];
+  const [table] = detectRuledTables(page(runs, rules));
+  assert.ok(table);
+  const rows = grid(table);
+  const sub = rows.find((row) => row.includes("Rhythm"));
+  assert.deepEqual(
+    sub?.slice(1),
+    ["Rhythm", "drawal", "method"],
+    rows.map((row) => row.join(" | ")).join("\n"),
+  );
+  assert.equal(table.cells.find((c) => c.text === "Traditional method")?.colSpan, 3);
+  assert.deepEqual(rows.at(-1), ["row 8", "17.2", "27.4", "37.6"]);
 });

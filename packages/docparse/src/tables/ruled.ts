@@ -417,6 +417,22 @@ function rowGroup(bandLines: readonly WordLine[], xs: readonly number[]): boolea
 }
 
 /**
+ * The top band of a table is its header of wrapped labels, one row, when its lines hold words and no numbers and
+ * its label column (the first in the lines' reading direction) has text on the first line only while other
+ * columns go on below it: rows of data stacked in one band would each have a label.
+ */
+function wrappedHeader(bandLines: readonly WordLine[], xs: readonly number[]): boolean {
+  if (bandLines.length < 2) return false;
+  const words = bandLines.flatMap((line) => line.words);
+  if (words.some((w) => isNumeric(w.text))) return false;
+  const rtl = words.filter((w) => w.dir === "rtl").length * 2 > words.length;
+  const label = rtl ? xs.length - 2 : 0;
+  const columns = (line: WordLine) => new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
+  const [first, ...rest] = bandLines.map(columns);
+  return first.has(label) && first.size >= 2 && rest.every((cols) => !cols.has(label));
+}
+
+/**
  * The columns of band r its rules leave open above or below (a cell running on past the band), when others are
  * closed on both sides and a vertical rule sets the open ones apart (none otherwise: the band is read whole).
  */
@@ -501,19 +517,53 @@ function columnGapAt(words: readonly TextPiece[], x: number, left: number, right
  * Stretches of one text line's words no more than 0.55 em apart (word spaces, not the gap between two cells), for
  * the words of a row: each line of the row apart.
  */
-function stretches(words: readonly TextPiece[]): Interval[] {
-  const out: Interval[] = [];
+function stretches(words: readonly TextPiece[]): (Interval & { words: TextPiece[] })[] {
+  const out: (Interval & { words: TextPiece[] })[] = [];
   for (const line of groupLines(words)) {
-    let current: Interval | null = null;
+    let current: (Interval & { words: TextPiece[] }) | null = null;
     for (const w of line) {
-      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) current.x2 = Math.max(current.x2, w.box.x2);
-      else {
-        current = { x1: w.box.x1, x2: w.box.x2 };
+      if (current && w.box.x1 - current.x2 <= 0.55 * w.fontSize) {
+        current.x2 = Math.max(current.x2, w.box.x2);
+        current.words.push(w);
+      } else {
+        current = { x1: w.box.x1, x2: w.box.x2, words: [w] };
         out.push(current);
       }
     }
   }
   return out;
+}
+
+/**
+ * Whether a stretch of words breaks at boundary xs[i] between two words each inside its own column and centered
+ * on that column's text (`middles`, see columnMiddles): the sub-headers of a tightly set multi-level header
+ * (`Rhythm`, `With- drawal`, `Folk method` under their group), not a label running across the columns.
+ */
+function centeredApart(
+  words: readonly TextPiece[],
+  xs: readonly number[],
+  middles: readonly number[],
+  i: number,
+): boolean {
+  if (words.some((w) => w.box.x1 < xs[i] && w.box.x2 > xs[i])) return false;
+  const left = words.filter((w) => w.box.x2 <= xs[i]).at(-1);
+  const right = words.find((w) => w.box.x1 >= xs[i]);
+  const centered = (w: TextPiece | undefined, c: number) =>
+    w !== undefined &&
+    w.box.x1 >= xs[c] &&
+    w.box.x2 <= xs[c + 1] &&
+    Math.abs(box.centerX(w.box) - middles[c]) <= 0.1 * (xs[c + 1] - xs[c]);
+  return centered(left, i - 1) && centered(right, i);
+}
+
+/** Per column, the middle of the extent of the words that lie wholly inside it (its middle, with none). */
+function columnMiddles(words: readonly TextPiece[], xs: readonly number[]): number[] {
+  return xs.slice(0, -1).map((a, c) => {
+    const b = xs[c + 1];
+    const inside = words.filter((w) => w.box.x1 >= a && w.box.x2 <= b);
+    if (inside.length === 0) return (a + b) / 2;
+    return (Math.min(...inside.map((w) => w.box.x1)) + Math.max(...inside.map((w) => w.box.x2))) / 2;
+  });
 }
 
 /**
@@ -541,9 +591,10 @@ function frameTable(
     const open = openColumns(frame, r);
     const bandLines = closedLines(band, xs, open);
     const many =
-      (bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
-      (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
-      rowGroup(bandLines, xs);
+      !(r === 0 && baseRows >= 3 && wrappedHeader(bandLines, xs)) &&
+      ((bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
+        (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
+        rowGroup(bandLines, xs));
     const textCuts = many ? textRowCuts(bandLines, xs) : [];
     // Rows ruled only between groups: entries aligned across columns beside a label set between them, under
     // the first band (a header's cells wrap in parallel).
@@ -580,6 +631,10 @@ function frameTable(
     rowWords[bandIndex(ys, cy)].words.push(...runWords(run));
   }
   const split = new Uint8Array((cols + 1) * rows);
+  const middles = columnMiddles(
+    rowWords.flatMap((row) => row.words),
+    xs,
+  );
   for (let r = 0; r < rows; r++) {
     const { y0, y1, words } = rowWords[r];
     for (let i = 1; i < cols; i++) {
@@ -622,7 +677,8 @@ function frameTable(
     }
     for (const stretch of stretches(words)) {
       for (let i = 1; i < cols; i++) {
-        if (!xRules[i] && stretch.x1 < xs[i] && stretch.x2 > xs[i]) split[r * (cols + 1) + i] = 0;
+        if (xRules[i] || stretch.x1 >= xs[i] || stretch.x2 <= xs[i]) continue;
+        if (!centeredApart(stretch.words, xs, middles, i)) split[r * (cols + 1) + i] = 0;
       }
     }
     // A text over a partial rule (a booktabs cmidrule) spans the columns the rule covers.
@@ -742,6 +798,74 @@ function gridFrame(hs: readonly Segment[], vs: readonly Segment[]): Frame | null
   return { xs, xRules, ys, yRules, booktabs: false };
 }
 
+/**
+ * Boundaries less than PADDING apart with no text between them are one: a shaded cell painted as padding strips
+ * beside a content area cut in pieces (one per line of a wrapped header) leaves the strip's edge and the pieces'
+ * edges a few points apart, and no column or row that thin holds nothing. The boundary whose rules cover more of
+ * the table stays, with the rules of both; at the table's sides, the outer one.
+ */
+function mergeSlivers(frame: Frame, runs: readonly TextRun[]): void {
+  const texts = runs.filter((r) => !r.vertical);
+  const merge = (
+    pos: number[],
+    rules: (Segment[] | null)[],
+    span: [number, number],
+    center: (b: Box) => number,
+  ) => {
+    for (let i = 0; i + 1 < pos.length; ) {
+      const [a, b] = [pos[i], pos[i + 1]];
+      const empty = !texts.some((r) => center(r.box) > a && center(r.box) < b);
+      if (b - a >= PADDING || !empty) {
+        i++;
+        continue;
+      }
+      const cover = (k: number) => covered(rules[k] ?? [], span[0], span[1]);
+      const keep = i === 0 ? i : i + 1 === pos.length - 1 ? i + 1 : cover(i) >= cover(i + 1) ? i : i + 1;
+      const drop = keep === i ? i + 1 : i;
+      rules[keep] = [...(rules[keep] ?? []), ...(rules[drop] ?? [])];
+      pos.splice(drop, 1);
+      rules.splice(drop, 1);
+    }
+  };
+  const [x1, x2] = [frame.xs[0], frame.xs[frame.xs.length - 1]];
+  const [y1, y2] = [frame.ys[0], frame.ys[frame.ys.length - 1]];
+  merge(frame.xs, frame.xRules, [y1, y2], box.centerX);
+  merge(frame.ys, frame.yRules, [x1, x2], box.centerY);
+}
+
+/**
+ * Horizontal boundaries drawn by nothing but the edges of fills, with text on one side only in the columns they
+ * divide: a cell's shading painted in two pieces (the lines of text, then the padding under them) is one cell,
+ * not a row of text over an empty row. A boundary with text on both sides, or drawn by a stroked rule, stays.
+ */
+function dropFillSeams(frame: Frame, runs: readonly TextRun[]): void {
+  const { xs, ys, yRules } = frame;
+  const texts = runs.filter((r) => !r.vertical);
+  for (let j = 1; j + 1 < ys.length; ) {
+    const rules = yRules[j];
+    const columns: [number, number][] = [];
+    for (let c = 0; c + 1 < xs.length; c++) {
+      if (covered(rules, xs[c], xs[c + 1]) >= EDGE_COVER) columns.push([xs[c], xs[c + 1]]);
+    }
+    const holdsText = (y0: number, y1: number) =>
+      texts.some((r) => {
+        const [cx, cy] = [box.centerX(r.box), box.centerY(r.box)];
+        return cy > y0 && cy < y1 && columns.some(([a, b]) => cx > a && cx < b);
+      });
+    const seam =
+      rules.length > 0 &&
+      rules.every((s) => s.width === 0) &&
+      columns.length > 0 &&
+      holdsText(ys[j - 1], ys[j]) !== holdsText(ys[j], ys[j + 1]);
+    if (!seam) {
+      j++;
+      continue;
+    }
+    ys.splice(j, 1);
+    yRules.splice(j, 1);
+  }
+}
+
 /** Share of the lattice's inner edges a rule draws: high for tables, low for diagrams of boxes and connectors. */
 function ruledShare(frame: Frame): number {
   let edges = 0;
@@ -776,6 +900,8 @@ function groupTable(
     y2: frame.ys[frame.ys.length - 1],
   };
   const runs = runsIn(pageRuns, area);
+  mergeSlivers(frame, runs);
+  dropFillSeams(frame, runs);
   addTextColumns(frame, runs);
   const table = frameTable(frame, runs, "ruled");
   // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
@@ -928,13 +1054,15 @@ function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[]): Detec
     );
     for (const s of partial) used.add(s);
     const yLines = lines([...rules, ...partial]);
+    const textCuts = gaps.map((g) => (g.x1 + g.x2) / 2);
+    const cuts = underlinedColumns(partial, first, textCuts, textLines) ?? textCuts;
     const frame: Frame = {
       xs: [
         Math.min(first.a, ...inside.map((r) => r.box.x1)),
-        ...gaps.map((g) => (g.x1 + g.x2) / 2),
+        ...cuts,
         Math.max(first.b, ...inside.map((r) => r.box.x2)),
       ],
-      xRules: [[], ...gaps.map(() => null), []],
+      xRules: [[], ...cuts.map(() => null), []],
       ys: yLines.map((l) => l.pos),
       yRules: yLines.map((l) => l.segments),
       booktabs: rules.length >= 3,
@@ -944,6 +1072,47 @@ function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[]): Detec
     if (table && (rules.length >= 3 || rowsOfSeveralCells(table) >= 3)) tables.push(table);
   }
   return tables;
+}
+
+/** The widest gap between two pieces of a header underline that still reads as one line broken per column. */
+const UNDERLINE_GAP = 12;
+
+/**
+ * Column boundaries of a horizontally ruled table whose header is underlined column by column: one line of three
+ * rules or more, each under one header cell, set a few points apart and together spanning the table. The gaps
+ * between the pieces are the column boundaries, wherever the text's whitespace rivers put theirs (a river as wide
+ * as the whole gap between a label column and a left-aligned number column, or one opened by a header's wrapped
+ * words). A river under one piece stays a boundary only where text stands on both sides of it in two lines or
+ * more (sub-columns under one header). Null when no line of the table is broken that way.
+ */
+function underlinedColumns(
+  partial: readonly Segment[],
+  span: Segment,
+  textCuts: readonly number[],
+  textLines: readonly WordLine[],
+): number[] | null {
+  for (const line of lines(partial)) {
+    const pieces = [...line.segments].sort((p, q) => p.a - q.a);
+    if (pieces.length < 3) continue;
+    const gaps = pieces.slice(1).map((s, k) => [pieces[k].b, s.a] as const);
+    if (gaps.some(([a, b]) => b - a < 0 || b - a > UNDERLINE_GAP)) continue;
+    const length = pieces.reduce((sum, s) => sum + (s.b - s.a), 0);
+    if (length < 0.85 * (span.b - span.a)) continue;
+    const lineCount = (x1: number, x2: number) =>
+      textLines.filter((l) => l.words.some((w) => box.centerX(w.box) > x1 && box.centerX(w.box) < x2)).length;
+    const inner = textCuts.filter((x) => {
+      const piece = pieces.find((s) => x > s.a + 2 && x < s.b - 2);
+      return piece !== undefined && lineCount(piece.a, x) >= 2 && lineCount(x, piece.b) >= 2;
+    });
+    // In its gap, the boundary stands where the fewest words cross it: cells may start or end a little inside.
+    const words = textLines.flatMap((l) => l.words);
+    const crossing = (x: number) => words.filter((w) => w.box.x1 < x && w.box.x2 > x).length;
+    const cuts = gaps.map(([a, b]) =>
+      [(a + b) / 2, a, b].reduce((best, x) => (crossing(x) < crossing(best) ? x : best)),
+    );
+    return [...cuts, ...inner].sort((a, b) => a - b);
+  }
+  return null;
 }
 
 function rowsOfSeveralCells(table: DetectedTable): number {
