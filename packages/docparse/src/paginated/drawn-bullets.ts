@@ -1,6 +1,9 @@
 import type { Box } from "../model.ts";
 import type { PageGeometry, TextRun } from "./geometry.ts";
 
+/** Points: no bullet is wider (three fifths of an em of 40 pt type). */
+const MAX_DOT = 24;
+
 /**
  * Bullets drawn as shapes (a web page printed to PDF draws its list's discs as small filled paths, with no
  * character in the text layer): a painted path between a fifth and three fifths of an em each way, about as
@@ -15,7 +18,8 @@ export function drawnBullets(page: PageGeometry): TextRun[] {
   for (const dot of page.drawings ?? []) {
     const w = dot.x2 - dot.x1;
     const h = dot.y2 - dot.y1;
-    if (w <= 0 || h <= 0 || w > h * 1.5 || h > w * 1.5) continue;
+    // Cheap tests first: a page of vector art has thousands of paths, few of them dot-sized.
+    if (w <= 0 || h <= 0 || w > MAX_DOT || w > h * 1.5 || h > w * 1.5) continue;
     const middle = (dot.y1 + dot.y2) / 2;
     const item = runs.find((run) => {
       const em = run.fontSize;
