@@ -58,7 +58,10 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const size = Math.max(last.fontSize, next.fontSize);
   const gap = next.box.y1 - last.box.y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
-  if (Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
+  // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
+  // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
+  const brokenWord = /\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  if (!brokenWord && Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
   // A lone line in another font, set larger than the line below, is a heading above its text.
   if (block.lines.length === 1 && last.fontSize >= next.fontSize * 1.05 && last.fontName !== next.fontName)
     return false;

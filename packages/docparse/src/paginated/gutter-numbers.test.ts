@@ -5,7 +5,7 @@ import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
 import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
-import { onePagePdf } from "../pdf/test-pdf.ts";
+import { HELVETICA, onePagePdf } from "../pdf/test-pdf.ts";
 import { blockText } from "./blocks.ts";
 import { type LayoutStages, layoutPage } from "./layout.ts";
 
@@ -128,6 +128,30 @@ test("line numbers at the page's margin stay at the start of their lines", async
     parts.push(`BT /F1 10 Tf 0 Tw 72 ${700 - 12 * i} Td (${i + 1}) Tj ET`);
   const text = await pageText(onePagePdf(parts.join("\n")));
   assert.match(text, /\b2 about the first part of the description 3 which runs on/, text);
+});
+
+test("numbers inside the lines of a code listing are words of their lines, not a gutter strip", async () => {
+  // `pxc 1 create` with its number drawn apart in a font of its own (as a monospace export does, one
+  // run for each), indented lines under each.
+  const courier = "<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>";
+  const parts: string[] = [];
+  let y = 700;
+  for (const n of [1, 2, 3]) {
+    parts.push(`BT /F1 8 Tf 151.2 ${y} Td (pxc) Tj ET`, `BT /F2 8 Tf 170.4 ${y} Td (${n}) Tj ET`);
+    parts.push(`BT /F1 8 Tf 180 ${y} Td (create) Tj ET`);
+    for (const line of ["port 1/x1/1/c1/1", "shutdown", "exit"]) {
+      y -= 10;
+      parts.push(`BT /F1 8 Tf 170.4 ${y} Td (${line}) Tj ET`);
+    }
+    y -= 10;
+  }
+  const text = await pageText(onePagePdf(parts.join("\n"), { fonts: [courier, HELVETICA] }));
+  for (const n of [1, 2, 3]) assert.match(text, new RegExp(`pxc ${n} create`), text);
+});
+
+test("a manual page's code listing keeps its numbered lines whole", { timeout: 600_000 }, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "nokia-interface-guide-p93.pdf"));
+  for (const n of [1, 2, 3]) assert.match(markdown, new RegExp(`pxc ${n} create`), markdown);
 });
 
 test("a patent page: its gutter line numbers no longer mix the two columns", {

@@ -7,7 +7,7 @@ const MIN_NUMBERS = 3;
  * Line numbers set in the gutter between two columns (patents, legal pleadings: 5, 10, 15 … beside the text).
  * Found from position, not from one document: runs of one to three digits, at least three of them stacked in a
  * strip no wider than a few digits, their values mostly rising down the page, most of them with text on both
- * sides on their own line. Left in place they close the gutter (the columns are then read across, line by line) and
+ * sides on their own line, and no other text across the strip's column (a gutter is empty). Left in place they close the gutter (the columns are then read across, line by line) and
  * land inside the sentences of a column. Numbers at the page's margin (a transcript's) have no text on one side
  * and are left alone.
  */
@@ -30,6 +30,9 @@ export function gutterLineNumbers(runs: readonly TextRun[], size: number): Set<T
     start = i;
     // Most of the strip stands between text (a number beside a blank line of one column still belongs).
     if (strip.length < MIN_NUMBERS || strip.filter(between).length * 2 < strip.length) continue;
+    // A gutter is empty down its length: lines of text that run across the strip's place (a code listing's
+    // `pxc 1 create`, `port 1/1` under it) make the numbers words of their lines, not a strip beside them.
+    if (crossings(strip, others) * 2 > strip.length) continue;
     const values = strip.map((run) => Number(run.text.trim()));
     const rising = values.slice(1).filter((value, k) => value > values[k]).length;
     // OCR misreads a digit now and then: most steps rise, not all.
@@ -37,6 +40,18 @@ export function gutterLineNumbers(runs: readonly TextRun[], size: number): Set<T
     for (const run of strip) found.add(run);
   }
   return found;
+}
+
+/** Runs of other text lying across a strip's column, between its first number and its last. */
+function crossings(strip: readonly TextRun[], others: readonly TextRun[]): number {
+  const x1 = Math.min(...strip.map((run) => run.box.x1));
+  const x2 = Math.max(...strip.map((run) => run.box.x2));
+  const top = strip[0].box.y1;
+  const bottom = strip[strip.length - 1].box.y2;
+  return others.filter((o) => {
+    const mid = (o.box.y1 + o.box.y2) / 2;
+    return mid > top && mid < bottom && o.box.x1 < x2 && o.box.x2 > x1;
+  }).length;
 }
 
 function middle(run: TextRun): number {

@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
+import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
@@ -78,7 +79,8 @@ function figureBoxes(page: PageGeometry): Box[] {
  */
 export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout {
   // Struck runs take part in building lines (their hole must not split a line) and are dropped from the lines.
-  const runs = page.runs;
+  // Bullets drawn as shapes are read as the `•` they show (see drawnBullets).
+  const runs = [...page.runs, ...drawnBullets(page)];
   let droppedStruck = 0;
   const tables = stages.detectTables(page);
   const pageArea = page.width * page.height;
@@ -152,6 +154,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     minGap: 0.5,
     minColumnWidth: size * 4,
     rtl,
+    textSize: size,
   };
   // Each card's text (and the cards inside it) is ordered on its own, and its groups take the card's place.
   const expand = (source: Placed[][]): Placed[][] => {

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
+import { BULLET } from "./bullet-marks.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
@@ -88,6 +89,7 @@ export function makeLine(runs: TextRun[]): Line {
       const size = Math.min(previous.fontSize, run.fontSize);
       const apart =
         gap > size * 0.15 ||
+        (run.spaceBefore === true && run.box.x1 >= previous.box.x1) ||
         ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));
@@ -152,8 +154,10 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
       if (last) {
         const gap = run.box.x1 - last.box.x2;
         const size = Math.max(1, Math.min(last.fontSize, run.fontSize));
-        // Word spaces are a third of an em; justified text stretches them to about one em. Wider is a gutter.
-        if (gap > size * 1.6) {
+        // Word spaces are a third of an em; justified text stretches them to about one em. Wider is a gutter,
+        // except after a bullet opening the line: a slide's list sets its items up to a few ems from their marks.
+        const marker = segment.length === 1 && BULLET.test(last.text.trim());
+        if (gap > size * (marker ? 3 : 1.6)) {
           lines.push(lineInReadingOrder(segment));
           segment = [];
         }

@@ -1,5 +1,7 @@
 import type { Box } from "../model.ts";
 import { labelStrip } from "./label-strip.ts";
+import { narrowList } from "./narrow-list.ts";
+import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 
 /** Anything placed on a page that reading order sorts. */
@@ -28,6 +30,8 @@ export interface ReadingOrderOptions {
   minColumnWidth: number;
   /** Columns are read right to left (a right-to-left page). */
   rtl: boolean;
+  /** Points: the height of the page's usual text (its median font size), which a title's dwarfs. */
+  textSize?: number;
 }
 
 interface Gap {
@@ -60,6 +64,9 @@ export function readingOrderGroups<T extends Placed>(
 ): T[][] {
   if (elements.length === 0) return [];
   if (elements.length === 1) return [[...elements]];
+  // A title set level with the top of a column beside it is read before that column (see titleBeside).
+  const titled = titleBeside(elements, options.textSize);
+  if (titled) return [titled[0], ...readingOrderGroups(titled[1], options)];
   if (elements.every((e) => e.card)) {
     // A grid of cards is read row by row: cut across first wherever a gap runs between rows of cards.
     const rows = projectionGaps(
@@ -197,9 +204,20 @@ export function readingOrder<T extends Placed>(elements: readonly T[], options: 
   return readingOrderGroups(elements, options).flat();
 }
 
-/** Top to bottom; elements on the same line along the line (see `lineOrder`). */
+/**
+ * Top to bottom; elements on the same line along the line (see `lineOrder`). Two cards one over the other (a
+ * card's title band drawn over its top edge, overlapping it) are no line: the higher one first.
+ */
 function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
-  return [...elements].sort((a, b) => lineOrder(a.box, b.box, rtl));
+  return [...elements].sort((a, b) =>
+    a.card && b.card && stacked(a.box, b.box) ? a.box.y1 - b.box.y1 : lineOrder(a.box, b.box, rtl),
+  );
+}
+
+/** Boxes sharing most of their width, one's top above the other's. */
+function stacked(a: Box, b: Box): boolean {
+  const shared = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  return shared > 0.8 * Math.min(a.x2 - a.x1, b.x2 - b.x1) && a.y1 !== b.y1;
 }
 
 /**
@@ -237,7 +255,10 @@ function columnParts<T extends Placed>(
       if (text.length === 0) return false;
       const width = Math.max(...text.map((b) => b.x2)) - Math.min(...text.map((b) => b.x1));
       // A strip of labels off the lines of the column it follows is a column of its own (see labelStrip).
-      return width < minWidth && !labelStrip(text, textOf(parts[rtl ? index + 1 : index - 1]));
+      // So is a narrow list with its marks and items together (see narrowList).
+      return (
+        width < minWidth && !labelStrip(text, textOf(parts[rtl ? index + 1 : index - 1])) && !narrowList(text)
+      );
     });
     // A narrow part that shares no height with its neighbours (a page number under the gutter) is not a strip
     // beside them: the region is cut across first.

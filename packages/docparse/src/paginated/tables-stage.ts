@@ -3,6 +3,7 @@ import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
 import type { DetectedTable, PageGeometry } from "./geometry.ts";
+import { sideBySideLists } from "./side-lists.ts";
 
 /**
  * Tables of a page: grids of ruling lines first, then columns of aligned text elsewhere on the page, then bold
@@ -11,7 +12,10 @@ import type { DetectedTable, PageGeometry } from "./geometry.ts";
  */
 export function tableStage(page: PageGeometry): DetectedTable[] {
   const ruled = detectRuledTables(page);
-  const aligned = detectAlignedTables(page, undefined, { exclude: ruled.map((table) => table.box) });
+  // Bulleted lists side by side line up like columns; they are read as lists.
+  const aligned = detectAlignedTables(page, undefined, { exclude: ruled.map((table) => table.box) }).filter(
+    (table) => !sideBySideLists(table),
+  );
   const keyValue = detectKeyValueTables(
     page,
     [...ruled, ...aligned].map((table) => table.box),

@@ -193,6 +193,23 @@ export function wordSpaceBetween(before: PdfTextItem, space: PdfTextItem, after:
   );
 }
 
+/**
+ * Whether `space`, a blank item pdf.js made of a space glyph, stands between the items `before` and `after` on
+ * one baseline, each starting about where the one before ends: a word space, whatever fonts the words are in.
+ */
+export function spaceGlyphBetween(before: PdfTextItem, space: PdfTextItem, after: PdfTextItem): boolean {
+  const level = (item: PdfTextItem) => item.transform[1] === 0 && item.transform[0] > 0;
+  const size = Math.abs(before.transform[3]);
+  const near = (a: number, b: number) => Math.abs(a - b) <= size * 0.3;
+  return (
+    [before, space, after].every((item) => level(item) && !RTL_CHARS.test(item.str)) &&
+    near(space.transform[5], before.transform[5]) &&
+    near(after.transform[5], before.transform[5]) &&
+    near(space.transform[4], before.transform[4] + before.width) &&
+    near(after.transform[4], space.transform[4] + space.width)
+  );
+}
+
 /** Words of a page to spell otherwise, found in its operator list: pdf.js's spelling to the right one. */
 export interface GlyphWords {
   /** Right-to-left words with a ligature pdf.js reversed (`rtlLigatureWords`). */
@@ -306,6 +323,9 @@ function textRuns(
     const run: TextRun = {
       text,
       box: bbox,
+      // A space glyph drawn between the last item and this one, in another font or slant (a bold, underlined or
+      // italic word and the plain word after it): the two are words apart however close their boxes come.
+      ...(last && spaced && spaceGlyphBetween(last.item, spaced, item) ? { spaceBefore: true } : {}),
       fontName: face.name,
       fontSize: Math.round(Math.hypot(m[2], m[3]) * resized * 100) / 100 || size,
       bold: face.bold,

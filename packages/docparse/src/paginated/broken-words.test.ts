@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { blockText, buildBlocks } from "./blocks.ts";
+import { makeLine } from "./lines.ts";
+import { textRun } from "./test-geometry.ts";
+
+/** A line of one run from x1 to x2, its box as tall as OCR reads it (`height`). */
+function ocrLine(text: string, y: number, height: number, x2 = 290) {
+  return makeLine([
+    textRun(text, { x1: 50, y1: y, x2, y2: y + height }, { fontName: "ocr", fontSize: height }),
+  ]);
+}
+
+test("a word broken at a line's end joins the next line even when OCR sizes the short line smaller", () => {
+  // Lines of capitals and ascenders read 11 pt high; the last line, `nition.`, has only x-height letters.
+  const lines = [
+    ocrLine("It also permits one to write recursive", 100, 11),
+    ocrLine("functions without a defi-", 113, 11),
+    ocrLine("nition.", 116 + 11, 7.2, 80),
+  ];
+  const blocks = buildBlocks(lines, { lineGap: 2 });
+  assert.deepEqual(blocks.map(blockText), [
+    "It also permits one to write recursive functions without a definition.",
+  ]);
+  // Without the broken word the smaller line is a block of its own (a caption, a footnote under the text).
+  const apart = buildBlocks([...lines.slice(0, 1), ocrLine("a caption line", 113 + 1, 7.2, 120)], {
+    lineGap: 2,
+  });
+  assert.equal(apart.length, 2);
+});
+
+test("a scanned journal page keeps a word broken at a short paragraph end whole", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "cacm-backus-p621.pdf"));
+  assert.match(markdown, /recursive functions without a definition\./, markdown);
+});
