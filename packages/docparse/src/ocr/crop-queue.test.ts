@@ -136,6 +136,34 @@ describe("CropQueue", () => {
     assert.ok(most <= 100 + 40, `at most the bound and one crop waited, not ${most} bytes`);
   });
 
+  test("a language found by a function is looked for once, at the first chunk, and never with no crop", async () => {
+    const asked: string[] = [];
+    const languages: string[] = [];
+    const engine: OcrEngine = {
+      name: "fake",
+      recognize: () => Promise.reject(new Error("not used")),
+      async recognizeCrops(rasters, options) {
+        languages.push(options.language);
+        return rasters.map(pageOf);
+      },
+    };
+    const find = async () => {
+      asked.push("fra");
+      return "fra";
+    };
+    const idle = new CropQueue(engine, { language: find, slots: new Slots(1) });
+    idle.close();
+    await tick();
+    assert.deepEqual(asked, []);
+    const queue = new CropQueue(engine, { language: find, slots: new Slots(2) });
+    const reads = Array.from({ length: 30 }, (_, i) => queue.read(crop(i + 1)));
+    queue.close();
+    await Promise.all(reads);
+    assert.deepEqual(asked, ["fra"]);
+    assert.ok(languages.length >= 2, "the crops were read in several chunks");
+    assert.ok(languages.every((language) => language === "fra"));
+  });
+
   test("a crop that fails rejects alone; an abort rejects what is still queued", async () => {
     const { engine } = fakeEngine((n) => n === 2);
     const queue = new CropQueue(engine, { language: "eng", slots: new Slots(1) });

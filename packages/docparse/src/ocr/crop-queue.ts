@@ -45,8 +45,11 @@ interface Queued {
 }
 
 export interface CropQueueOptions {
-  /** Tesseract language codes joined by `+`. */
-  language: string;
+  /**
+   * Tesseract language codes joined by `+`, or a function that finds them, called once when the first chunk is
+   * read (a document with no crop never pays for it).
+   */
+  language: string | (() => Promise<string>);
   /** Time one chunk may take from when it gets its slot. Default 120 s, a page's. */
   timeoutMs?: number;
   /** Stops the reading of every crop when aborted. */
@@ -60,6 +63,7 @@ export interface CropQueueOptions {
 export class CropQueue {
   readonly #engine: OcrEngine;
   readonly #options: CropQueueOptions;
+  #language: Promise<string> | null = null;
   readonly #slots: Slots;
   readonly #queued: Queued[] = [];
   #queuedBytes = 0;
@@ -182,9 +186,11 @@ export class CropQueue {
     const signal = this.#options.signal ? AbortSignal.any([this.#options.signal, deadline]) : deadline;
     let pages: (OcrPage | OcrError)[];
     try {
+      const { language } = this.#options;
+      this.#language ??= typeof language === "string" ? Promise.resolve(language) : language();
       pages = await this.#engine.recognizeCrops(
         chunk.map((c) => c.raster),
-        { language: this.#options.language, signal },
+        { language: await this.#language, signal },
       );
     } catch (error) {
       const failure = asOcrError(error);

@@ -170,7 +170,7 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
     // Text outside the text layer is read while later pages are still being read: each page, as it comes, has
     // its crops rendered and queued; the queue reads them in chunks as they gather, and the rest once all are in.
     const queue = new CropQueue(ocrEngineFor(input.parsing.ocr_model), {
-      language: await cropLanguage(doc, input.parsing.ocr_languages),
+      language: () => cropLanguage(doc, input.parsing.ocr_languages),
       signal: stop.signal,
     });
     const withText = new Map<number, Promise<PageGeometry>>();
