@@ -59,3 +59,14 @@ export async function scoreCase(c: Case): Promise<CellScore & { tables: TextGrid
   const tables = await detectedGrids(c.pdf);
   return { ...scoreCells(expected, tables), tables };
 }
+
+/** A whole suite's score: its cases' expected cells and those found in place, summed. */
+export async function suiteScore(suite: string): Promise<CellScore> {
+  const total = { expected: 0, matched: 0 };
+  for (const c of tableCases().filter((c) => c.suite === suite)) {
+    const score = await scoreCase(c);
+    total.expected += score.expected;
+    total.matched += score.matched;
+  }
+  return total;
+}

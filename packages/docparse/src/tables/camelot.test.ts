@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { scoreCase, tableCases } from "../eval/table-suites.ts";
+import { scoreCase, suiteScore, tableCases } from "../eval/table-suites.ts";
 
 /**
  * camelot's test PDFs with their expected tables (kept in the repository under test/tables/camelot, MIT): table
@@ -71,13 +71,7 @@ test("anticlockwise_table_2: sub-headers set tightly under 'Traditional method' 
 });
 
 test("the camelot suite: cell accuracy at least 0.92", async () => {
-  let expected = 0;
-  let matched = 0;
-  for (const c of tableCases().filter((c) => c.suite === "camelot")) {
-    const score = await scoreCase(c);
-    expected += score.expected;
-    matched += score.matched;
-  }
+  const { expected, matched } = await suiteScore("camelot");
   assert.ok(expected > 2000, `only ${expected} expected cells: test data missing`);
   assert.ok(matched / expected >= 0.92, `${matched}/${expected}`);
 });

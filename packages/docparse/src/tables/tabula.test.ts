@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { scoreCase, tableCases } from "../eval/table-suites.ts";
+import { scoreCase, suiteScore, tableCases } from "../eval/table-suites.ts";
 
 /**
  * tabula-java's test PDFs with their expected CSVs (kept in the repository under test/tables/tabula, MIT): each
@@ -31,13 +31,7 @@ test("us-020: header cells 0.7 em apart are two columns where the numbers below 
 });
 
 test("the tabula-java suite: cell accuracy at least 0.90 over its whole-table cases", async () => {
-  let expected = 0;
-  let matched = 0;
-  for (const c of tableCases().filter((c) => c.suite === "tabula")) {
-    const score = await scoreCase(c);
-    expected += score.expected;
-    matched += score.matched;
-  }
+  const { expected, matched } = await suiteScore("tabula");
   assert.ok(expected > 1500, `only ${expected} expected cells: test data missing`);
   assert.ok(matched / expected >= 0.9, `${matched}/${expected}`);
 });
