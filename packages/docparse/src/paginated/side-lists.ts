@@ -1,8 +1,5 @@
-import { BULLET } from "./bullet-marks.ts";
+import { BULLET, BULLETED } from "./bullet-marks.ts";
 import type { DetectedTable } from "./geometry.ts";
-
-/** A cell that is a bulleted item: its mark, a space, its text. */
-const BULLETED = /^[•◦▪▫‣⁃○●■□◆◇►▸➢➤·]\s+\S/u;
 
 type Cell = DetectedTable["cells"][number];
 
