@@ -1,5 +1,5 @@
 import type { Box } from "../model.ts";
-import type { PageGeometry, TextRun } from "./geometry.ts";
+import { box, type PageGeometry, type TextRun } from "./geometry.ts";
 
 /** Points: no bullet is wider (three fifths of an em of 40 pt type). */
 const MAX_DOT = 24;
@@ -36,7 +36,7 @@ export function drawnBullets(page: PageGeometry): TextRun[] {
     if (!item) continue;
     // Nothing stands between the dot and its item, nor does text run over the dot (a shape inside a line).
     const between: Box = { x1: dot.x1, y1: item.box.y1, x2: item.box.x1, y2: item.box.y2 };
-    if (runs.some((run) => run !== item && overlaps(run.box, between))) continue;
+    if (runs.some((run) => run !== item && box.intersection(run.box, between) > 0)) continue;
     bullets.push({
       text: "•",
       box: { x1: dot.x1, y1: item.box.y1, x2: dot.x2, y2: item.box.y2 },
@@ -49,8 +49,4 @@ export function drawnBullets(page: PageGeometry): TextRun[] {
     });
   }
   return bullets;
-}
-
-function overlaps(a: Box, b: Box): boolean {
-  return Math.min(a.x2, b.x2) > Math.max(a.x1, b.x1) && Math.min(a.y2, b.y2) > Math.max(a.y1, b.y1);
 }
