@@ -1,5 +1,5 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
-import { latinLanguage, refineWithinScript } from "./languages.ts";
+import { LETTER_SCRIPTS, latinLanguage, refineWithinScript } from "./languages.ts";
 import { tesseractAvailable, tesseractInstallation } from "./tesseract.ts";
 
 /**
@@ -13,21 +13,6 @@ const SAMPLE_CHARS = 600;
 const SAMPLE_PAGES = 2;
 /** Fewer letters than this tell no language; the document's /Lang is taken then. */
 const MIN_LETTERS = 40;
-
-/** Scripts told by their letters, with the language that reads each. */
-const SCRIPTS: [RegExp, string][] = [
-  [/\p{Script=Hangul}/u, "kor"],
-  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, "jpn"],
-  [/\p{Script=Han}/u, "chi_sim"],
-  [/\p{Script=Cyrillic}/u, "rus"],
-  [/\p{Script=Greek}/u, "ell"],
-  [/\p{Script=Arabic}/u, "ara"],
-  [/\p{Script=Hebrew}/u, "heb"],
-  [/\p{Script=Devanagari}/u, "hin"],
-  [/\p{Script=Bengali}/u, "ben"],
-  [/\p{Script=Tamil}/u, "tam"],
-  [/\p{Script=Thai}/u, "tha"],
-];
 
 /** ISO 639-1 codes of a /Lang entry (`fr-FR`) and the Tesseract language of each. */
 const ISO_LANGUAGES: Record<string, string> = {
@@ -80,15 +65,15 @@ export function textLanguage(text: string, lang: string | null): string {
   let code: string | null = null;
   if (letters.length >= MIN_LETTERS) {
     const latin = letters.filter((c) => /\p{Script=Latin}/u.test(c)).length;
-    const counts = SCRIPTS.map(([script, language]) => ({
-      language,
-      count: letters.filter((c) => script.test(c)).length,
-    }));
+    const counts = new Map<string, number>();
+    for (const [script, language] of LETTER_SCRIPTS) {
+      counts.set(language, (counts.get(language) ?? 0) + letters.filter((c) => script.test(c)).length);
+    }
     // Kana beside kanji is Japanese: Han letters count for it.
-    const kana = counts.find((c) => c.language === "jpn");
-    const han = counts.find((c) => c.language === "chi_sim");
-    if (kana && han && kana.count > 0) kana.count += han.count;
-    const best = counts.reduce((a, b) => (b.count > a.count ? b : a));
+    const kana = counts.get("jpn") ?? 0;
+    if (kana > 0) counts.set("jpn", kana + (counts.get("chi_sim") ?? 0));
+    let best = { language: "eng", count: 0 };
+    for (const [language, count] of counts) if (count > best.count) best = { language, count };
     if (best.count > latin) code = refineWithinScript(best.language, text) ?? best.language;
     else code = latinLanguage(text);
   } else if (lang) {

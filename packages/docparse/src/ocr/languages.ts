@@ -23,6 +23,22 @@ const SCRIPT_LANGUAGES: Record<string, string[]> = {
   Thai: ["tha"],
 };
 
+/**
+ * The letters of each non-Latin script of SCRIPT_LANGUAGES that Unicode names the same way (`\p{Script=Han}`),
+ * with the first language that reads it. OSD's "Japanese" and "Korean" are no Unicode scripts: their letters are
+ * the Hiragana, Katakana and Hangul entries'.
+ */
+export const LETTER_SCRIPTS: readonly (readonly [RegExp, string])[] = Object.entries(
+  SCRIPT_LANGUAGES,
+).flatMap(([name, languages]) => {
+  if (name === "Latin") return [];
+  try {
+    return [[new RegExp(`\\p{Script=${name}}`, "u"), languages[0]] as const];
+  } catch {
+    return [];
+  }
+});
+
 /** The first language that reads an OSD script name; null for a script without installed data. */
 export function languageOfScript(script: string): string | null {
   return SCRIPT_LANGUAGES[script]?.[0] ?? null;
