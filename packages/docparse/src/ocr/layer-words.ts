@@ -1,3 +1,4 @@
+import { codePoints, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 
@@ -131,7 +132,7 @@ function partnerOf(run: TextRun, words: readonly LayerWord[]): LayerWord | null 
 
 /** Two spellings of one word: a few edits apart, and not more than a third of the longer. */
 function close(a: string, b: string): boolean {
-  const edits = levenshtein(a, b);
+  const edits = levenshtein(codePoints(a), codePoints(b));
   return edits <= MAX_EDITS && edits * 3 <= Math.max([...a].length, [...b].length);
 }
 
@@ -151,19 +152,4 @@ export function wellFormed(text: string): boolean {
 /** A word without its opening and closing punctuation (a hyphen at its end too). */
 function core(text: string): string {
   return text.replace(/^[("'“‘[]+/u, "").replace(/[)"'”’\].,;:!?\-‐]+$/u, "");
-}
-
-/** Edits (insert, delete, replace a character) from one short word to another. */
-function levenshtein(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= y.length; j++) {
-      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1)));
-    }
-    previous = row;
-  }
-  return previous[y.length];
 }

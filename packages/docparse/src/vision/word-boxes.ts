@@ -1,3 +1,4 @@
+import { codeUnits, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 
@@ -31,22 +32,6 @@ export function wordKey(text: string): string {
     .replace(/[^\p{L}\p{N}]/gu, "");
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
 /** 2 for the same word, 1 for a close spelling, 0 for different words. */
 function wordScore(a: string, b: string, fuzzy: boolean): number {
   if (a === "" || b === "") return 0;
@@ -54,7 +39,7 @@ function wordScore(a: string, b: string, fuzzy: boolean): number {
   if (!fuzzy || Math.min(a.length, b.length) < 3) return 0;
   const longer = Math.max(a.length, b.length);
   if (Math.abs(a.length - b.length) > longer * (1 - SIMILAR_WORD)) return 0;
-  return 1 - editDistance(a, b) / longer >= SIMILAR_WORD ? 1 : 0;
+  return 1 - levenshtein(codeUnits(a), codeUnits(b)) / longer >= SIMILAR_WORD ? 1 : 0;
 }
 
 /**
