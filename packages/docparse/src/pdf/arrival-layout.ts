@@ -4,7 +4,7 @@ import { type LayoutStages, layoutPage, type PageLayout } from "../paginated/lay
 import { detectSignatures } from "../paginated/signatures.ts";
 import { tableStage } from "../paginated/tables-stage.ts";
 import { dropUnmapped } from "./text.ts";
-import { unreadText } from "./unread-text.ts";
+import { type UnreadText, unreadText } from "./unread-text.ts";
 
 /**
  * A PDF page laid out as soon as it is read, by the thread that read it (the parse thread, or the extraction
@@ -44,11 +44,25 @@ export function withoutUnmapped(page: PageGeometry): PageGeometry {
   return { ...page, runs: dropUnmapped(page.runs) };
 }
 
+/** A page just read, laid out when it needs nothing more; else its unread text when that was looked for. */
+export interface Arrival {
+  layout: PageLayout | null;
+  /**
+   * The page's unread text (its regions to OCR and its garbled runs, which are runs of that very page), found
+   * to decide that the page is not laid out yet: its OCR starts from it instead of looking again. Null when
+   * the page is laid out, is no text-layer page, or the request is null.
+   */
+  unread: UnreadText | null;
+}
+
 /**
  * The layout of a page just read, when it needs nothing more: a text layer with no unread text (images holding
- * text, outlined or unmapped glyphs). Null for the other pages, and when the request is null.
+ * text, outlined or unmapped glyphs). Null for the other pages (with the unread text found, when it was looked
+ * for), and when the request is null.
  */
-export function layoutOnArrival(page: PageGeometry, request: LayoutRequest | null): PageLayout | null {
-  if (!request || page.textSource !== "text-layer" || unreadText(page).regions.length > 0) return null;
-  return layoutPage(withoutUnmapped(page), layoutStages(request));
+export function layoutOnArrival(page: PageGeometry, request: LayoutRequest | null): Arrival {
+  if (!request || page.textSource !== "text-layer") return { layout: null, unread: null };
+  const unread = unreadText(page);
+  if (unread.regions.length > 0) return { layout: null, unread };
+  return { layout: layoutPage(withoutUnmapped(page), layoutStages(request)), unread: null };
 }

@@ -165,7 +165,7 @@ describe("extractPages", () => {
         doc,
         bytes,
         pages,
-        (page, layout) => {
+        (page, { layout }) => {
           assert.ok(layout, `page ${page.pageNumber} laid out on arrival`);
           layouts.set(page.pageNumber, layout);
         },
@@ -187,7 +187,7 @@ describe("extractPages", () => {
         doc,
         bytes,
         pages,
-        (page, layout) => {
+        (page, { layout }) => {
           if (layout) layouts.set(page.pageNumber, layout);
           if (page.pageNumber > count / 2) stopped ??= stopExtractionHelper();
         },

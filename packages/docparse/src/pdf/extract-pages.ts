@@ -3,8 +3,7 @@ import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
-import type { PageLayout } from "../paginated/layout.ts";
-import { type LayoutRequest, layoutOnArrival } from "./arrival-layout.ts";
+import { type Arrival, type LayoutRequest, layoutOnArrival } from "./arrival-layout.ts";
 import { DOCUMENT_PAGE_OPTIONS, extractCounted, extractPdfPage } from "./extract.ts";
 import type { ExtractReply, ExtractTask } from "./extract-thread.ts";
 
@@ -66,13 +65,15 @@ class ExtractHelper {
   /** Reads pages of the task until the counter runs out; never rejects (its unread pages are the caller's). */
   run(
     task: ExtractTask,
-    onPage: (index: number, page: PageGeometry, layout: PageLayout | null) => void,
+    onPage: (index: number, page: PageGeometry, arrival: Arrival) => void,
   ): Promise<void> {
     this.#busy = true;
     this.#worker.ref();
     return new Promise<void>((resolve) => {
       this.#onReply = (reply) => {
-        if (reply.kind === "page") return onPage(reply.index, reply.page, reply.layout);
+        if (reply.kind === "page") {
+          return onPage(reply.index, reply.page, { layout: reply.layout, unread: reply.unread });
+        }
         this.#onReply = null;
         this.#busy = false;
         if (this.#alive) this.#worker.unref();
@@ -107,24 +108,25 @@ export async function stopExtractionHelper(): Promise<void> {
  * The geometry of `pages` (1-based numbers) of the open `doc`, whose file is `bytes`, in the order given, read
  * with DOCUMENT_PAGE_OPTIONS. With a `layout` request, each page that needs nothing more is laid out by the thread
  * that read it (arrival-layout.ts), and its geometry is then the page laid out (unmapped glyphs dropped). `onPage`
- * gets each page, with its layout or null, as soon as it is read, in the order the pages finish (work on a page,
+ * gets each page, with its layout or null (and then its unread text when that was looked for: Arrival), as soon
+ * as it is read, in the order the pages finish (work on a page,
  * such as OCR of its unread text, can start while later pages are still being read).
  */
 export async function extractPages(
   doc: PDFDocumentProxy,
   bytes: Uint8Array,
   pages: readonly number[],
-  onPage: (page: PageGeometry, layout: PageLayout | null) => void = () => {},
+  onPage: (page: PageGeometry, arrival: Arrival) => void = () => {},
   layout: LayoutRequest | null = null,
 ): Promise<PageGeometry[]> {
   const results: (PageGeometry | undefined)[] = new Array(pages.length);
-  const done = (index: number, page: PageGeometry, laidOut: PageLayout | null) => {
+  const done = (index: number, page: PageGeometry, arrival: Arrival) => {
     results[index] = page;
-    onPage(page, laidOut);
+    onPage(page, arrival);
   };
   const here = (index: number, page: PageGeometry) => {
-    const laidOut = layoutOnArrival(page, layout);
-    done(index, laidOut?.page ?? page, laidOut);
+    const arrival = layoutOnArrival(page, layout);
+    done(index, arrival.layout?.page ?? page, arrival);
   };
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const shared = pages.length >= SHARED_EXTRACTION_MIN_PAGES ? freeHelper() : null;

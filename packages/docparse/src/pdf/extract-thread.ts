@@ -4,6 +4,7 @@ import type { PageLayout } from "../paginated/layout.ts";
 import { type LayoutRequest, layoutOnArrival } from "./arrival-layout.ts";
 import { extractCounted } from "./extract.ts";
 import { closePdf, openPdf } from "./open.ts";
+import type { UnreadText } from "./unread-text.ts";
 
 /**
  * The body of a page extraction helper thread (extract-pages.ts): opens its own copy of a PDF and reads its pages
@@ -22,7 +23,7 @@ export interface ExtractTask {
 
 export type ExtractReply =
   /** A page read; with its layout, the page is the one laid out (its unmapped glyphs dropped). */
-  | { kind: "page"; index: number; page: PageGeometry; layout: PageLayout | null }
+  | { kind: "page"; index: number; page: PageGeometry; layout: PageLayout | null; unread: UnreadText | null }
   | { kind: "done" }
   | { kind: "error"; message: string };
 
@@ -37,9 +38,10 @@ port.on("message", async (task: ExtractTask) => {
     try {
       for (let index = task.pages.length - 1; Atomics.add(task.counter, 0, 1) < task.pages.length; index--) {
         const page = await extractCounted(doc, task.pages[index], read);
-        const layout = layoutOnArrival(page, task.layout);
-        // A laid-out page is posted once, inside its layout: the clone keeps the entries' runs the page's own.
-        reply({ kind: "page", index, page: layout?.page ?? page, layout });
+        const { layout, unread } = layoutOnArrival(page, task.layout);
+        // A laid-out page is posted once, inside its layout: the clone keeps the entries' runs the page's own, as
+        // it keeps the unread text's garbled runs the page's own runs.
+        reply({ kind: "page", index, page: layout?.page ?? page, layout, unread });
       }
     } finally {
       await closePdf(doc);

@@ -19,9 +19,9 @@ import { layoutRequestOf, layoutStages, withoutUnmapped } from "./arrival-layout
 import { pageFrame } from "./extract.ts";
 import { extractPages } from "./extract-pages.ts";
 import { closePdf, openPdf } from "./open.ts";
-import { renderPage } from "./render.ts";
+import { releasePage, renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
-import { ocrCrops, unreadText, withOcrWords } from "./unread-text.ts";
+import { ocrCrops, type UnreadText, unreadText, withOcrWords } from "./unread-text.ts";
 
 /** Resolution pages are rendered at to look for barcodes, and figures are cropped at (include_images). */
 const BARCODE_DPI = 200;
@@ -105,8 +105,10 @@ async function withUnreadText(
   doc: PDFDocumentProxy,
   page: PageGeometry,
   queue: CropQueue,
+  found: UnreadText | null,
 ): Promise<PageGeometry> {
-  const unread = unreadText(page);
+  // Found already when the thread that read the page looked for it to decide its layout (arrival-layout.ts).
+  const unread = found ?? unreadText(page);
   if (unread.regions.length === 0) return page;
   const release = queue.hold();
   const crops = ocrCrops(unread, page);
@@ -115,7 +117,13 @@ async function withUnreadText(
     for (const crop of crops) {
       // Crops waiting for OCR are bounded in bytes: the next is rendered once there is room for it.
       await queue.room();
-      const rendered = await renderPage(doc, page.pageNumber, { dpi: OCR_DPI, grayscale: true, crop });
+      // The page's crops are drawn from one reading of it (its operator list, fonts and images), freed after.
+      const rendered = await renderPage(doc, page.pageNumber, {
+        dpi: OCR_DPI,
+        grayscale: true,
+        crop,
+        keepPage: crops.length > 1,
+      });
       const read = queue.read({
         pageNumber: page.pageNumber,
         widthPx: rendered.widthPx,
@@ -133,6 +141,7 @@ async function withUnreadText(
     }
   } finally {
     release();
+    if (crops.length > 1) await releasePage(doc, page.pageNumber);
   }
   const words: TextRun[] = [];
   const settled = await Promise.allSettled(reads);
@@ -187,10 +196,10 @@ export async function loadPdf(input: BackendInput): Promise<DocumentModel> {
         doc,
         input.bytes,
         numbers.filter((n) => wanted.has(n)),
-        (page, layout) => {
+        (page, { layout, unread }) => {
           if (layout) laidOut.set(page.pageNumber, layout);
           if (layout || page.textSource !== "text-layer") return;
-          const read = withUnreadText(doc, page, queue);
+          const read = withUnreadText(doc, page, queue, unread);
           read.catch(() => {});
           withText.set(page.pageNumber, read);
           if (!arrival) return;

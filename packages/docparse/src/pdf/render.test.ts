@@ -5,7 +5,7 @@ import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { closePdf, openPdf } from "./open.ts";
-import { MAX_RENDER_PIXELS, renderPage } from "./render.ts";
+import { MAX_RENDER_PIXELS, releasePage, renderPage } from "./render.ts";
 import { onePagePdf } from "./test-pdf.ts";
 
 /** A file of Docling's test data in the shared corpus; only called by tests that skip without it. */
@@ -39,6 +39,36 @@ describe("renderPage", () => {
     const png = await inspect(page.png);
     assert.deepEqual([png.width, png.height, png.channels], [1700, 2200, 3]);
     assert.ok(png.dark > 0.01 && png.dark < 0.2, `dark share ${png.dark}`);
+  });
+
+  test("crops drawn with keepPage share one reading of the page and come out as each drawn alone; releasePage frees it", {
+    skip: NO_CORPUS,
+  }, async () => {
+    const crops = [
+      { x1: 64, y1: 104, x2: 549, y2: 296 },
+      { x1: 30.5, y1: 400.25, x2: 300.75, y2: 520.5 },
+      { x1: 0, y1: 0, x2: 612, y2: 80 },
+    ];
+    const alone = [];
+    for (const crop of crops) alone.push(await renderPage(redp, 12, { dpi: 200, crop, grayscale: true }));
+    const page = await redp.getPage(12);
+    // pdf.js's per-intent state of the page: its operator lists and their render tasks.
+    const states = (page as unknown as { _intentStates: Map<unknown, unknown> })._intentStates;
+    assert.equal(states.size, 0, "a render frees the page by default");
+    const kept = [];
+    for (const crop of crops) {
+      kept.push(await renderPage(redp, 12, { dpi: 200, crop, grayscale: true, keepPage: true }));
+      assert.equal(states.size, 1, "the page's operator list is kept for the next crop");
+    }
+    await releasePage(redp, 12);
+    assert.equal(states.size, 0);
+    for (const [i, crop] of kept.entries()) {
+      assert.deepEqual(
+        [crop.widthPx, crop.heightPx, crop.dpi],
+        [alone[i].widthPx, alone[i].heightPx, alone[i].dpi],
+      );
+      assert.ok(crop.png.equals(alone[i].png), `crop ${i} drawn from the kept page is the same PNG`);
+    }
   });
 
   test("grayscale gives one channel", { skip: NO_CORPUS }, async () => {

@@ -21,6 +21,12 @@ export interface RenderOptions {
    * printout shows it. Off by default: the page's own content, as the text layer and pageGraphics see it.
    */
   annotations?: boolean;
+  /**
+   * Leave the page's operator list and decoded resources for another render of it (the caller ends with
+   * `releasePage`): several crops of one page are then drawn from one reading of its content, fonts and images,
+   * not one each. By default a render frees them.
+   */
+  keepPage?: boolean;
 }
 
 export interface RenderedPage {
@@ -97,8 +103,13 @@ export async function renderPage(
       factory.destroy(entry);
     }
   } finally {
-    page.cleanup();
+    if (!options.keepPage) page.cleanup();
   }
+}
+
+/** Frees what the renders of a page with `keepPage` left (pdf.js refuses while one is still drawing it). */
+export async function releasePage(doc: PDFDocumentProxy, pageNumber: number): Promise<void> {
+  (await doc.getPage(pageNumber)).cleanup();
 }
 
 /** The part of `crop` on the page; an empty one is the caller's mistake. */
