@@ -1,6 +1,6 @@
-import { codePoints, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
 import type { TextRun } from "../paginated/geometry.ts";
+import { codePoints, levenshtein } from "../text/edit-distance.ts";
 
 /**
  * A scan's own invisible text layer (an earlier OCR, drawn under the image) as a second, independent reading of

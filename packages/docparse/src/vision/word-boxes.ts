@@ -1,6 +1,6 @@
-import { codeUnits, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
+import { codeUnits, levenshtein } from "../text/edit-distance.ts";
 
 /**
  * Boxes for a vision model's transcription of a page. The model gives text only; the page's own OCR gives words
