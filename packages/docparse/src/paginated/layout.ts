@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
+import { splitHandBrokenLines } from "./card-lines.ts";
 import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
@@ -218,7 +219,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
   let pending: Line[] = [];
   const flush = () => {
-    for (const block of blocksBesideMargin(pending, (lines) => buildBlocks(lines, { lineGap })))
+    for (const block of blocksBesideMargin(pending, (lines) =>
+      splitHandBrokenLines(buildBlocks(lines, { lineGap })),
+    ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
   };
