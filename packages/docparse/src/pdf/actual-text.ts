@@ -10,9 +10,10 @@
  *   as that text, as the PDF says it should and as pdftotext reads it: the glyphs drawn in the span give way to one
  *   item of the ActualText, from where the span's first glyph starts to where its last ends. Only when they differ
  *   from it, and only for a span drawn on one baseline, upright (a span over several lines, or over no glyph at
- *   all, such as a figure's, is left as drawn); a span nested in it counts as its own. An ActualText with nothing to read
- *   (blank, or control characters only) leaves the glyphs as drawn: it marks a hyphen that is only shown, or a leader, which the line and paragraph rules read
- *   already (removing a line-end hyphen would split its word at the join).
+ *   all, such as a figure's, is left as drawn); a span nested in it counts as its own. An ActualText with nothing
+ *   to read (empty, or control characters only: Word's check boxes) leaves the glyphs as drawn: an empty one
+ *   marks a hyphen that is only shown, which the paragraph rules join already (removing a line-end hyphen would
+ *   split its word at the join).
  */
 
 /** One edit of the worker's source, as worker-patch.ts applies it. */
@@ -52,7 +53,7 @@ const SPAN_STATE = `
       const start = span.start;
       const end = getCurrentTextTransform();
       const drawn = span.items.slice(span.from).filter(item => typeof item.str === "string" && item.str.trim() !== "");
-      if (!/[\\p{L}\\p{N}\\p{P}\\p{S}]/u.test(span.text) || drawn.map(item => item.str).join("") === span.text) {
+      if (!/[\\p{L}\\p{N}\\p{P}\\p{S}\\p{Zs}]/u.test(span.text) || drawn.map(item => item.str).join("") === span.text) {
         return;
       }
       const level = start[0] > 0 && start[1] === 0 && start[2] === 0 && end[1] === 0 && end[2] === 0 && Math.abs(end[5] - start[5]) <= Math.abs(start[3]) * 0.1 && end[4] >= start[4];
