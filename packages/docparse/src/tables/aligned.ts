@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { BULLET_MARKS, DASH_MARKS, ENUMERATOR } from "../paginated/bullet-marks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import {
   cellText,
@@ -183,7 +184,11 @@ function riverAround(lines: readonly WordLine[], gap: Interval, width: number): 
   return open >= Math.max(3, 0.6 * lines.length);
 }
 
-const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])$/;
+/**
+ * A cell that is a list item's mark alone (a bullet, a dash, an enumerator): a first column of them is a list's.
+ * Check marks are not among them: a column of ✓ is a table's yes and no.
+ */
+const LIST_MARKER = new RegExp(`^(?:[${BULLET_MARKS}${DASH_MARKS}]|${ENUMERATOR})$`);
 
 interface Band {
   lines: WordLine[];
