@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
@@ -45,9 +46,7 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
     if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
       gaps.push(gap);
   }
-  if (gaps.length === 0) return 2;
-  gaps.sort((x, y) => x - y);
-  return gaps[Math.floor(gaps.length / 2)];
+  return median(gaps, 2);
 }
 
 function allBold(line: Line): boolean {

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { median } from "../statistics.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { splitHandBrokenLines } from "./card-lines.ts";
 import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
@@ -40,12 +41,6 @@ export interface LayoutStages {
 /** Images smaller than this share of the page (or thinner than this many points) are decoration, not figures. */
 const MIN_FIGURE_SHARE = 0.01;
 const MIN_FIGURE_SIDE = 24;
-
-function median(values: number[], fallback: number): number {
-  if (values.length === 0) return fallback;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** The figures of a page: images large enough to matter, merged where they overlap (a figure made of tiles). */
 function figureBoxes(page: PageGeometry): Box[] {

@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { BULLET_MARKS, DASH_MARKS, ENUMERATOR } from "../paginated/bullet-marks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import {
   cellText,
   finishTable,
@@ -39,12 +40,6 @@ export interface WordLine {
 /** The smallest gap that can separate two columns, for text of this size: three quarters of an em. */
 function minColumnGap(fontSize: number): number {
   return 0.75 * fontSize;
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
 }
 
 /** Words of a line of runs, with the line's segments. */

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import { codeUnits, levenshtein } from "../text/edit-distance.ts";
 
 /**
@@ -78,11 +79,6 @@ export function alignWords(model: readonly string[], ocr: readonly string[]): nu
     }
   }
   return match;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** A line of the transcription with its words and, once known, its vertical band. */
