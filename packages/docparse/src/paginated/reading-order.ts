@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
 import { narrowList } from "./narrow-list.ts";
 import { titleBeside } from "./page-title.ts";
@@ -216,7 +217,7 @@ function sortLeaf<T extends Placed>(elements: readonly T[], rtl: boolean): T[] {
 
 /** Boxes sharing most of their width, one's top above the other's. */
 function stacked(a: Box, b: Box): boolean {
-  const shared = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  const shared = box.overlapX(a, b);
   return shared > 0.8 * Math.min(a.x2 - a.x1, b.x2 - b.x1) && a.y1 !== b.y1;
 }
 
@@ -226,7 +227,7 @@ function stacked(a: Box, b: Box): boolean {
  * two-line text, a coloured tag before its description, comes before both its lines); else the higher first.
  */
 export function lineOrder(a: Box, b: Box, rtl: boolean): number {
-  const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  const overlap = box.overlapY(a, b);
   const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
   const apart = a.x2 <= b.x1 || b.x2 <= a.x1;
   if (smaller > 0 && overlap > smaller * (apart ? 0.2 : 0.5)) return rtl ? b.x1 - a.x1 : a.x1 - b.x1;

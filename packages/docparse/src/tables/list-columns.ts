@@ -18,7 +18,7 @@ function columnBlocks(runs: readonly TextRun[]): ColumnBlocks {
   const lines: Box[] = [];
   for (const run of sorted) {
     const last = lines[lines.length - 1];
-    const overlap = last ? Math.min(last.y2, run.box.y2) - Math.max(last.y1, run.box.y1) : 0;
+    const overlap = last ? box.overlapY(last, run.box) : 0;
     if (last && overlap > 0.5 * Math.min(box.height(last), box.height(run.box)))
       lines[lines.length - 1] = box.union([last, run.box]);
     else lines.push({ ...run.box });

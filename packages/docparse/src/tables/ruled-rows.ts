@@ -32,7 +32,7 @@ export function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): 
     const columns = new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
     if (k > 0) {
       const prev = lines[k - 1];
-      const overlap = Math.min(prev.y2, line.y2) - Math.max(prev.y1, line.y1);
+      const overlap = box.overlapY(prev, line);
       const smaller = Math.min(prev.y2 - prev.y1, line.y2 - line.y1);
       if (overlap > 0.3 * smaller) return [];
       const [only] = columns;
