@@ -8,6 +8,7 @@ import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
+import { tableReader } from "./table-leftovers.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
 export type PageEntry =
@@ -87,7 +88,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // A background image under the whole page is not a figure. Text drawn over a figure (a card's photo, a
   // diagram's labels, a banner) is never dropped: it stays text, read in order with the figure.
   const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
-  const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
+  const inTable = tableReader(tables);
   const free = runs.filter((run) => !inTable(run));
   const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const allChars = free.reduce((n, run) => n + run.text.length, 0);
