@@ -27,4 +27,11 @@ describe("pdf layout on the ninth set's public pages", () => {
       { before: ["Pay online now", "Customer Bayside Wholesale"] },
     ]);
   });
+
+  test("a questionnaire's yes and no columns are read on their questions' lines", async () => {
+    await assertFacts("sleep-study-questionnaire.pdf", [
+      { present: "Did you drink any alcohol? If so, how much? yes no how much" },
+      { present: "Did you take a warm shower or bath? yes no Did you do any mental imagery" },
+    ]);
+  });
 });

@@ -7,6 +7,7 @@ import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
+import { answerRows } from "./option-columns.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 import { tableReader } from "./table-leftovers.ts";
 
@@ -100,7 +101,16 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
+  type Placed = {
+    box: Box;
+    float?: boolean;
+    aside?: boolean;
+    card?: boolean;
+    run?: TextRun;
+    text?: string;
+    answerRow?: boolean;
+    entry?: Float;
+  };
   const signatures = stages.detectSignatures?.(page) ?? [];
   // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
   const cards = uniqueBoxes(cardBoxes(page, free));
@@ -125,7 +135,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     return parent;
   };
   const placed: Placed[] = [
-    ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
     ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
@@ -170,7 +180,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         if (pending.length > 0) out.push(pending);
         pending = [];
         const inside: Placed[] = [
-          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run })),
+          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run, text: run.text })),
           ...cards
             .filter((card) => withText.has(card) && host(card) === p.box)
             .map((card) => ({ box: card, card: true })),
@@ -189,7 +199,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
     const lines: Line[] = [];
-    for (const built of sortLines(buildLines(runs), rtl)) {
+    // A question and its answers on one baseline make one line (see answerRows).
+    const rowLines = !group.some((p) => p.answerRow)
+      ? buildLines(runs)
+      : answerRows(buildLines(runs), (row) => makeLine(row.flatMap((l) => l.runs)));
+    for (const built of sortLines(rowLines, rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
         const kept = built.runs.filter((run) => !run.struck);
