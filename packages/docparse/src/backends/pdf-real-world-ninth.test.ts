@@ -34,4 +34,11 @@ describe("pdf layout on the ninth set's public pages", () => {
       { present: "Did you take a warm shower or bath? yes no Did you do any mental imagery" },
     ]);
   });
+
+  test("a letter's letterhead beside the sender's photo is read before the recipient's address", async () => {
+    await assertFacts("awesome-cv-cover-letter.pdf", [
+      { before: ["Claud D. Park", "Company Recruitment Team"] },
+      { before: ["Republic of Korea", "Google Inc."] },
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { labelStrip } from "./label-strip.ts";
+import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { titleBeside } from "./page-title.ts";
@@ -86,6 +87,17 @@ export function readingOrderGroups<T extends Placed>(
   }
   const columns = columnsOf(elements, options);
   if (columns.length > 1) {
+    // Columns that do not start together: the band across the region above the later one is cut first.
+    const band = bandBeforeColumns(
+      columns.map((part) => part.filter((e) => !e.float && !e.aside).map((e) => e.box)),
+      projectionGaps(
+        elements.filter((e) => !e.aside).map((e) => e.box),
+        "y",
+        options.minGap,
+      ),
+      options.textSize ?? 10,
+    );
+    if (band) return splitAt(elements, [band], "y").flatMap((part) => readingOrderGroups(part, options));
     const ordered = options.rtl ? columns.reverse() : columns;
     return ordered.flatMap((part) => readingOrderGroups(part, options));
   }
