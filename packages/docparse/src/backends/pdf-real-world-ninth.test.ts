@@ -41,4 +41,11 @@ describe("pdf layout on the ninth set's public pages", () => {
       { before: ["Republic of Korea", "Google Inc."] },
     ]);
   });
+
+  test("a poster's title over columns of small type is not scattered among them at its word spaces", async () => {
+    await assertFacts("festival-timetable-poster-p1.pdf", [
+      { present: "Download Festival 2009 Timetable" },
+      { before: ["Download Festival 2009 Timetable", "Hollywood Undead"] },
+    ]);
+  });
 });

@@ -5,6 +5,7 @@ import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
+import { wordSpacesRemoved } from "./word-spaces.ts";
 
 /** Anything placed on a page that reading order sorts. */
 export interface Placed {
@@ -119,7 +120,12 @@ export function readingOrderGroups<T extends Placed>(
 function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[][] {
   const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
   const gutters =
-    text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
+    text.length > 0
+      ? wordSpacesRemoved(
+          spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text),
+          text,
+        )
+      : [];
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
   // Answers on the baselines of their questions are read along the rows (see answerColumns).
   const texts = parts.map((part) =>
