@@ -2,6 +2,7 @@ import type { Box, PageSize } from "../model.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { box } from "./geometry.ts";
 import { journalLine } from "./journal-line.ts";
+import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
 
 /** A block as furniture detection sees it. */
@@ -178,6 +179,8 @@ export function detectFurniture(
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, samePage)) return;
+    // A letterhead over a memo's fields is the document's own head, however small it is set or read.
+    if (!repeated && !pattern && !c.pageNumber && band === "top" && headsMemo(c, samePage)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;

@@ -1,6 +1,7 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
 import { box } from "./geometry.ts";
+import { inNumberedList } from "./numbered-items.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
 export type BlockLabel =
@@ -165,7 +166,8 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
 
 /**
  * True when the heading-like `block` is one of a group of labels, not a heading: it shares its row with two or
- * more heading-like blocks side by side (the labels of a diagram, the titles of a row of cards), or, unnumbered,
+ * more heading-like blocks side by side (the labels of a diagram, the titles of a row of cards), it is one item
+ * of a list of numbered items (`inNumberedList`), or, unnumbered,
  * it is stacked against another block of its style with no text between them (the taglines of a cover).
  * `pageBlocks` are the page's blocks in reading order.
  */
@@ -179,6 +181,8 @@ function inLabelGroup(block: Block, pageBlocks: readonly Block[], style: Documen
       alike(other),
   );
   if (beside.length >= 2) return true;
+  // One of a list of numbered items (a card's `A.`, `B.`, … on a slide), however large or bold.
+  if (inNumberedList(block, pageBlocks)) return true;
   if (HEADING_NUMBER.test(blockText(block))) return false;
   const key = (b: Block) =>
     styleKey(

@@ -1,5 +1,7 @@
 import type { Box } from "../model.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
+import { splitHandBrokenLines } from "./card-lines.ts";
+import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
 import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
@@ -218,7 +220,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
   let pending: Line[] = [];
   const flush = () => {
-    for (const block of blocksBesideMargin(pending, (lines) => buildBlocks(lines, { lineGap })))
+    for (const block of blocksBesideMargin(pending, (lines) =>
+      splitHandBrokenLines(buildBlocks(lines, { lineGap })),
+    ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
   };
@@ -231,7 +235,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     entries.push(p.entry);
   }
   flush();
-  return { page, entries: rtl ? entries : joinContinuedParagraphs(entries), rtl, droppedStruck };
+  // A chart drawn as shapes keeps its labels together, after it (chart-labels.ts).
+  const charted = gatherChartLabels(entries, chartAreas(page));
+  return { page, entries: rtl ? charted : joinContinuedParagraphs(charted), rtl, droppedStruck };
 }
 
 /** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */

@@ -6,6 +6,7 @@ import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
+import { withoutHiddenText } from "./hidden-text.ts";
 import { imageTextRegions } from "./image-text.ts";
 import { rtlLigatureWords } from "./ligatures.ts";
 import { dropUnmapped, pageTextRuns } from "./text.ts";
@@ -66,9 +67,11 @@ export async function extractPdfPage(
     // A form's filled-in values and the text of annotations' appearances are text the reader sees.
     read.push(...(await formFieldRuns(page, viewport.transform)));
     read.push(...annotationTextRuns(ops, viewport.transform, read));
-    const mapped = dropUnmapped(read);
-    const runs = options.keepUnmapped ? read : mapped;
     const graphics = pageGraphics(ops, viewport.transform);
+    // Text drawn white on nothing is not seen (a spacer line at a page's corner): not read either.
+    const seen = withoutHiddenText(read, graphics.hiddenText);
+    const mapped = dropUnmapped(seen);
+    const runs = options.keepUnmapped ? seen : mapped;
     markStrikethrough(runs, graphics.rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
     const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;

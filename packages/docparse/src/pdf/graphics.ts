@@ -41,6 +41,12 @@ export interface PageGraphics {
    * converted to outlines).
    */
   lightOutlines: Box[];
+  /**
+   * Boxes of text a viewer cannot see: filled white (render mode 0 or 4) where nothing was painted under it, on a
+   * page without shadings (whose extent is not known here). pdftotext reads such text (a `SPACER TEXT` at a
+   * page's corner, a cell's white label); a reader sees a blank page there.
+   */
+  hiddenText: Box[];
 }
 
 /** The paint operator of an image placement (an index into the operator list) and the unit square's matrix. */
@@ -158,6 +164,10 @@ class Collector {
   pathOutlines = 0;
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
+  /** Visible text filled white, and the boxes of what was filled under anything (paths, images); a shading. */
+  readonly white: TextPiece[] = [];
+  readonly grounds: Box[] = [];
+  shaded = false;
   invisibleGlyphs = 0;
   visibleGlyphs = 0;
   // The current subpath, in model coordinates.
@@ -380,6 +390,7 @@ class Collector {
   /** An image drawn on the unit square under m: a placement, or a rule when it is a thin line. */
   image(m: Matrix, op: number): void {
     const b = boxUnder(m, 0, 0, 1, 1);
+    this.grounds.push(b);
     const w = b.x2 - b.x1;
     const h = b.y2 - b.y1;
     if (Math.min(w, h) <= THIN && Math.max(w, h) >= 2 * Math.min(w, h)) {
@@ -474,6 +485,9 @@ function paintPath(c: Collector, s: GraphicsState, args: unknown[]): void {
   if (!fill && !stroke && !light) return;
   const buffer = (args[1] as (ArrayLike<number> | null)[] | undefined)?.[0];
   if (!buffer) return;
+  const extent = args[2] as ArrayLike<number> | null | undefined;
+  if (fill && extent && extent.length >= 4)
+    c.grounds.push(boxUnder(s.m, extent[0], extent[1], extent[2], extent[3]));
   c.light = light;
   c.pathOutlines = (light ? c.lightOutlines : c.outlines).length;
   const { m } = s;
@@ -560,6 +574,7 @@ function showText(c: Collector, s: GraphicsState, glyphs: unknown[], op: number)
   const base = s.y + s.rise;
   const b = boxUnder(m, x0, base - DESCENT * size, s.x, base + ASCENT * size);
   (invisible ? c.invisible : c.visible).push({ box: b, glyphs: count, op });
+  if (!invisible && s.fillWhite && (s.renderMode & 3) === 0) c.white.push({ box: b, glyphs: count, op });
 }
 
 function initialState(viewportTransform: readonly number[]): GraphicsState {
@@ -773,8 +788,15 @@ const PAINT_STEPS: Record<number, OperatorStep> = {
   [OPS.paintInlineImageXObject]: (w, _args, index) => w.c.image(w.s.m, index),
   [OPS.paintImageMaskXObject]: (w, _args, index) => w.c.image(w.s.m, index),
   [OPS.paintSolidColorImageMask]: ({ c, s }) => {
-    if (s.fillVisible) c.filledBox(boxUnder(s.m, 0, 0, 1, 1));
+    if (s.fillVisible) {
+      c.filledBox(boxUnder(s.m, 0, 0, 1, 1));
+      c.grounds.push(boxUnder(s.m, 0, 0, 1, 1));
+    }
     c.endDrawing();
+  },
+  // A shading paints its clip, whose extent this walk does not follow: no text is taken for hidden under it.
+  [OPS.shadingFill]: ({ c }) => {
+    c.shaded = true;
   },
   [OPS.paintImageXObjectRepeat]: ({ c, s }, args, index) => {
     const [, scaleX, scaleY, positions] = args as [unknown, number, number, ArrayLike<number>];
@@ -837,7 +859,15 @@ function collected(c: Collector): PageGraphics {
     polylines: c.polylines,
     outlines: c.outlines,
     lightOutlines: c.lightOutlines,
+    hiddenText: c.shaded
+      ? []
+      : joinLine(c.white.filter((piece) => !c.grounds.some((g) => overlaps(g, piece.box)))),
   };
+}
+
+/** Whether two boxes share some area. */
+function overlaps(a: Box, b: Box): boolean {
+  return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
+import { TEXT_EDITS } from "./actual-text.ts";
 
 /**
  * pdf.js's worker code with a few edits, so that reading a page's geometry (`page.getOperatorList()`) pays only
@@ -33,7 +34,7 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
  *   for the same bytes.
  *
- * One edit changes what is read rather than what it costs: pdf.js reads a glyph that its font's ToUnicode maps to
+ * Some edits change what is read rather than what it costs (actual-text.ts's, and this one): pdf.js reads a glyph that its font's ToUnicode maps to
  * an empty string as if it had no mapping, and takes its code for a character. Shaping engines map a cluster's
  * text onto one of its glyphs and the others to nothing (an Arabic word whose last glyph carries the whole word),
  * so such a glyph is no text when another glyph of the same map carries several characters; in a map with no such
@@ -274,6 +275,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
       unicode ||= charcode;
     }`,
   },
+  // Text pdf.js loses: a glyph mapped to a space and more, and ActualText spans (actual-text.ts).
+  ...TEXT_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */
