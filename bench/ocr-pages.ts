@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { levenshtein } from "../packages/docparse/src/eval/edit-distance.ts";
+import { levenshtein } from "../packages/docparse/src/text/edit-distance.ts";
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-import { codeUnits, indelDistance, levenshtein } from "./edit-distance.ts";
+import { codeUnits, indelDistance, levenshtein } from "../text/edit-distance.ts";
 import { normalizeWhitespace } from "./text-metrics.ts";
 
 /**

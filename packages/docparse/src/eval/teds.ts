@@ -1,4 +1,4 @@
-import { codePoints, levenshtein } from "./edit-distance.ts";
+import { codePoints, levenshtein } from "../text/edit-distance.ts";
 import { decodeEntities } from "./html-entities.ts";
 import { type Tree, treeEditDistance, treeSize } from "./tree-edit-distance.ts";
 

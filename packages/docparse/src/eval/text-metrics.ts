@@ -1,4 +1,4 @@
-import { codeUnits, indelDistance, levenshtein, tokenIds } from "./edit-distance.ts";
+import { codeUnits, indelDistance, levenshtein, tokenIds } from "../text/edit-distance.ts";
 import { decodeEntities } from "./html-entities.ts";
 import { wordTokens } from "./word-tokens.ts";
 

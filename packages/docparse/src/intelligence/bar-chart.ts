@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import { ALIGN, type ChartReading, maxOf, minOf, valueAxis } from "./chart-axis.ts";
 
 /**
@@ -47,8 +48,7 @@ export function barCharts(page: PageGeometry): ChartReading[] {
     if (onEdge.length < 2) continue;
     const baseline =
       onEdge.reduce((s, r) => s + (Math.abs(r.y2 - rough) <= ALIGN ? r.y2 : r.y1), 0) / onEdge.length;
-    const widths = onEdge.map(box.width).sort((a, b) => a - b);
-    const typical = widths[Math.floor(widths.length / 2)];
+    const typical = median(onEdge.map(box.width));
     const similar = (r: Box) =>
       box.width(r) <= typical * BAR_WIDTH_RATIO && box.width(r) >= typical / BAR_WIDTH_RATIO;
     // Bars above the baseline stand on it; bars below it (negative values) hang from it.

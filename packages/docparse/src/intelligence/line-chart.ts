@@ -71,7 +71,7 @@ export function lineCharts(page: PageGeometry): ChartReading[] {
     const entry = { points, box: bounds(points) };
     const group = groups.find((g) =>
       g.some((other) => {
-        const overlap = Math.min(other.box.x2, entry.box.x2) - Math.max(other.box.x1, entry.box.x1);
+        const overlap = box.overlapX(other.box, entry.box);
         return overlap >= 0.5 * Math.min(box.width(other.box), box.width(entry.box));
       }),
     );

@@ -1,6 +1,6 @@
-import { codePoints, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
-import type { TextRun } from "../paginated/geometry.ts";
+import { box, type TextRun } from "../paginated/geometry.ts";
+import { codePoints, levenshtein } from "../text/edit-distance.ts";
 
 /**
  * A scan's own invisible text layer (an earlier OCR, drawn under the image) as a second, independent reading of
@@ -119,7 +119,7 @@ function partnerOf(run: TextRun, words: readonly LayerWord[]): LayerWord | null 
   for (const word of words) {
     const mx = (word.box.x1 + word.box.x2) / 2;
     if (mx < run.box.x1 || mx > run.box.x2) continue;
-    const overlap = Math.min(run.box.y2, word.box.y2) - Math.max(run.box.y1, word.box.y1);
+    const overlap = box.overlapY(run.box, word.box);
     const height = Math.min(run.box.y2 - run.box.y1, word.box.y2 - word.box.y1);
     if (overlap < height * 0.5) continue;
     if (found) return null;

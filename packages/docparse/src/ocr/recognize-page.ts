@@ -1,6 +1,7 @@
 import type { PageRaster } from "../images/decode.ts";
 import { rasterRules, scaleRules } from "../images/rules.ts";
 import type { Rule } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import { deskew } from "./deskew.ts";
 import { readDetectingLanguage } from "./detect-language.ts";
 import { missedInk } from "./missed-ink.ts";
@@ -211,8 +212,8 @@ const MISSED_MIN_HEIGHT = 0.7;
 
 function withMissedWords(page: TsvPage, more: TsvPage): TsvPage {
   // Pieces of letters the first pass's word boxes did not quite cover (an accent, a tail) read as small letters.
-  const heights = page.words.map((word) => word.height).sort((a, b) => a - b);
-  const minHeight = heights.length > 0 ? heights[Math.floor(heights.length / 2)] * MISSED_MIN_HEIGHT : 0;
+  const heights = page.words.map((word) => word.height);
+  const minHeight = heights.length > 0 ? median(heights) * MISSED_MIN_HEIGHT : 0;
   const words = digitsAmongNumbers(more.words)
     .filter(
       (word) =>

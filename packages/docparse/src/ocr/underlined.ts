@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import type { Rule } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import type { TsvPage, TsvWord } from "./tsv.ts";
 import type { ReadContext, WordReader } from "./word-reader.ts";
 
@@ -39,9 +40,9 @@ export async function underlinedWords(
   context: ReadContext,
 ): Promise<TsvPage> {
   const none: TsvPage = { words: [], lines: [] };
-  const heights = page.words.map((w) => w.height).sort((a, b) => a - b);
+  const heights = page.words.map((w) => w.height);
   // The band above a rule: a line of the page's type and a bit.
-  const lineHeight = heights.length > 0 ? heights[Math.floor(heights.length / 2)] * 1.6 : dpi / 6;
+  const lineHeight = heights.length > 0 ? median(heights) * 1.6 : dpi / 6;
   // An underline spans words: half an inch, and several times the type's height (a page whose resolution is
   // nominal has letters' strokes found as short rules).
   const minLength = Math.max(dpi / 2, lineHeight * MIN_LENGTH_LINES);

@@ -1,4 +1,6 @@
 import type { Box } from "../model.ts";
+import { median } from "../statistics.ts";
+import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
@@ -11,11 +13,13 @@ export interface Block {
 }
 
 /**
- * Starts of a list item: a bullet, or an enumerator such as `1.`, `(a)`, `iv)`. A telephone number's area code
- * (`(818) 708-8131`) is no enumerator: taken for one, it would be dropped as a marker.
+ * Starts of a list item: a bullet, a dash, a check mark, or an enumerator such as `1.`, `(a)`, `iv)` (the groups
+ * of bullet-marks.ts). A telephone number's area code (`(818) 708-8131`) is no enumerator: taken for one, it
+ * would be dropped as a marker.
  */
-export const LIST_MARKER =
-  /^(?:[•●○◦▪▫■□‣⁃∙·\-–—*➢➤►▶✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)])(?=\s|$)(?!\s+\d{3,4}[-.\s]\d{4}\b)/;
+export const LIST_MARKER = new RegExp(
+  `^(?:[${BULLET_MARKS}${DASH_MARKS}${CHECK_MARKS}]|${ENUMERATOR})(?=\\s|$)(?!\\s+\\d{3,4}[-.\\s]\\d{4}\\b)`,
+);
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
 const CONTENTS_ENTRY = /(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i;
@@ -43,9 +47,7 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
     if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
       gaps.push(gap);
   }
-  if (gaps.length === 0) return 2;
-  gaps.sort((x, y) => x - y);
-  return gaps[Math.floor(gaps.length / 2)];
+  return median(gaps, 2);
 }
 
 function allBold(line: Line): boolean {

@@ -84,6 +84,12 @@ export const box = {
   area: (b: Box) => Math.max(0, b.x2 - b.x1) * Math.max(0, b.y2 - b.y1),
   centerX: (b: Box) => (b.x1 + b.x2) / 2,
   centerY: (b: Box) => (b.y1 + b.y2) / 2,
+  /** The length two horizontal extents share; negative, the gap between them. */
+  overlapX: (a: Pick<Box, "x1" | "x2">, b: Pick<Box, "x1" | "x2">) =>
+    Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1),
+  /** The length two vertical extents share; negative, the gap between them. */
+  overlapY: (a: Pick<Box, "y1" | "y2">, b: Pick<Box, "y1" | "y2">) =>
+    Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1),
   union(boxes: readonly Box[]): Box {
     let x1 = Number.POSITIVE_INFINITY;
     let y1 = Number.POSITIVE_INFINITY;
@@ -98,8 +104,8 @@ export const box = {
     return { x1, y1, x2, y2 };
   },
   intersection(a: Box, b: Box): number {
-    const w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
-    const h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+    const w = box.overlapX(a, b);
+    const h = box.overlapY(a, b);
     return w > 0 && h > 0 ? w * h : 0;
   },
   /** Intersection over union, 0..1. */
@@ -115,7 +121,7 @@ export const box = {
   },
   /** Overlap of the vertical extents relative to the smaller height, 0..1. */
   verticalOverlap(a: Box, b: Box): number {
-    const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+    const overlap = box.overlapY(a, b);
     const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
     return smaller > 0 ? Math.max(0, overlap) / smaller : 0;
   },

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /** Bottoms this close (a share of the smaller height) stand on one baseline. */
 const BASELINE_TOLERANCE = 0.2;
@@ -16,7 +17,7 @@ export function labelStrip(strip: readonly Box[], column: readonly Box[]): boole
   return strip.every(
     (label) =>
       !column.some((line) => {
-        const overlap = Math.min(label.y2, line.y2) - Math.max(label.y1, line.y1);
+        const overlap = box.overlapY(label, line);
         const smaller = Math.min(label.y2 - label.y1, line.y2 - line.y1);
         return overlap > 0 && Math.abs(label.y2 - line.y2) <= smaller * BASELINE_TOLERANCE;
       }),

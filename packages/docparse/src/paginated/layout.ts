@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { median } from "../statistics.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { splitHandBrokenLines } from "./card-lines.ts";
 import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
@@ -9,7 +10,9 @@ import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
+import { answerRows } from "./option-columns.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
+import { tableReader } from "./table-leftovers.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
 export type PageEntry =
@@ -40,12 +43,6 @@ export interface LayoutStages {
 /** Images smaller than this share of the page (or thinner than this many points) are decoration, not figures. */
 const MIN_FIGURE_SHARE = 0.01;
 const MIN_FIGURE_SIDE = 24;
-
-function median(values: number[], fallback: number): number {
-  if (values.length === 0) return fallback;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** The figures of a page: images large enough to matter, merged where they overlap (a figure made of tiles). */
 function figureBoxes(page: PageGeometry): Box[] {
@@ -89,7 +86,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // A background image under the whole page is not a figure. Text drawn over a figure (a card's photo, a
   // diagram's labels, a banner) is never dropped: it stays text, read in order with the figure.
   const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
-  const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
+  const inTable = tableReader(tables);
   const free = runs.filter((run) => !inTable(run));
   const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const allChars = free.reduce((n, run) => n + run.text.length, 0);
@@ -101,7 +98,16 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
+  type Placed = {
+    box: Box;
+    float?: boolean;
+    aside?: boolean;
+    card?: boolean;
+    run?: TextRun;
+    text?: string;
+    answerRow?: boolean;
+    entry?: Float;
+  };
   const signatures = stages.detectSignatures?.(page) ?? [];
   // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
   const cards = uniqueBoxes(cardBoxes(page, free));
@@ -126,7 +132,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     return parent;
   };
   const placed: Placed[] = [
-    ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
     ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
@@ -171,7 +177,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         if (pending.length > 0) out.push(pending);
         pending = [];
         const inside: Placed[] = [
-          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run })),
+          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run, text: run.text })),
           ...cards
             .filter((card) => withText.has(card) && host(card) === p.box)
             .map((card) => ({ box: card, card: true })),
@@ -190,7 +196,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
     const lines: Line[] = [];
-    for (const built of sortLines(buildLines(runs), rtl)) {
+    // A question and its answers on one baseline make one line (see answerRows).
+    const rowLines = !group.some((p) => p.answerRow)
+      ? buildLines(runs)
+      : answerRows(buildLines(runs), (row) => makeLine(row.flatMap((l) => l.runs)));
+    for (const built of sortLines(rowLines, rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
         const kept = built.runs.filter((run) => !run.struck);

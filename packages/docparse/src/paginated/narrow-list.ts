@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /**
  * Whether a strip too narrow to be a column holds lines of its own: on two lines or more, a small mark and a
@@ -16,7 +17,7 @@ export function narrowList(strip: readonly Box[]): boolean {
     if (height <= 0 || mark.x2 - mark.x1 > height * 1.2) continue;
     const item = strip.some((other) => {
       if (other === mark || other.x1 < mark.x2 - 0.5) return false;
-      const overlap = Math.min(mark.y2, other.y2) - Math.max(mark.y1, other.y1);
+      const overlap = box.overlapY(mark, other);
       return overlap > 0.5 * Math.min(height, other.y2 - other.y1) && other.x1 - mark.x2 <= height * 1.5;
     });
     if (item) marked++;

@@ -52,7 +52,7 @@ export function detectSignatures(page: PageGeometry): Box[] {
         rule.orientation === "h" &&
         rule.y1 >= c.y2 - box.height(c) * 0.5 &&
         rule.y1 <= c.y2 + 15 &&
-        Math.min(rule.x2, c.x2) - Math.max(rule.x1, c.x1) >= box.width(c) * 0.5,
+        box.overlapX(rule, c) >= box.width(c) * 0.5,
     );
   const nearCue = (c: Box) =>
     cues.some(

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /**
  * Whether boxes stand on more than one line though their heights overlap: small print set solid (7 pt type on a
@@ -11,7 +12,7 @@ export function stackedLines(boxes: readonly Box[]): boolean {
   const sorted = [...boxes].sort((a, b) => a.y1 + a.y2 - (b.y1 + b.y2));
   const first = sorted[0];
   for (const other of sorted.slice(1)) {
-    const overlap = Math.min(first.y2, other.y2) - Math.max(first.y1, other.y1);
+    const overlap = box.overlapY(first, other);
     const smaller = Math.min(first.y2 - first.y1, other.y2 - other.y1);
     if (smaller > 0 && overlap < smaller * 0.5) return true;
   }

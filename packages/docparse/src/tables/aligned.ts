@@ -1,5 +1,7 @@
 import type { Box } from "../model.ts";
+import { BULLET_MARKS, DASH_MARKS, ENUMERATOR } from "../paginated/bullet-marks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 import {
   cellText,
   finishTable,
@@ -38,12 +40,6 @@ export interface WordLine {
 /** The smallest gap that can separate two columns, for text of this size: three quarters of an em. */
 function minColumnGap(fontSize: number): number {
   return 0.75 * fontSize;
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
 }
 
 /** Words of a line of runs, with the line's segments. */
@@ -183,7 +179,11 @@ function riverAround(lines: readonly WordLine[], gap: Interval, width: number): 
   return open >= Math.max(3, 0.6 * lines.length);
 }
 
-const LIST_MARKER = /^([•◦▪▫■□●○►▶▸‣⁃∙·*–—-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])$/;
+/**
+ * A cell that is a list item's mark alone (a bullet, a dash, an enumerator): a first column of them is a list's.
+ * Check marks are not among them: a column of ✓ is a table's yes and no.
+ */
+const LIST_MARKER = new RegExp(`^(?:[${BULLET_MARKS}${DASH_MARKS}]|${ENUMERATOR})$`);
 
 interface Band {
   lines: WordLine[];

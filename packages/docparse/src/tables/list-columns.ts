@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 
 /** A vertical gap of this share of the line height between two lines is a blank line: a new block. */
 const BLANK = 0.8;
@@ -17,13 +18,12 @@ function columnBlocks(runs: readonly TextRun[]): ColumnBlocks {
   const lines: Box[] = [];
   for (const run of sorted) {
     const last = lines[lines.length - 1];
-    const overlap = last ? Math.min(last.y2, run.box.y2) - Math.max(last.y1, run.box.y1) : 0;
+    const overlap = last ? box.overlapY(last, run.box) : 0;
     if (last && overlap > 0.5 * Math.min(box.height(last), box.height(run.box)))
       lines[lines.length - 1] = box.union([last, run.box]);
     else lines.push({ ...run.box });
   }
-  const heights = lines.map((line) => box.height(line)).sort((a, b) => a - b);
-  const height = heights[heights.length >> 1] ?? 0;
+  const height = median(lines.map((line) => box.height(line)));
   const gaps: { y1: number; y2: number }[] = [];
   const sizes = lines.length > 0 ? [1] : [];
   for (let i = 1; i < lines.length; i++) {
@@ -58,7 +58,6 @@ function sharedBlanks(a: ColumnBlocks, b: ColumnBlocks): number {
 export function listColumns(columns: readonly (readonly TextRun[])[]): boolean {
   if (columns.length < 2) return false;
   const blocks = columns.map(columnBlocks);
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
   if (blocks.some((b) => b.sizes.length < 3 || median(b.sizes) < 2)) return false;
   for (let c = 1; c < blocks.length; c++) {
     const [a, b] = [blocks[c - 1], blocks[c]];

@@ -1,4 +1,5 @@
 import { box, type DetectedTable } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
 
 /**
  * Tables continued across pages: a table ending near the bottom of one page and one starting near the top of the
@@ -46,7 +47,6 @@ function columnEdges(table: DetectedTable): { x1: number; x2: number }[] | null 
     edges[cell.col].x1.push(cell.box.x1 - table.box.x1);
     edges[cell.col].x2.push(cell.box.x2 - table.box.x1);
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
   if (edges.some((e) => e.x1.length === 0)) return null;
   return edges.map((e) => ({ x1: median(e.x1), x2: median(e.x2) }));
 }

@@ -1,6 +1,7 @@
-import { codeUnits, levenshtein } from "../eval/edit-distance.ts";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
+import { median } from "../statistics.ts";
+import { codeUnits, levenshtein } from "../text/edit-distance.ts";
 
 /**
  * Boxes for a vision model's transcription of a page. The model gives text only; the page's own OCR gives words
@@ -78,11 +79,6 @@ export function alignWords(model: readonly string[], ocr: readonly string[]): nu
     }
   }
   return match;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** A line of the transcription with its words and, once known, its vertical band. */

@@ -1,0 +1,158 @@
+/**
+ * Horizontally ruled tables (the booktabs style: a top rule, a header rule, a bottom rule, columns only by
+ * alignment): rules of one extent stacked down the page with tabular text between them, columns from the
+ * text's whitespace rivers or from a header underlined column by column.
+ */
+import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts";
+import {
+  columnStats,
+  columnsBetween,
+  gridOf,
+  type Interval,
+  isProse,
+  sharedGaps,
+  type WordLine,
+  wordLines,
+} from "./aligned.ts";
+import { frameTable } from "./frame-table.ts";
+import { lines, type Segment, SNAP } from "./rule-segments.ts";
+import { type Frame, runsIn } from "./ruled-frame.ts";
+
+/**
+ * Horizontally ruled tables: rules of the same extent stacked down the page (top, header, bottom) with text
+ * between them that falls into columns; shorter rules inside (cmidrules) divide header rows.
+ */
+export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[]): DetectedTable[] {
+  const sorted = [...hs].sort((p, q) => p.pos - q.pos);
+  const used = new Set<Segment>();
+  const tables: DetectedTable[] = [];
+  for (const first of sorted) {
+    if (used.has(first)) continue;
+    const width = first.b - first.a;
+    if (width < 40) continue;
+    const tol = Math.max(4, 0.02 * width);
+    const stack = sorted.filter(
+      (s) => s.pos >= first.pos && Math.abs(s.a - first.a) <= tol && Math.abs(s.b - first.b) <= tol,
+    );
+    if (stack.length < 2) continue;
+    // The stack ends at the first band that holds no tabular text.
+    let end = 0;
+    for (let k = 1; k < stack.length; k++) {
+      const band = runsIn(runs, {
+        x1: first.a - tol,
+        y1: stack[k - 1].pos,
+        x2: first.b + tol,
+        y2: stack[k].pos,
+      });
+      if (band.length === 0 || !bandIsTabular(wordLines(band))) break;
+      end = k;
+    }
+    if (end === 0) continue;
+    const rules = stack.slice(0, end + 1);
+    for (const s of rules) used.add(s);
+    const top = rules[0].pos;
+    const bottom = rules[rules.length - 1].pos;
+    const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
+    const inside = runsIn(runs, area);
+    const textLines = wordLines(inside);
+    const multi = textLines.filter((l) => l.segments.length >= 2);
+    if (multi.length < 2) continue;
+    const gaps = sharedGaps(multi).filter((g) => g.x1 > first.a - tol && g.x2 < first.b + tol);
+    if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
+    const partial = sorted.filter(
+      (s) =>
+        s.pos > top + SNAP &&
+        s.pos < bottom - SNAP &&
+        !rules.includes(s) &&
+        s.a >= first.a - tol &&
+        s.b <= first.b + tol,
+    );
+    for (const s of partial) used.add(s);
+    const yLines = lines([...rules, ...partial]);
+    const textCuts = gaps.map((g) => (g.x1 + g.x2) / 2);
+    const cuts = underlinedColumns(partial, first, textCuts, textLines) ?? textCuts;
+    const frame: Frame = {
+      xs: [
+        Math.min(first.a, ...inside.map((r) => r.box.x1)),
+        ...cuts,
+        Math.max(first.b, ...inside.map((r) => r.box.x2)),
+      ],
+      xRules: [[], ...cuts.map(() => null), []],
+      ys: yLines.map((l) => l.pos),
+      yRules: yLines.map((l) => l.segments),
+      booktabs: rules.length >= 3,
+    };
+    const table = frameTable(frame, inside, "ruled");
+    // Between a top and a bottom rule alone (no header rule) sits many a code listing or boxed note: ask for rows.
+    if (table && (rules.length >= 3 || rowsOfSeveralCells(table) >= 3)) tables.push(table);
+  }
+  return tables;
+}
+
+/** The widest gap between two pieces of a header underline that still reads as one line broken per column. */
+const UNDERLINE_GAP = 12;
+
+/**
+ * Column boundaries of a horizontally ruled table whose header is underlined column by column: one line of three
+ * rules or more, each under one header cell, set a few points apart and together spanning the table. The gaps
+ * between the pieces are the column boundaries, wherever the text's whitespace rivers put theirs (a river as wide
+ * as the whole gap between a label column and a left-aligned number column, or one opened by a header's wrapped
+ * words). A river under one piece stays a boundary only where text stands on both sides of it in two lines or
+ * more (sub-columns under one header). Null when no line of the table is broken that way.
+ */
+function underlinedColumns(
+  partial: readonly Segment[],
+  span: Segment,
+  textCuts: readonly number[],
+  textLines: readonly WordLine[],
+): number[] | null {
+  for (const line of lines(partial)) {
+    const pieces = [...line.segments].sort((p, q) => p.a - q.a);
+    if (pieces.length < 3) continue;
+    const gaps = pieces.slice(1).map((s, k) => [pieces[k].b, s.a] as const);
+    if (gaps.some(([a, b]) => b - a < 0 || b - a > UNDERLINE_GAP)) continue;
+    const length = pieces.reduce((sum, s) => sum + (s.b - s.a), 0);
+    if (length < 0.85 * (span.b - span.a)) continue;
+    const lineCount = (x1: number, x2: number) =>
+      textLines.filter((l) => l.words.some((w) => box.centerX(w.box) > x1 && box.centerX(w.box) < x2)).length;
+    const inner = textCuts.filter((x) => {
+      const piece = pieces.find((s) => x > s.a + 2 && x < s.b - 2);
+      return piece !== undefined && lineCount(piece.a, x) >= 2 && lineCount(x, piece.b) >= 2;
+    });
+    // In its gap, the boundary stands where the fewest words cross it: cells may start or end a little inside.
+    const words = textLines.flatMap((l) => l.words);
+    const crossing = (x: number) => words.filter((w) => w.box.x1 < x && w.box.x2 > x).length;
+    const cuts = gaps.map(([a, b]) =>
+      [(a + b) / 2, a, b].reduce((best, x) => (crossing(x) < crossing(best) ? x : best)),
+    );
+    return [...cuts, ...inner].sort((a, b) => a - b);
+  }
+  return null;
+}
+
+function rowsOfSeveralCells(table: DetectedTable): number {
+  const perRow = new Map<number, number>();
+  for (const cell of table.cells) if (cell.text !== "") perRow.set(cell.row, (perRow.get(cell.row) ?? 0) + 1);
+  return [...perRow.values()].filter((n) => n >= 2).length;
+}
+
+/** A band between two rules holds tabular text: some line splits into columns, and it is not a block of prose. */
+function bandIsTabular(bandLines: readonly WordLine[]): boolean {
+  const multi = bandLines.filter((l) => l.segments.length >= 2);
+  if (multi.length === 0) return false;
+  const words = bandLines.reduce((n, l) => n + l.words.length, 0);
+  return words / bandLines.length <= 12 || multi.length >= 0.5 * bandLines.length;
+}
+
+/** The columns between rules are a table's, not the two columns of a page or a list: at most one is prose. */
+function columnsReadAsTable(
+  textLines: readonly WordLine[],
+  gaps: readonly Interval[],
+  ruleCount: number,
+): boolean {
+  const stats = columnStats(gridOf(textLines, columnsBetween(textLines, gaps)));
+  const prose = stats.filter(isProse).length;
+  if (prose === 0) return true;
+  // Beside a header rule, one column of running text is a table's description column.
+  return prose === 1 && ruleCount >= 3 && (stats.length >= 3 || !isProse(stats[0]));
+}

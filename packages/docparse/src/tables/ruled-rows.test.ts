@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { TextRun } from "../paginated/geometry.ts";
+import { hRule as h, vRule as v } from "../paginated/test-geometry.ts";
+import { realWorldRuledTables } from "./real-world.testing.ts";
+import { detectRuledTables } from "./ruled.ts";
+import { fullGrid, grid, ruledPage, run } from "./test-geometry.ts";
+
+test("a right-to-left table's label alone on a line is a row of its own, not the row above continued", () => {
+  const rules = [h(100, 100, 400, 1), h(118, 100, 400, 0.5), h(200, 100, 400, 1)];
+  const rtl = { dir: "rtl" as const };
+  const runs = [
+    run("2014", 104, 104),
+    run("2013", 164, 104),
+    run("שנה", 330, 104, rtl),
+    run("2.6", 104, 122),
+    run("3.2", 164, 122),
+    run("סך הכל", 330, 122, rtl),
+    run("צריכה", 330, 136, rtl),
+    run("3.8", 104, 150),
+    run("3.5", 164, 150),
+    run("אזרחית", 330, 150, rtl),
+    run("1.1", 104, 164),
+    run("1.2", 164, 164),
+    run("ביטחונית", 330, 164, rtl),
+  ];
+  const [table] = detectRuledTables(ruledPage(runs, rules));
+  assert.deepEqual(grid(table), [
+    ["2014", "2013", "שנה"],
+    ["2.6", "3.2", "סך הכל"],
+    ["", "", "צריכה"],
+    ["3.8", "3.5", "אזרחית"],
+    ["1.1", "1.2", "ביטחונית"],
+  ]);
+});
+
+test("a header band of labels wrapped on several lines is one header row", () => {
+  // Ruled rows under a header band whose labels wrap on up to three lines; the label column's name is one line.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 140, 160, 180, 200];
+  const runs = [
+    run("State", 104, 102),
+    run("Halt", 204, 102),
+    run("stations", 204, 114),
+    run("Persons", 304, 102),
+    run("directly", 304, 114),
+    run("reached", 304, 126),
+    ...[
+      ["Delhi", "8", "1.29"],
+      ["Gujarat", "6", "6.03"],
+      ["Kerala", "9", "1.42"],
+    ].flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 4, ys[r + 1] + 4))),
+  ];
+  const [table] = detectRuledTables(ruledPage(runs, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["State", "Halt stations", "Persons directly reached"],
+    ["Delhi", "8", "1.29"],
+    ["Gujarat", "6", "6.03"],
+    ["Kerala", "9", "1.42"],
+  ]);
+});
+
+test("a table ruled around groups only: a heading line, then one row per line, a boxed chart beside left whole", () => {
+  // Columns 100|200|260|320|380 ruled at the frame and at 380, where a chart box (380-480) stands beside the
+  // table; rules close the header and each group (116, 170) over the table's columns only, the frame (100, 210)
+  // over both. Each group: its name on the first line, then rows of a label and three figures.
+  const groups = [
+    {
+      y: 116,
+      name: "Ethanol",
+      rows: [
+        ["Iowa", "1.35", "1.38", "1.27"],
+        ["Minnesota", "1.38", "1.40", "1.28"],
+        ["Nebraska", "1.38", "1.36", "1.27"],
+      ],
+    },
+    {
+      y: 170,
+      name: "Biomass",
+      rows: [
+        ["Straw", "55.71", "54.29", "58.33"],
+        ["Grass", "61.46", "59.17", "63.75"],
+      ],
+    },
+  ];
+  const runs: TextRun[] = [
+    run("State", 104, 103),
+    run("Now", 204, 103),
+    run("Week", 264, 103),
+    run("Year", 324, 103),
+  ];
+  for (const g of groups) {
+    runs.push(run(g.name, 102, g.y + 2));
+    g.rows.forEach((row, k) => {
+      row.forEach((text, c) => {
+        runs.push(run(text, [108, 204, 264, 324][c], g.y + 14 + 12 * k));
+      });
+    });
+  }
+  // The chart's title and axis labels, on lines of their own between the table's.
+  runs.push(run("Price", 400, 103));
+  for (let k = 0; k < 6; k++) runs.push(run(`${(2.6 - 0.2 * k).toFixed(2)}`, 385, 121 + 11 * k));
+  const rules = [
+    h(100, 100, 480),
+    h(116, 100, 380),
+    h(170, 100, 380),
+    h(210, 100, 480),
+    v(100, 100, 210),
+    v(380, 100, 210),
+    v(480, 100, 210),
+  ];
+  const tables = detectRuledTables(ruledPage(runs, rules));
+  assert.equal(tables.length, 1);
+  const rows = grid(tables[0]).map((row) => row.slice(0, 4).join(" | "));
+  for (const g of groups) {
+    assert.ok(rows.includes(`${g.name} |  |  | `), `heading row ${g.name}: ${rows.join("\n")}`);
+    for (const row of g.rows) assert.ok(rows.includes(row.join(" | ")), `row ${row[0]}: ${rows.join("\n")}`);
+  }
+  // The chart stays one cell: its labels are not spread over the table's rows.
+  const chart = tables[0].cells.filter((c) => /2\.60/.test(c.text));
+  assert.equal(chart.length, 1);
+  assert.match(chart[0].text, /2\.60.*1\.60/s);
+});
+
+test("the USDA fact sheet's table: each line of a group a row, the charts beside it left whole", async () => {
+  const tables = await realWorldRuledTables("usda-ag-energy-round-up.pdf");
+  const rows = tables.flatMap((t) => grid(t));
+  const has = (cells: string[]) =>
+    rows.some((row) => row.slice(0, cells.length).join(" | ") === cells.join(" | "));
+  assert.ok(
+    has(["Minnesota", "1.38 - 1.48", "1.40 - 1.49", "1.28 - 1.35"]),
+    rows.map((r) => r.join(" | ")).join("\n"),
+  );
+  assert.ok(has(["Cornstalks", "41.25", "39.38", "52.00"]));
+  assert.ok(has(["NYMEX Crude Oil ($/barrel)", "54.45", "53.36", "30.77"]));
+  const axis = tables.flatMap((t) => t.cells).filter((c) => /\b2\.60\b/.test(c.text));
+  assert.equal(axis.length, 1, "the Iowa Ethanol chart is one cell");
+  assert.match(axis[0].text, /Iowa Ethanol.*0\.80/s);
+});
+
+test("two ruled cells of paragraphs side by side under a header row are not cut into rows across the paragraphs", () => {
+  // Header 100..120, body 120..300; columns 100|300|500; both columns on one 12 pt line grid, a blank line
+  // between paragraphs. Left: three paragraphs of three lines (grid lines 0-2, 4-6, 8-10); right: two of four
+  // lines and one of two (0-3, 5-8, 10-11), their breaks falling inside the left's paragraphs.
+  const para = (x: number, y: number, lines: string[]) => lines.map((text, k) => run(text, x, y + 12 * k));
+  const left = [
+    ...para(104, 124, [
+      "Do read the whole of the request",
+      "before you write a word about it",
+      "and keep its terms in mind.",
+    ]),
+    ...para(104, 172, [
+      "Do note every point where it is",
+      "unclear and ask the officer in",
+      "charge of the contract.",
+    ]),
+    ...para(104, 220, [
+      "Do write in plain words that the",
+      "reader follows without a guide",
+      "to the jargon.",
+    ]),
+  ];
+  const right = [
+    ...para(304, 124, [
+      "Don't guess at what is meant when",
+      "the text is silent, and don't rely",
+      "on what you heard elsewhere about",
+      "the bidder.",
+    ]),
+    ...para(304, 184, [
+      "Don't compare one quote with the",
+      "other ones: each is measured by",
+      "the factors of the request alone",
+      "and nothing else.",
+    ]),
+    ...para(304, 244, ["Don't let the price sway the", "technical reading."]),
+  ];
+  const runs = [
+    run("Do's", 104, 104, { bold: true }),
+    run("Don'ts", 304, 104, { bold: true }),
+    ...left,
+    ...right,
+  ];
+  const rules = fullGrid([100, 300, 500], [100, 120, 300]);
+  const tables = detectRuledTables(ruledPage(runs, rules));
+  for (const table of tables) {
+    for (const cell of table.cells) {
+      // No cell ends inside a sentence that the next row goes on with.
+      assert.ok(!/\b(?:is|it|when|rely|the|about|with|by|alone|in|that|a)$/.test(cell.text), cell.text);
+    }
+  }
+});
+
+test("sub-headers set tightly under their group, each centered on its column, stay one cell per column", () => {
+  // A boxed table: a group header over a partial rule, then three sub-headers four points apart (under a column
+  // gap), each centered over its column of figures.
+  const xs = [100, 200, 234, 268, 302];
+  const rules = [
+    h(100, 100, 302),
+    h(114, 200, 302),
+    h(130, 100, 302),
+    h(226, 100, 302),
+    h(250, 100, 302),
+    v(100, 100, 250),
+    v(302, 100, 250),
+  ];
+  const body = Array.from({ length: 8 }, (_, k) => [`row ${k + 1}`, `1${k}.2`, `2${k}.4`, `3${k}.6`]);
+  // The last row, a total, ruled off below the others.
+  const runs = [
+    run("Traditional method", 206, 102),
+    run("Method", 104, 116),
+    ...["Rhythm", "drawal", "method"].map((t, c) => run(t, xs[c + 1] + 2, 117)),
+    ...body.flatMap((row, r) =>
+      row.map((t, c) => run(t, c === 0 ? 104 : xs[c] + 7, r < 7 ? 134 + 12 * r : 230)),
+    ),
+  ];
+  const [table] = detectRuledTables(ruledPage(runs, rules));
+  assert.ok(table);
+  const rows = grid(table);
+  const sub = rows.find((row) => row.includes("Rhythm"));
+  assert.deepEqual(
+    sub?.slice(1),
+    ["Rhythm", "drawal", "method"],
+    rows.map((row) => row.join(" | ")).join("\n"),
+  );
+  assert.equal(table.cells.find((c) => c.text === "Traditional method")?.colSpan, 3);
+  assert.deepEqual(rows.at(-1), ["row 8", "17.2", "27.4", "37.6"]);
+});
