@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
+import { compoundHyphen } from "./compound-hyphen.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
@@ -116,13 +117,20 @@ export function buildBlocks(orderedLines: readonly Line[], context: BlockContext
 
 /**
  * The text of a block: lines joined by spaces; a word hyphenated across a line break is joined again
- * (`ver-` + `sion` → `version`) when the next line goes on in lower case.
+ * (`ver-` + `sion` → `version`) when the next line goes on in lower case, a compound's own hyphen kept
+ * (`year-over-` + `year` → `year-over-year`).
  */
 export function blockText(block: Block): string {
   let text = "";
   for (const line of block.lines) {
     if (text === "") {
       text = line.text;
+    } else if (
+      /\p{Ll}[-\u2010]$/u.test(text) &&
+      /^\p{Ll}/u.test(line.text) &&
+      compoundHyphen(text, line.text)
+    ) {
+      text += line.text;
     } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
       text = text.slice(0, -1) + line.text;
     } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {

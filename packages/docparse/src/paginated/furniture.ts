@@ -1,6 +1,7 @@
 import type { Box, PageSize } from "../model.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { box } from "./geometry.ts";
+import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
 
@@ -44,7 +45,9 @@ const FURNITURE_PATTERNS: readonly RegExp[] = [
 
 /** The text says it is page furniture. */
 export function furniturePattern(text: string): boolean {
-  return text.length <= 200 && FURNITURE_PATTERNS.some((pattern) => pattern.test(text));
+  return (
+    text.length <= 200 && (FURNITURE_PATTERNS.some((pattern) => pattern.test(text)) || journalLine(text))
+  );
 }
 
 /** A number alone: a page number, or one tick of a chart's axis. */
@@ -183,6 +186,17 @@ export function detectFurniture(
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
+  // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge):
+  // the blocks on that edge line with it, the page's title type aside.
+  candidates.forEach((c, i) => {
+    if (kinds.has(i) || c.edge !== "top" || c.caption) return;
+    const samePage = onPage.get(c.page) ?? [];
+    const largest = Math.max(...samePage.map((o) => o.fontSize));
+    const marked = candidates.some(
+      (o, j) => j !== i && o.page === c.page && o.edge === "top" && kinds.has(j) && furniturePattern(o.text),
+    );
+    if (marked && c.fontSize < largest) kinds.set(i, c.pageNumber ? "page_number" : "page_header");
+  });
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {
     if (kinds.has(i) || !c.sideways || c.boxed) return;
@@ -247,7 +261,12 @@ export function edgeBlocks(
   const edges: ("top" | "bottom" | null)[] = boxes.map(() => null);
   if (boxes.length < 2) return edges;
   const top = Math.min(...boxes.map((b) => b.y1));
-  const firstLine = boxes.map((b, i) => (b.y1 <= top + 2 ? i : -1)).filter((i) => i >= 0);
+  // The first line: the topmost blocks, and those set level with them (centred within their height: a small
+  // ISSN beside a journal's name in larger type).
+  const topBottom = Math.max(...boxes.filter((b) => b.y1 <= top + 2).map((b) => b.y2));
+  const firstLine = boxes
+    .map((b, i) => (b.y1 <= top + 2 || (b.y1 < topBottom && box.centerY(b) <= topBottom) ? i : -1))
+    .filter((i) => i >= 0);
   const firstBottom = Math.max(...firstLine.map((i) => boxes[i].y2));
   const below = boxes.filter((_, i) => !firstLine.includes(i)).map((b) => b.y1);
   if (firstBottom < pageHeight * 0.2 && below.length > 0) {

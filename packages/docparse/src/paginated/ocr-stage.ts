@@ -5,6 +5,7 @@ import { withLayerWords } from "../ocr/layer-words.ts";
 import { OcrError } from "../ocr/ocr-error.ts";
 import { transcribePage, type VisionTranscription } from "../vision/page-transcription.ts";
 import type { PageGeometry } from "./geometry.ts";
+import { noticeablySkewed } from "./page-skew.ts";
 
 /** How many pages are prepared ahead of the OCR slots: enough to keep every core busy, few enough to bound memory. */
 export const OCR_PAGES_IN_FLIGHT = 3;
@@ -13,8 +14,9 @@ export const OCR_PAGES_IN_FLIGHT = 3;
  * The geometry of a page read by OCR, in the upright page's points. A page the engine cannot read (a timeout, a
  * crash of the OCR program) becomes a page without text and a warning: one bad page does not fail the document.
  * Without skew_detection a page that reads almost empty is read again straightened, since Tesseract reads
- * nothing at all on text skewed by a few degrees; `alwaysDeskew` straightens every page first (image files:
- * photos of pages are rarely straight). With `vision`, a page OCR reads poorly (or every page) is transcribed by
+ * nothing at all on text skewed by a few degrees, and a page skewed by a degree or more is straightened first
+ * (paginated/page-skew.ts); `alwaysDeskew` straightens every page first (image files: photos of pages are rarely
+ * straight). With `vision`, a page OCR reads poorly (or every page) is transcribed by
  * the vision model instead (vision/page-transcription.ts). `base.runs`, when given, is the page's own invisible text
  * layer (an earlier OCR under a scan): a second reading that corrects ours word by word (ocr/layer-words.ts).
  */
@@ -29,7 +31,8 @@ export async function ocrPageGeometry(
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
     const language = parsing.ocr_languages.length > 0 ? parsing.ocr_languages.join("+") : undefined;
-    const deskew = parsing.skew_detection || options.alwaysDeskew === true;
+    const deskew =
+      parsing.skew_detection || options.alwaysDeskew === true || (await noticeablySkewed(raster.png));
     let page = await engine.recognize(raster, { deskew, language });
     if (!deskew && page.runs.length < 3) {
       const straightened = await engine.recognize(raster, { deskew: true, language });
