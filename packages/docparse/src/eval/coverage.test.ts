@@ -16,6 +16,8 @@ import { plainWords } from "./pdf-sets.ts";
 test("plainWords: folded words, a word hyphenated at a line end joined, punctuation dropped", () => {
   assert.deepEqual(plainWords("The Docu-\nment’s “Title”, 2024."), ["the", "document", "s", "title", "2024"]);
   assert.deepEqual(plainWords("ﬁne well-known"), ["fine", "well", "known"]);
+  // LaTeX fonts map their line-end hyphen to U+2010, which pdftotext keeps.
+  assert.deepEqual(plainWords("Ali\u2010\nquam adipiscing"), ["aliquam", "adipiscing"]);
 });
 
 test("wordRecall counts words as a multiset and lists what is lost", () => {

@@ -116,7 +116,16 @@ test("text inside a table's box is left to the table", () => {
     box: { x1: 50, y1: 140, x2: 300, y2: 170 },
     numRows: 1,
     numCols: 2,
-    cells: [],
+    cells: [60, 160].map((x, col) => ({
+      row: 0,
+      col,
+      rowSpan: 1,
+      colSpan: 1,
+      text: "cell",
+      box: { x1: x, y1: 150, x2: x + 20, y2: 160 },
+      columnHeader: false,
+      rowHeader: false,
+    })),
     method: "ruled" as const,
   };
   const layout = layoutPage(page(runs), { detectTables: () => [table], dropStruck: false });

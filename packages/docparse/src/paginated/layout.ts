@@ -10,7 +10,9 @@ import { gutterLineNumbers } from "./gutter-numbers.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
+import { answerRows } from "./option-columns.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
+import { tableReader } from "./table-leftovers.ts";
 
 /** One thing on a page, in reading order: a block of text, a table or a figure. */
 export type PageEntry =
@@ -84,7 +86,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // A background image under the whole page is not a figure. Text drawn over a figure (a card's photo, a
   // diagram's labels, a banner) is never dropped: it stays text, read in order with the figure.
   const figures = figureBoxes(page).filter((b) => box.area(b) < pageArea * 0.6);
-  const inTable = (run: TextRun) => tables.some((t) => box.containsCenter(t.box, run.box, 1));
+  const inTable = tableReader(tables);
   const free = runs.filter((run) => !inTable(run));
   const rtlChars = free.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const allChars = free.reduce((n, run) => n + run.text.length, 0);
@@ -96,7 +98,16 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   // Reading order over runs (not lines), so that lines never bridge a column gutter; lines are built per region.
   type Float = PageEntry & { kind: "table" | "figure" | "barcode" | "signature" };
-  type Placed = { box: Box; float?: boolean; aside?: boolean; card?: boolean; run?: TextRun; entry?: Float };
+  type Placed = {
+    box: Box;
+    float?: boolean;
+    aside?: boolean;
+    card?: boolean;
+    run?: TextRun;
+    text?: string;
+    answerRow?: boolean;
+    entry?: Float;
+  };
   const signatures = stages.detectSignatures?.(page) ?? [];
   // Text inside a card (a box drawn around it) is read as one piece, the card placed as a whole.
   const cards = uniqueBoxes(cardBoxes(page, free));
@@ -121,7 +132,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     return parent;
   };
   const placed: Placed[] = [
-    ...loose.map((run) => ({ box: run.box, run, aside: run.vertical === true })),
+    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
     ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
     ...tables.map((table) => ({
       box: table.box,
@@ -166,7 +177,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         if (pending.length > 0) out.push(pending);
         pending = [];
         const inside: Placed[] = [
-          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run })),
+          ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run, text: run.text })),
           ...cards
             .filter((card) => withText.has(card) && host(card) === p.box)
             .map((card) => ({ box: card, card: true })),
@@ -185,7 +196,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
     const lines: Line[] = [];
-    for (const built of sortLines(buildLines(runs), rtl)) {
+    // A question and its answers on one baseline make one line (see answerRows).
+    const rowLines = !group.some((p) => p.answerRow)
+      ? buildLines(runs)
+      : answerRows(buildLines(runs), (row) => makeLine(row.flatMap((l) => l.runs)));
+    for (const built of sortLines(rowLines, rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {
         const kept = built.runs.filter((run) => !run.struck);

@@ -1,9 +1,12 @@
 import type { Box } from "../model.ts";
 import { box } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
+import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
+import { answerColumns } from "./option-columns.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
+import { wordSpacesRemoved } from "./word-spaces.ts";
 
 /** Anything placed on a page that reading order sorts. */
 export interface Placed {
@@ -20,6 +23,10 @@ export interface Placed {
   aside?: boolean;
   /** A card: a box drawn around text. A region of cards only is read row by row, like a grid. */
   card?: boolean;
+  /** The text it holds, when it is text (a run): answer columns are told by their few words (see answerColumns). */
+  text?: string;
+  /** It stands in a region of questions and answer columns, read along its rows (see answerColumns). */
+  answerRow?: boolean;
 }
 
 export interface ReadingOrderOptions {
@@ -82,27 +89,52 @@ export function readingOrderGroups<T extends Placed>(
   }
   const columns = columnsOf(elements, options);
   if (columns.length > 1) {
+    // Columns that do not start together: the band across the region above the later one is cut first.
+    const band = bandBeforeColumns(
+      columns.map((part) => part.filter((e) => !e.float && !e.aside).map((e) => e.box)),
+      projectionGaps(
+        elements.filter((e) => !e.aside).map((e) => e.box),
+        "y",
+        options.minGap,
+      ),
+      options.textSize ?? 10,
+    );
+    if (band) return splitAt(elements, [band], "y").flatMap((part) => readingOrderGroups(part, options));
     const ordered = options.rtl ? columns.reverse() : columns;
     return ordered.flatMap((part) => readingOrderGroups(part, options));
   }
+  // The region itself, its elements marked when they are read along answer rows.
+  const region = columns[0] ?? elements;
   const rows = projectionGaps(
-    elements.filter((e) => !e.aside).map((e) => e.box),
+    region.filter((e) => !e.aside).map((e) => e.box),
     "y",
     options.minGap,
   );
   if (rows.length > 0) {
-    const cut = rowCut(elements, rows, options);
-    return splitAt(elements, [cut], "y").flatMap((part) => readingOrderGroups(part, options));
+    const cut = rowCut(region, rows, options);
+    return splitAt(region, [cut], "y").flatMap((part) => readingOrderGroups(part, options));
   }
-  return [sortLeaf(elements, options.rtl)];
+  return [sortLeaf(region, options.rtl)];
 }
 
 /** The columns of a region (one part when it has none). */
 function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[][] {
   const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
   const gutters =
-    text.length > 0 ? spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text) : [];
-  return columnParts(elements, gutters, options.minColumnWidth, options.rtl);
+    text.length > 0
+      ? wordSpacesRemoved(
+          spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text),
+          text,
+        )
+      : [];
+  const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
+  // Answers on the baselines of their questions are read along the rows (see answerColumns).
+  const texts = parts.map((part) =>
+    part.flatMap((e) => (!e.float && !e.aside && e.text !== undefined ? [{ box: e.box, text: e.text }] : [])),
+  );
+  if (parts.length > 1 && !options.rtl && answerColumns(texts))
+    return [elements.map((e) => ({ ...e, answerRow: true }))];
+  return parts;
 }
 
 /** Horizontal gaps tried as cuts that could free columns: the widest ones, a bounded number. */
