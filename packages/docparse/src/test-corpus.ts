@@ -31,9 +31,6 @@ export const CORPUS_ROOT: string | null = locateCorpus();
 /** Docling's test data (`docling/tests/data`: sources per format and their ground truth), or null. */
 export const DOCLING_DATA: string | null = CORPUS_ROOT && path.join(CORPUS_ROOT, "docling/tests/data");
 
-/** The docling-metrics packages with their test vectors (`docling-metrics/packages`), or null. */
-export const METRICS_DATA: string | null = CORPUS_ROOT && path.join(CORPUS_ROOT, "docling-metrics/packages");
-
 /** Why a test that needs the corpus is skipped, or false when the corpus is there: `{ skip: NO_CORPUS }`. */
 export const NO_CORPUS: string | false =
   CORPUS_ROOT === null &&

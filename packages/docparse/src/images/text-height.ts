@@ -20,11 +20,6 @@ const DOTTED_RATIO = 2;
  */
 const DOTTED_BODY_SHARE = 0.3;
 
-/** Otsu's threshold of an 8-bit grayscale image: the level that best separates ink from paper. */
-export function otsuThreshold(gray: Uint8Array): number {
-  return otsuOfHistogram(grayHistogram(gray), gray.length);
-}
-
 function grayHistogram(gray: Uint8Array): Uint32Array {
   const histogram = new Uint32Array(256);
   const { gray: pixels, words } = whiteWords(gray);

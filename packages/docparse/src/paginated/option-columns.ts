@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /**
  * Answer columns of a form: a column of questions (or items) with, on the baselines of its lines, narrow
@@ -32,7 +33,7 @@ function rows(elements: readonly OptionText[]): OptionText[][] {
 
 function onBaseline(a: Box, b: Box): boolean {
   const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
-  const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  const overlap = box.overlapY(a, b);
   return overlap > 0 && Math.abs(a.y2 - b.y2) <= smaller * BASELINE_TOLERANCE;
 }
 

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { box } from "./geometry.ts";
 
 /**
  * A column gutter is wider than the word spaces of the lines it would separate. Where the page's usual text is
@@ -28,7 +29,7 @@ export function wordSpacesRemoved(gaps: Gap[], text: readonly Box[]): Gap[] {
     return !before.some((a) =>
       after.some((b) => {
         const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
-        const overlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+        const overlap = box.overlapY(a, b);
         return overlap >= smaller * 0.5 && width < smaller * WORD_SPACE;
       }),
     );

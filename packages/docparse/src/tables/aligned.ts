@@ -330,7 +330,7 @@ export function isProse(stats: ColumnStats): boolean {
  * Rows whose every cell goes on with the wrapped text above it in its column (`wrapsFrom`) joined to the row
  * above: the paragraphs of cards side by side are one row each, whatever lines they wrap into.
  */
-export function joinWrappedRows(grid: Grid): Grid {
+function joinWrappedRows(grid: Grid): Grid {
   const extents = grid.columns.map((_, c) => {
     const words = grid.rows.flatMap((row) => row[c]);
     return {

@@ -187,7 +187,7 @@ function rightToLeft(line: readonly TextPiece[]): TextPiece[] {
  * One line's text: pieces in reading order (right to left when most of the line's characters are right-to-left),
  * a space between two when they do not touch.
  */
-export function lineText(line: readonly TextPiece[]): string {
+function lineText(line: readonly TextPiece[]): string {
   let rtl = 0;
   let total = 0;
   for (const piece of line) {
@@ -368,12 +368,7 @@ export function assignRuns(
 }
 
 /** Puts a piece into the region holding its center; a piece outside the lattice is skipped. */
-export function placePiece(
-  lattice: Lattice,
-  owner: Int32Array,
-  contents: TextPiece[][],
-  piece: TextPiece,
-): void {
+function placePiece(lattice: Lattice, owner: Int32Array, contents: TextPiece[][], piece: TextPiece): void {
   const { xs, ys } = lattice;
   const cols = xs.length - 1;
   const cx = box.centerX(piece.box);

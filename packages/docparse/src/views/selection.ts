@@ -10,8 +10,6 @@ export interface ViewOptions {
   pages: ReadonlySet<number> | null;
 }
 
-export const DEFAULT_VIEW_OPTIONS: ViewOptions = { tableOutputMode: "html", ignore: new Set(), pages: null };
-
 /** The API's fragment type of an item: code blocks are reported as text, figures with chart data as charts. */
 export function fragmentType(item: DocItem): FragmentType {
   if (item.label === "figure" && item.chartData) return "chart";

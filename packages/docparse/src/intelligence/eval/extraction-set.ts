@@ -192,12 +192,6 @@ export const REPORT_SCHEMA: JsonSchema = object({
   regions: { type: "array", items: object({ region: str(), revenue: num, growth: num }) },
 });
 
-export const SCHEMAS: Record<Kind, JsonSchema> = {
-  invoice: INVOICE_SCHEMA,
-  form: FORM_SCHEMA,
-  report: REPORT_SCHEMA,
-};
-
 /**
  * Which label wordings a document uses: those the extractor was developed against, others held out, a third
  * "fresh" set written after the held-out one, or a fourth "unseen" set (both never used to tune the extractor).
