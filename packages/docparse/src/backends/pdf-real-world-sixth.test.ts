@@ -1,28 +1,17 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
-import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
+import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 
 /**
  * Layout rules found on the sixth fact set's public pages (`test/real-world/facts-sixth.json`), checked as
  * `npm run eval:facts` checks facts, page furniture ignored.
  */
 
-async function assertFacts(file: string, facts: readonly Fact[]): Promise<void> {
-  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, file), [
-    "page_header",
-    "page_footer",
-    "page_number",
-  ]);
-  const subject = { words: ` ${plainWords(markdown).join(" ")} `, rows: markdownRows(markdown) };
-  for (const fact of facts)
-    assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown.slice(0, 4000)}`);
-}
-
 describe("pdf layout on the sixth set's public pages", () => {
   test("a report's notes in four columns of small print set solid read column by column", async () => {
-    await assertFacts("acciona-tax-table.pdf", [
+    await assertPdfFacts("acciona-tax-table.pdf", [
       { before: ["2. Tax losses in the year.", "3. Application of unrecorded tax credits."] },
       { before: ["7. Non-capitalisation (recording) of tax credits.", "8. Non-deductible expenses"] },
       {
@@ -34,7 +23,7 @@ describe("pdf layout on the sixth set's public pages", () => {
   });
 
   test("labels on the pictures beside numbered steps stay out of the steps' paragraphs", async () => {
-    await assertFacts("method-cards-print-instructions.pdf", [
+    await assertPdfFacts("method-cards-print-instructions.pdf", [
       {
         before: [
           "Fold the cards along the center dotted line to create the spine.",
@@ -47,14 +36,14 @@ describe("pdf layout on the sixth set's public pages", () => {
   });
 
   test("a note box inside a manual page's frame is read in its place", async () => {
-    await assertFacts("camry-maintenance-log-p39.pdf", [
+    await assertPdfFacts("camry-maintenance-log-p39.pdf", [
       { before: ["Visually inspect brake linings/drums and brake pads/discs", "NOTE: If 0W-16"] },
       { before: ["replace engine oil and oil filter", "Inspect the following:"] },
     ]);
   });
 
   test("four ruled columns of contests in one frame are four lists, each a table read whole", async () => {
-    await assertFacts("la-precinct-bulletin.pdf", [
+    await assertPdfFacts("la-precinct-bulletin.pdf", [
       { before: ["TOM LACKEY", "AJ-SUPREME CT-G. LIU"] },
       { before: ["PJ 2D APP DV7-D. PERLUSS", "AJ 2D APP DV8-L. RUBIN"] },
       { neighbours: ["NEEL KASHKARI", "REP"] },
@@ -72,6 +61,6 @@ describe("pdf layout on the sixth set's public pages", () => {
     // Each note under the page's rule is a paragraph of its own, opened by its superscript marker.
     assert.match(markdown, /^2 Reset the oil replacement reminder light/m);
     assert.match(markdown, /^6 Not all vehicles are designed for towing/m);
-    await assertFacts("camry-maintenance-log-p39.pdf", [{ absent: "Maintenance Log 39" }]);
+    await assertPdfFacts("camry-maintenance-log-p39.pdf", [{ absent: "Maintenance Log 39" }]);
   });
 });

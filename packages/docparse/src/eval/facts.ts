@@ -4,6 +4,7 @@
  * text absent, A before B, cell neighbours) checked on our markdown (page headers, footers and numbers
  * ignored) and on pdftotext's text, per document; then the order facts pdftotext gets right and we miss.
  */
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -32,6 +33,26 @@ function wordKey(text: string): string {
 export interface FactSubject {
   words: string;
   rows: string[][];
+}
+
+/** The subject of a markdown text: its words and its table rows. */
+export function markdownSubject(markdown: string): FactSubject {
+  return { words: wordKey(markdown), rows: markdownRows(markdown) };
+}
+
+/**
+ * Asserts that facts hold for a PDF's markdown as `npm run eval:facts` checks them, page furniture ignored: the
+ * layout tests on public pages. `file` is a path, or a name in the real-world folder.
+ */
+export async function assertPdfFacts(file: string, facts: readonly Fact[]): Promise<void> {
+  const markdown = await engineMarkdown(path.resolve(REAL_WORLD_DIR, file), [
+    "page_header",
+    "page_footer",
+    "page_number",
+  ]);
+  const subject = markdownSubject(markdown);
+  for (const fact of facts)
+    assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown.slice(0, 4000)}`);
 }
 
 /** Table rows of a markdown text: pipe rows and HTML `<tr>` rows, cells folded. */
@@ -118,7 +139,7 @@ async function main(): Promise<void> {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     });
-    const engine: FactSubject = { words: wordKey(markdown), rows: markdownRows(markdown) };
+    const engine = markdownSubject(markdown);
     const baseline: FactSubject = { words: wordKey(plain), rows: layoutRows(layout) };
     let docOurs = 0;
     let docTheirs = 0;
