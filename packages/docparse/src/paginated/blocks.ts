@@ -125,14 +125,8 @@ export function blockText(block: Block): string {
   for (const line of block.lines) {
     if (text === "") {
       text = line.text;
-    } else if (
-      /\p{Ll}[-\u2010]$/u.test(text) &&
-      /^\p{Ll}/u.test(line.text) &&
-      compoundHyphen(text, line.text)
-    ) {
-      text += line.text;
     } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
-      text = text.slice(0, -1) + line.text;
+      text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
     } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {
       // Chinese and Japanese lines wrap without spaces between words.
       text += line.text;
