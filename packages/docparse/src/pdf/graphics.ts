@@ -1,7 +1,7 @@
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
-import type { ImagePlacement, Rule, TextRun } from "../paginated/geometry.ts";
+import { box, type ImagePlacement, type Rule, type TextRun } from "../paginated/geometry.ts";
 
 /**
  * What a page draws besides its text, read off pdf.js's operator list, in model coordinates (points, origin top
@@ -861,13 +861,8 @@ function collected(c: Collector): PageGraphics {
     lightOutlines: c.lightOutlines,
     hiddenText: c.shaded
       ? []
-      : joinLine(c.white.filter((piece) => !c.grounds.some((g) => overlaps(g, piece.box)))),
+      : joinLine(c.white.filter((piece) => !c.grounds.some((g) => box.intersection(g, piece.box) > 0))),
   };
-}
-
-/** Whether two boxes share some area. */
-function overlaps(a: Box, b: Box): boolean {
-  return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 }
 
 /**
