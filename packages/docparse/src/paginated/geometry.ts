@@ -77,6 +77,12 @@ export interface PageGeometry {
   warnings: string[];
 }
 
+/** An empty stretch along one axis between boxes projected on it (reading order's gutters and row gaps). */
+export interface Gap {
+  start: number;
+  end: number;
+}
+
 /** Box helpers. */
 export const box = {
   width: (b: Box) => b.x2 - b.x1,

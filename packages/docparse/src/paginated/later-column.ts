@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import type { Gap } from "./geometry.ts";
 
 /**
  * A region whose columns do not start together: text across the top of one column only (a letterhead beside
@@ -14,11 +15,6 @@ import type { Box } from "../model.ts";
 const MIN_BAND = 2.5;
 /** Tops this close (in text sizes) start together. */
 const LEVEL = 1.5;
-
-interface Gap {
-  start: number;
-  end: number;
-}
 
 /**
  * The horizontal gap to cut at before the columns `parts` (their text boxes, in reading order), or null: the

@@ -1,5 +1,5 @@
 import type { Box } from "../model.ts";
-import { box } from "./geometry.ts";
+import { box, type Gap } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
@@ -40,11 +40,6 @@ export interface ReadingOrderOptions {
   rtl: boolean;
   /** Points: the height of the page's usual text (its median font size), which a title's dwarfs. */
   textSize?: number;
-}
-
-interface Gap {
-  start: number;
-  end: number;
 }
 
 /** Gaps of at least `min` in the projection of the boxes on one axis, between the first and the last box. */

@@ -1,5 +1,5 @@
 import type { Box } from "../model.ts";
-import { box } from "./geometry.ts";
+import { box, type Gap } from "./geometry.ts";
 
 /**
  * A column gutter is wider than the word spaces of the lines it would separate. Where the page's usual text is
@@ -13,11 +13,6 @@ import { box } from "./geometry.ts";
 const WORD_SPACE = 0.5;
 /** Points: how close a box's edge must be to a gap's edge to border it. */
 const EDGE = 0.5;
-
-interface Gap {
-  start: number;
-  end: number;
-}
 
 /** The gaps that are not a word space of some line (see above). */
 export function wordSpacesRemoved(gaps: Gap[], text: readonly Box[]): Gap[] {
