@@ -17,13 +17,15 @@ const MAX_INK_POINTS = 250_000;
  * SAMPLE_SIZE pixels, coarsely and then finely. The straightened page keeps its size (corners turned out of it
  * are cut off, the ones turned in are white), so OCR boxes on it are boxes on the page.
  *
+ * `measured`, the skew measureSkew found on this very image already, is used as it is instead of measuring again.
+ *
  * @returns the page PNG (the input itself when there is no skew to correct) and the skew found, in degrees,
  *   clockwise positive.
  * @example
  * const { png, angle } = await deskew(raster.png);
  */
-export async function deskew(png: Buffer): Promise<{ png: Buffer; angle: number }> {
-  const angle = await measureSkew(png);
+export async function deskew(png: Buffer, measured?: number): Promise<{ png: Buffer; angle: number }> {
+  const angle = measured ?? (await measureSkew(png));
   if (Math.abs(angle) < MIN_CORRECTED_SKEW_DEGREES) return { png, angle: 0 };
   return { png: await rotateKeepingSize(png, -angle), angle };
 }

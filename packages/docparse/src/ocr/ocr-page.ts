@@ -56,6 +56,11 @@ export interface OcrOptions {
   detectOrientation?: boolean;
   /** Find and remove a small skew (parsing_options.skew_detection). Default false. */
   deskew?: boolean;
+  /**
+   * The page's skew in degrees when the caller measured it already (paginated/page-skew.ts): straightening then
+   * turns by it instead of measuring the page a second time. Left out, the skew is measured when deskewing.
+   */
+  skewDegrees?: number;
   /** Time one page may take from the start of its first OCR pass; then it is stopped. Default 120 s. */
   timeoutMs?: number;
   /** Stops the page's OCR when aborted. */

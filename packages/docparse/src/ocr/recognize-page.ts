@@ -37,7 +37,7 @@ export async function recognizePage(
       const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
       let png = raster.png;
       let skewAngle = 0;
-      if (options.deskew) ({ png, angle: skewAngle } = await deskew(png));
+      if (options.deskew) ({ png, angle: skewAngle } = await deskew(png, options.skewDegrees));
       signal.throwIfAborted();
       const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
       const uprightPng = await turn(png, upright.rotation);

@@ -5,7 +5,7 @@ import { withLayerWords } from "../ocr/layer-words.ts";
 import { OcrError } from "../ocr/ocr-error.ts";
 import { transcribePage, type VisionTranscription } from "../vision/page-transcription.ts";
 import type { PageGeometry } from "./geometry.ts";
-import { noticeablySkewed } from "./page-skew.ts";
+import { pageSkew } from "./page-skew.ts";
 
 /** How many pages are prepared ahead of the OCR slots: enough to keep every core busy, few enough to bound memory. */
 export const OCR_PAGES_IN_FLIGHT = 3;
@@ -31,11 +31,14 @@ export async function ocrPageGeometry(
   const engine = ocrEngineFor(parsing.ocr_model);
   try {
     const language = parsing.ocr_languages.length > 0 ? parsing.ocr_languages.join("+") : undefined;
-    const deskew =
-      parsing.skew_detection || options.alwaysDeskew === true || (await noticeablySkewed(raster.png));
-    let page = await engine.recognize(raster, { deskew, language });
+    // Without a request to straighten, the page's skew is measured here and handed on, measured once.
+    const asked = parsing.skew_detection || options.alwaysDeskew === true;
+    const skew = asked ? null : await pageSkew(raster.png);
+    const deskew = asked || skew?.noticeable === true;
+    const skewDegrees = skew?.degrees;
+    let page = await engine.recognize(raster, { deskew, language, skewDegrees });
     if (!deskew && page.runs.length < 3) {
-      const straightened = await engine.recognize(raster, { deskew: true, language });
+      const straightened = await engine.recognize(raster, { deskew: true, language, skewDegrees });
       if (straightened.runs.length > page.runs.length) page = straightened;
     }
     // A page turned upright has its own frame: the PDF's rules and images are in the old one, so they go. A page

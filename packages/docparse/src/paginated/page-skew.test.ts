@@ -3,10 +3,13 @@ import path from "node:path";
 import { test } from "node:test";
 import { PDFDocument } from "pdf-lib";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { decodeImage } from "../images/decode.ts";
 import { parseDocument } from "../index.ts";
-import { rotateKeepingSize } from "../ocr/deskew.ts";
+import { measureSkew, rotateKeepingSize } from "../ocr/deskew.ts";
+import { recognizePage } from "../ocr/recognize-page.ts";
 import { renderTextPage } from "../ocr/test-support.ts";
-import { noticeablySkewed } from "./page-skew.ts";
+import type { WordReader } from "../ocr/word-reader.ts";
+import { pageSkew } from "./page-skew.ts";
 
 /** A scanned page without a text layer: the clean page's image turned by `degrees`, filling a letter page. */
 async function skewedScan(degrees: number): Promise<{ bytes: Uint8Array; text: string }> {
@@ -22,9 +25,38 @@ test("a page turned by two degrees is noticeably skewed, a straight one is not",
   timeout: 120_000,
 }, async () => {
   const straight = await renderTextPage({ dpi: 150, fontPt: 11 });
-  assert.equal(await noticeablySkewed(straight.png), false);
-  assert.equal(await noticeablySkewed(await rotateKeepingSize(straight.png, 2)), true);
-  assert.equal(await noticeablySkewed(await rotateKeepingSize(straight.png, 0.4)), false);
+  assert.deepEqual(await pageSkew(straight.png), { degrees: 0, noticeable: false });
+  assert.deepEqual(await pageSkew(await rotateKeepingSize(straight.png, 2)), {
+    degrees: 2,
+    noticeable: true,
+  });
+  assert.equal((await pageSkew(await rotateKeepingSize(straight.png, 0.4))).noticeable, false);
+});
+
+test("the skew measured for the page is the one the OCR straightens by, not measured again", {
+  timeout: 120_000,
+}, async () => {
+  const straight = await renderTextPage({ dpi: 150, fontPt: 11 });
+  const [raster] = await decodeImage(straight.png);
+  // A reader that reads nothing and keeps the image it was given, so that the test needs no OCR program.
+  const seen: Buffer[] = [];
+  const reader: WordReader = {
+    name: async () => "keeps images",
+    readWords: async (png) => {
+      seen.push(png);
+      return { words: [], lines: [] };
+    },
+  };
+  // A straight page handed on as skewed by 2 degrees is turned by them: the angle given is the one used.
+  const page = await recognizePage(raster, reader, {
+    deskew: true,
+    skewDegrees: 2,
+    language: "eng",
+    detectOrientation: false,
+  });
+  assert.equal(page.skewAngle, 2);
+  assert.ok(seen.length > 0);
+  assert.ok(Math.abs((await measureSkew(seen[0])) + 2) < 0.2, String(await measureSkew(seen[0])));
 });
 
 test("a scan skewed by two degrees reads its lines whole without skew_detection", {

@@ -7,7 +7,11 @@ import { measureSkew } from "../ocr/deskew.ts";
  */
 export const NOTICEABLE_SKEW_DEGREES = 1;
 
-/** Whether a page image is skewed enough to read as scraps unless straightened. */
-export async function noticeablySkewed(png: Buffer): Promise<boolean> {
-  return Math.abs(await measureSkew(png)) >= NOTICEABLE_SKEW_DEGREES;
+/**
+ * A page image's skew in degrees (ocr/deskew.ts measureSkew) and whether it is enough to read as scraps unless
+ * straightened. The angle is handed on to the OCR (OcrOptions.skewDegrees), which then does not measure it again.
+ */
+export async function pageSkew(png: Buffer): Promise<{ degrees: number; noticeable: boolean }> {
+  const degrees = await measureSkew(png);
+  return { degrees, noticeable: Math.abs(degrees) >= NOTICEABLE_SKEW_DEGREES };
 }

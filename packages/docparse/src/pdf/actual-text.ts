@@ -16,12 +16,7 @@
  *   split its word at the join).
  */
 
-/** One edit of the worker's source, as worker-patch.ts applies it. */
-interface SourceEdit {
-  why: string;
-  find: string;
-  replace: string;
-}
+import type { WorkerEdit } from "./worker-edit.ts";
 
 /** The span being read and its helpers, in getTextContent's scope (they use its items, state and transforms). */
 const SPAN_STATE = `
@@ -73,7 +68,7 @@ const SPAN_STATE = `
     }
 `;
 
-export const TEXT_EDITS: readonly SourceEdit[] = [
+export const TEXT_EDITS: readonly WorkerEdit[] = [
   {
     why: "a glyph is whitespace when its whole text is (pdf.js tested only its first character, and dropped a point mapped to ' .')",
     find: 'const SpecialCharRegExp = new RegExp("^(\\\\s)|(\\\\p{Mn})|(\\\\p{Cf})$", "u");',

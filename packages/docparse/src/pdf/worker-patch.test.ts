@@ -241,6 +241,39 @@ describe("the patched pdf.js worker", () => {
     assert.equal(await pageText(onePagePdf("BT /F1 12 Tf 72 700 Td (AB) Tj ET", broken)), "AB");
   });
 
+  test("a page's text is the same whether pdf.js's time slots never run out or run out every hundred operators", {
+    timeout: TIMEOUT,
+  }, async () => {
+    // camelot's 12s0324: a stats table of dot leaders, whose text pass, cut where a slot ran out and resumed, read
+    // a leader's dot as ' .' (the table's cells changed from run to run under load). Both timings are forced here
+    // through the clock the slots read: frozen (never out) and a second later at every look (always out).
+    const bytes = new Uint8Array(
+      readFileSync(new URL("../../test/tables/camelot/12s0324.pdf", import.meta.url)),
+    );
+    const texts: string[] = [];
+    const realNow = Date.now;
+    for (const step of [0, 1000]) {
+      const doc = await openPdf(bytes);
+      try {
+        const page = await doc.getPage(1);
+        let now = realNow();
+        Date.now = () => (now += step);
+        try {
+          const content = await page.getTextContent({ disableNormalization: true });
+          texts.push(
+            JSON.stringify(content.items.map((item) => ("str" in item ? [item.str, item.transform] : []))),
+          );
+        } finally {
+          Date.now = realNow;
+        }
+      } finally {
+        await closePdf(doc);
+      }
+    }
+    assert.ok(texts[0].includes("Curfew and loitering law violations"));
+    assert.equal(texts[1], texts[0]);
+  });
+
   test("where the patched worker cannot be written, PDFs are read with pdf.js as published, with a warning", {
     timeout: TIMEOUT,
   }, () => {

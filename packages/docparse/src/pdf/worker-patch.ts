@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
+import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
  * pdf.js's worker code with a few edits, so that reading a page's geometry (`page.getOperatorList()`) pays only
@@ -54,13 +55,6 @@ import { TEXT_EDITS } from "./actual-text.ts";
 
 /** The pdfjs-dist version the edits were written and checked against (packages/docparse/package.json pins it). */
 export const PINNED_VERSION = "5.6.205";
-
-/** One edit of the worker's source: `find` must occur exactly once; it is replaced by `replace`. */
-export interface WorkerEdit {
-  why: string;
-  find: string;
-  replace: string;
-}
 
 /** The store of deferred image decodes, per document (its worker-side message handler), and its message. */
 const STORE_AND_MESSAGE = `
@@ -274,6 +268,11 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     if (unicode !== "" || !this.svcCarriedText) {
       unicode ||= charcode;
     }`,
+  },
+  {
+    why: "a page's operators are read in one go, never cut where a 20 ms time slot runs out: a text pass resumed after such a cut spaces the next glyph otherwise ('.' read ' .'), so the same page read under load read differently; in this thread's in-process worker nothing waits on the slots",
+    find: "    return this.endTime <= Date.now();",
+    replace: "    return false;",
   },
   // Text pdf.js loses: a glyph mapped to a space and more, and ActualText spans (actual-text.ts).
   ...TEXT_EDITS,
