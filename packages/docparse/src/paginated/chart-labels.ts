@@ -1,23 +1,45 @@
+import { MIN_AXIS_LABELS } from "../intelligence/chart-axis.ts";
+import { parseNumber } from "../intelligence/table-summary.ts";
 import { findCharts } from "../intelligence/vector-chart.ts";
 import type { Box } from "../model.ts";
 import type { Block } from "./blocks.ts";
+import { pieAreas, stackedBarAreas } from "./chart-shapes.ts";
 import { box, type PageGeometry } from "./geometry.ts";
 
 /** The page entries this reads and makes (layout.ts's PageEntry, of which it needs these two kinds). */
 type BlockEntry = { kind: "block"; block: Block; box: Box };
 type Entry = { kind: string; box: Box };
 
-/** Fewer painted shapes than this, and a page holds no bar chart worth the search. */
+/** Fewer painted shapes than this, and a page holds no chart worth the search. */
 const MIN_MARKS = 3;
 
 /**
- * The areas of the bar and line charts drawn as vector graphics on `page` (bars standing on one baseline, lines
- * across a value axis of numeric labels: intelligence/vector-chart.ts), searched only on a page with shapes or
- * lines enough to draw one.
+ * The areas of the charts drawn as vector graphics on `page`: bar and line charts (bars standing on one
+ * baseline, lines across a value axis of numeric labels: intelligence/vector-chart.ts), pies and stacked bars
+ * (chart-shapes.ts). Each is searched only on a page with the evidence it needs: shapes or lines enough to draw
+ * one, and for a value axis, numbers enough to label it (most pages have neither, and cost a count).
  */
 export function chartAreas(page: PageGeometry): Box[] {
-  if (page.rects.length + (page.polylines?.length ?? 0) < MIN_MARKS) return [];
-  return findCharts(page).map((chart) => chart.box);
+  const rects = page.rects.length;
+  const lines = page.polylines?.length ?? 0;
+  const drawings = page.drawings?.length ?? 0;
+  if (rects + lines + drawings < MIN_MARKS) return [];
+  const axes = rects + lines >= MIN_MARKS && hasNumbers(page, MIN_AXIS_LABELS);
+  const read = axes ? findCharts(page).map((chart) => chart.box) : [];
+  const shapes = [
+    ...(drawings >= MIN_MARKS ? pieAreas(page) : []),
+    ...(rects >= 4 ? stackedBarAreas(page) : []),
+  ];
+  return [...read, ...shapes.filter((area) => !read.some((other) => box.intersection(other, area) > 0))];
+}
+
+/** Whether at least `count` of the page's runs are numbers (a value axis's labels). */
+function hasNumbers(page: PageGeometry, count: number): boolean {
+  let found = 0;
+  for (const run of page.runs) {
+    if (/\d/.test(run.text) && parseNumber(run.text) !== null && ++found >= count) return true;
+  }
+  return false;
 }
 
 /**
