@@ -184,3 +184,28 @@ test("public scans: the spanning table's header and lone digits, the single tabl
   assert.match(single, /Base 128/);
   assert.match(single, /64,058/);
 });
+
+test("a crop a line high that its first pass left unread is read again, however much of it the word inks", async () => {
+  // One underlined word filling a crop cut out around it, as a text-layer page's image text is cropped.
+  const canvas = createCanvas(160, 60);
+  const c = canvas.getContext("2d");
+  c.fillStyle = "#ffffff";
+  c.fillRect(0, 0, 160, 60);
+  c.fillStyle = "#000000";
+  c.font = 'italic bold 30px "DejaVu Sans"';
+  c.fillText("Thursday", 6, 38);
+  c.fillRect(6, 44, 148, 2);
+  const png = await scanPng(canvas, DPI);
+  const nothingRead = { words: [], lines: [] };
+  // As a page, that much ink is no page of missed words; as a region cut out for its text, it is read again.
+  assert.equal(await missedInk(png, nothingRead, []), null);
+  assert.ok(await missedInk(png, nothingRead, [], true));
+});
+
+test("public: the questionnaire's weekday names, underlined in an image, are read", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "sleep-study-questionnaire.pdf"));
+  for (const day of ["Monday", "Wednesday", "Thursday", "Sunday"])
+    assert.match(markdown, new RegExp(`\\b${day}\\b`));
+});

@@ -34,8 +34,16 @@ const INK = 128;
  * The page with its read words and rules whitened out, when enough ink is left to be text; else null.
  *
  * @param rules in pixels of `png`.
+ * @param region the image is a region cut out for the text rows seen in it (a crop of a text-layer page), not a
+ *   whole page: its ink is text by choice, so no share of it is too much to read again (a word filling a crop a
+ *   line high inks far more than MAX_INKED_SHARE of it).
  */
-export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule[]): Promise<Buffer | null> {
+export async function missedInk(
+  png: Buffer,
+  page: TsvPage,
+  rules: readonly Rule[],
+  region = false,
+): Promise<Buffer | null> {
   const { data, info } = await sharp(png).toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
   const { width, height } = info;
   const gray = new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + width * height));
@@ -55,7 +63,7 @@ export async function missedInk(png: Buffer, page: TsvPage, rules: readonly Rule
   }
   const across = Math.ceil(width / TILE);
   const tiles = across * Math.ceil(height / TILE);
-  const maxInked = Math.max(MIN_INKED_TILES, tiles * MAX_INKED_SHARE);
+  const maxInked = region ? tiles : Math.max(MIN_INKED_TILES, tiles * MAX_INKED_SHARE);
   // Ink pixels per tile, counted row by row.
   const counts = new Uint16Array(tiles);
   for (let y = 0; y < height; y++) {

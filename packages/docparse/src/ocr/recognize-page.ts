@@ -66,20 +66,21 @@ export async function recognizePage(
 
 /**
  * An upright page image's ruling lines (in points) and, when its first pass left text unread, the image with
- * the words read painted out, for a second pass (missed-ink.ts).
+ * the words read painted out, for a second pass (missed-ink.ts; `region`: the image is a crop of text rows).
  */
 async function inkLeft(
   png: Buffer,
   page: TsvPage,
   dpi: number,
   found?: readonly Rule[],
+  region = false,
 ): Promise<{ rules: Rule[]; missed: Buffer | null }> {
   const pixelRules = found ?? (await rasterRules(png, 1, dpi));
   const rules = scaleRules(pixelRules, 72 / dpi);
   // Rules shorter than half an inch are strokes of large type taken for rules: painting them out would cut
   // the very letters the second pass is to read.
   const longRules = pixelRules.filter((r) => Math.max(r.x2 - r.x1, r.y2 - r.y1) >= dpi / 2);
-  return { rules, missed: await missedInk(png, page, longRules) };
+  return { rules, missed: await missedInk(png, page, longRules, region) };
 }
 
 /** The OcrPage of a raster's upright reading: runs and lines in points, marks of ruling lines left out. */
@@ -125,7 +126,7 @@ export async function recognizeCrops(
   const firsts = await readEach(reader, rasters, { language, signal });
   const inks = await Promise.all(
     firsts.map((first, i) =>
-      first instanceof OcrError ? null : inkLeft(rasters[i].png, first, rasters[i].ocrDpi),
+      first instanceof OcrError ? null : inkLeft(rasters[i].png, first, rasters[i].ocrDpi, undefined, true),
     ),
   );
   const missing = rasters.flatMap((raster, i) => {
