@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DOCLING_DATA } from "../test-corpus.ts";
+import { decodeEntities } from "./html-entities.ts";
 import { engineMarkdown, pdftotext, plainWords, REAL_WORLD_DIR } from "./pdf-sets.ts";
 
 export type Fact =
@@ -35,9 +36,9 @@ export interface FactSubject {
   rows: string[][];
 }
 
-/** The subject of a markdown text: its words and its table rows. */
+/** The subject of a markdown text: its words (HTML tables' `&amp;` read as `&`) and its table rows. */
 export function markdownSubject(markdown: string): FactSubject {
-  return { words: wordKey(markdown), rows: markdownRows(markdown) };
+  return { words: wordKey(decodeEntities(markdown)), rows: markdownRows(markdown) };
 }
 
 /**
@@ -63,7 +64,7 @@ export function markdownRows(markdown: string): string[][] {
   }
   for (const match of markdown.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)) {
     const cells = [...match[1].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((cell) =>
-      foldCell(cell[1].replace(/<[^>]+>/g, " ")),
+      foldCell(decodeEntities(cell[1].replace(/<[^>]+>/g, " "))),
     );
     rows.push(cells);
   }
