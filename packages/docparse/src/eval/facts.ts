@@ -36,9 +36,13 @@ export interface FactSubject {
   rows: string[][];
 }
 
-/** The subject of a markdown text: its words (HTML tables' `&amp;` read as `&`) and its table rows. */
+/**
+ * The subject of a markdown text: its words and its table rows. An HTML table's words are its cells' texts in
+ * order: its tags are markup (a `td` is no word of the page) and `&amp;` is `&`.
+ */
 export function markdownSubject(markdown: string): FactSubject {
-  return { words: wordKey(decodeEntities(markdown)), rows: markdownRows(markdown) };
+  const text = decodeEntities(markdown.replace(/<\/?(?:table|thead|tbody|tr|td|th)\b[^>]*>/g, " "));
+  return { words: wordKey(text), rows: markdownRows(markdown) };
 }
 
 /**
