@@ -15,6 +15,7 @@ import {
   type TextPiece,
   wrapsFrom,
 } from "./cells.ts";
+import { joinCurrencySigns } from "./currency.ts";
 
 /**
  * Tables without ruling lines, found from text alignment: a block of consecutive lines whose words leave the same
@@ -590,7 +591,7 @@ export function detectAlignedTables(
       if (parts) return parts.flatMap(bandTables);
       const grid = tableColumns(band);
       if (!grid || inSeparateBoxes(grid, page.rects)) return [];
-      const table = tableOf(mergeContinuations(grid));
+      const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
       return table ? [table] : [];
     });
   for (const found of findBands(textLines, true)) {
