@@ -127,3 +127,21 @@ test("public pages: a bank statement's entry and an invoice's item under their h
     "250.00",
   ]);
 });
+
+test("items ruled one by one under a header with no top rule: the header is the table's first row", () => {
+  const runs = [run("Item", 72, 100), run("Qty", 300, 100), run("Price", 380, 100), run("Total", 470, 100)];
+  const rules = [h(114, 70, 520)];
+  const items = [
+    ["Widget", "2", "10.00", "20.00"],
+    ["Gadget", "1", "5.50", "5.50"],
+    ["Gizmo", "3", "1.00", "3.00"],
+  ];
+  for (const [i, item] of items.entries()) {
+    const y = 120 + 20 * i;
+    runs.push(...item.map((text, c) => run(text, [72, 300, 380, 470][c], y)));
+    rules.push(h(y + 16, 70, 520));
+  }
+  const [table] = detectRuledTables(ruledPage(runs, rules));
+  assert.deepEqual(grid(table), [["Item", "Qty", "Price", "Total"], ...items]);
+  assert.equal(table.cells.filter((c) => c.columnHeader).length, 4);
+});
