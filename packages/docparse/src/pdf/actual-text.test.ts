@@ -60,3 +60,19 @@ test("public: camelot's 12s0324 keeps the decimal point of every figure (its poi
   // A figure split where its point was (`11,062 6`) or glued over it (`11,0626`) is corruption.
   assert.doesNotMatch(markdown, /\b\d{1,3},\d{3} \d\b/);
 });
+
+test("an ActualText that is only a TeX macro's name (`\\faTrophy :`, an icon's) is no text: the icon reads as nothing", async () => {
+  // altacv writes each icon's name through accsupp unexpanded; no reader sees `\faTrophy`, the icon is a picture.
+  const content =
+    "BT /F1 10 Tf 72 700 Td /Span <</ActualText (\\\\faTrophy :)>> BDC (T) Tj EMC ( Fantastic achievement) Tj ET";
+  const markdown = await markdownOf(spacedPointPdf(content));
+  assert.doesNotMatch(markdown, /faTrophy/);
+  assert.match(markdown, /^Fantastic achievement$/m);
+  // A span whose ActualText has words beside a macro's name still reads as its text.
+  const worded = await markdownOf(
+    spacedPointPdf(
+      "BT /F1 10 Tf 72 700 Td /Span <</ActualText (see \\\\S 4)>> BDC (x) Tj EMC ( of the act) Tj ET",
+    ),
+  );
+  assert.match(worded, /see \\S 4 of the act/);
+});
