@@ -7,6 +7,7 @@ import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
+import { splitIndentedParagraphs } from "./indent-paragraphs.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
@@ -231,7 +232,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   let pending: Line[] = [];
   const flush = () => {
     for (const block of blocksBesideMargin(pending, (lines) =>
-      splitHandBrokenLines(buildBlocks(lines, { lineGap })),
+      splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap }))),
     ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
