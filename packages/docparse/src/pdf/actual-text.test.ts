@@ -76,3 +76,12 @@ test("an ActualText that is only a TeX macro's name (`\\faTrophy :`, an icon's) 
   );
   assert.match(worded, /see \\S 4 of the act/);
 });
+
+test("an ActualText span read after pdf.js has sent a chunk of items (a font set inside the span) still replaces its glyphs", async () => {
+  // Twelve words placed apart make twelve items; the font set inside the span makes pdf.js send them on before the
+  // span's glyph is drawn, so the span's items are a new list by the time it ends.
+  const words = Array.from({ length: 12 }, (_, i) => `(w${i}) Tj 30 0 Td`).join(" ");
+  const content = `BT /F1 10 Tf 72 700 Td ${words} /Span <</ActualText (github: )>> BDC /F1 9 Tf (G) Tj EMC /F1 10 Tf (your_id) Tj ET`;
+  const markdown = await markdownOf(spacedPointPdf(content));
+  assert.match(markdown, /github: ?your_id/);
+});

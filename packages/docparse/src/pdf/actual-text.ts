@@ -14,7 +14,9 @@
  *   to read (empty, or control characters only: Word's check boxes) leaves the glyphs as drawn: an empty one
  *   marks a hyphen that is only shown, which the paragraph rules join already (removing a line-end hyphen would
  *   split its word at the join). One that is only a TeX macro's name and punctuation (`\faTrophy :`, the name of an
- *   icon that a class wrote unexpanded) is no text: the span reads as nothing, its icon glyph with it.
+ *   icon that a class wrote unexpanded) is no text: the span reads as nothing, its icon glyph with it. The span's
+ *   glyphs are counted from its first glyph, not from its start: pdf.js may send the items read so far on to the
+ *   caller between the two (a font set inside the span), and a span counted from before that found no glyphs.
  */
 
 /** One edit of the worker's source, as worker-patch.ts applies it. */
@@ -93,7 +95,7 @@ export const TEXT_EDITS: readonly SourceEdit[] = [
     why: "an ActualText span starts where its first glyph is drawn, in that glyph's font",
     find: "      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
     replace:
-      "      if (svcActual && !svcActual.start) {\n        svcActual.start = getCurrentTextTransform();\n        svcActual.fontName = textState.loadedName;\n      }\n      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
+      "      if (svcActual && !svcActual.start) {\n        svcActual.start = getCurrentTextTransform();\n        svcActual.fontName = textState.loadedName;\n        svcActual.items = textContent.items;\n        svcActual.from = textContent.items.length;\n      }\n      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
   },
   {
     why: "a marked-content span without properties nested in an ActualText span",
