@@ -64,6 +64,22 @@ test("a hanging indent (first line out, the others in) stays one paragraph", asy
   assert.ok(markdown.includes(text), markdown);
 });
 
+test("a centred title whose middle line is the widest stays one block", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  const title = [
+    "Report on the ferry timetable",
+    "of the island crossings and the harbour tides",
+    "issued by the harbour office",
+  ];
+  title.forEach((text, i) => {
+    const width = fonts.regular.widthOfTextAtSize(text, 11);
+    drawLine(page, text, 306 - width / 2, 100 + i * 16.5, fonts.regular, 11);
+  });
+  const markdown = await markdownOf(await pdfBytes(pdf));
+  assert.ok(markdown.includes(title.join(" ")), markdown);
+});
+
 test("public: the abstract page of a GOST report keeps its indented paragraphs apart", async () => {
   const markdown = await markdownOf(readFileSync(`${REAL_WORLD}ru-lab-report-p1-3.pdf`));
   assert.match(markdown, /\n\nОтчёт 23 стр\., 25 рис\., 2 источн\.\.\n\nБАЗЫ ДАННЫХ/);

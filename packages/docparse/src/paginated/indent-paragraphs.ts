@@ -13,8 +13,9 @@ const MAX_INDENT = 6;
  * single paragraph. Within one paragraph only the first line is indented, so a block whose lines start at two
  * edges only, the first line at the indented one (0.8 to six font sizes in) and at least one line at the outer
  * one, holds a paragraph at each indented line. A block whose first line starts at the outer edge (a hanging
- * indent: a reference, a list item) is left whole, as is one with a list marker or a line starting elsewhere
- * (centred lines), and no split falls after a word broken at a line's end.
+ * indent: a reference, a list item) is left whole, as is one with a list marker, a line starting elsewhere, or a
+ * line stopping short of the right edge before one at the outer edge (centred lines); no split falls after a
+ * word broken at a line's end.
  */
 export function indentedParagraphStarts(block: Block): number[] {
   const lines = block.lines;
@@ -26,6 +27,13 @@ export function indentedParagraphStarts(block: Block): number[] {
   if (inner - outer < size * 0.8 || inner - outer > size * MAX_INDENT) return [];
   const at = (line: Line, x: number) => Math.abs(line.box.x1 - x) <= size * 0.5;
   if (lines.some((line) => !at(line, inner) && !at(line, outer))) return [];
+  // A line the next one continues at the outer edge was wrapped: it runs to near the right edge (lines of a
+  // centred title, each its own width, do not).
+  const right = Math.max(...lines.map((line) => line.box.x2));
+  const reach = Math.max((right - outer) * 0.15, size * 3);
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (at(lines[i + 1], outer) && lines[i].box.x2 < right - reach) return [];
+  }
   const starts: number[] = [];
   for (let i = 1; i < lines.length; i++) {
     if (at(lines[i], inner) && !/\p{L}[-\u2010]$/u.test(lines[i - 1].text)) starts.push(i);
