@@ -184,9 +184,9 @@ test("a word hyphenated across a line break is joined again", () => {
   assert.equal(blockText(block), "the age of information and its uses");
 });
 
-test("a hyphen before a capital is kept, and the words stay apart", () => {
+test("a hyphen before a capital is kept, the word's two parts joined (Self-Supervised)", () => {
   const [block] = buildBlocks([line("a well-", 100), line("Known problem", 112)], CONTEXT);
-  assert.equal(blockText(block), "a well- Known problem");
+  assert.equal(blockText(block), "a well-Known problem");
 });
 
 test("a hyphen after a number is not a hyphenation", () => {

@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
+import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
@@ -118,15 +119,25 @@ export function buildBlocks(orderedLines: readonly Line[], context: BlockContext
 /**
  * The text of a block: lines joined by spaces; a word hyphenated across a line break is joined again
  * (`ver-` + `sion` → `version`) when the next line goes on in lower case, a compound's own hyphen kept
- * (`year-over-` + `year` → `year-over-year`).
+ * (`year-over-` + `year` → `year-over-year`); before a capital, joined without a space with its hyphen
+ * (`Anglo-` + `Saxon`), which {@link spelledBlockText} drops when the document spells the word without it.
  */
 export function blockText(block: Block): string {
+  return spelledBlockText(block, NO_WORDS);
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/** A block's text as {@link blockText} joins it, a word broken before a capital checked against `spelled`. */
+export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): string {
   let text = "";
   for (const line of block.lines) {
     if (text === "") {
       text = line.text;
     } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
       text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
+    } else if (brokenAtCapital(text, line.text)) {
+      text = joinAtCapital(text, line.text, spelled);
     } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {
       // Chinese and Japanese lines wrap without spaces between words.
       text += line.text;
