@@ -199,7 +199,7 @@ export function detectFurniture(
     if (marked && c.fontSize < largest) kinds.set(i, c.pageNumber ? "page_number" : "page_header");
   });
   // A running head split across the text's first line, a folio at one end (see split-head.ts).
-  for (const i of splitRunningHeads(candidates))
+  for (const i of splitRunningHeads(candidates, bodySize))
     if (!kinds.has(i) && !candidates[i].caption) kinds.set(i, "page_header");
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {

@@ -21,13 +21,16 @@ test("splitRunningHeads takes a folio and a title at the two ends of the text's 
     block("Pt. 2", 130, 158, 149, 168),
     block("5 CFR Ch. I (1-1-22 Edition)", 380, 158, 470, 168),
   ];
-  assert.deepEqual(splitRunningHeads([...head, ...body, block("8", 295, 620, 300, 628)]), [0, 1]);
+  assert.deepEqual(splitRunningHeads([...head, ...body, block("8", 295, 620, 300, 628)], 8), [0, 1]);
   // No folio: a name and a date at the two ends (a letter's first line) stay.
   const letter = [block("Jane Smith", 130, 158, 170, 168), block("12 March 2020", 420, 158, 470, 168)];
-  assert.deepEqual(splitRunningHeads([...letter, ...body, block("Yours", 130, 620, 160, 628)]), []);
+  assert.deepEqual(splitRunningHeads([...letter, ...body, block("Yours", 130, 620, 160, 628)], 8), []);
   // Two column headings on the first line: the right one does not reach the text's right edge.
   const headings = [block("1 Scope", 130, 158, 160, 168), block("3 Terms", 305, 158, 335, 168)];
-  assert.deepEqual(splitRunningHeads([...headings, ...body, block("8", 295, 620, 300, 628)]), []);
+  assert.deepEqual(splitRunningHeads([...headings, ...body, block("8", 295, 620, 300, 628)], 8), []);
+  // A slide's title beside its number on the first line is the slide's own.
+  const slide = [{ ...block("Results", 130, 152, 170, 168), fontSize: 14 }, block("14", 460, 158, 470, 168)];
+  assert.deepEqual(splitRunningHeads([...slide, ...body, block("Notes", 130, 620, 160, 628)], 8), []);
 });
 
 /** A page with a wide border, as a photographed page: a split running head over two columns of a regulation. */

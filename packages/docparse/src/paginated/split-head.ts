@@ -15,11 +15,12 @@ export interface HeadCandidate {
 /**
  * A running head split across the top of the text (`Pt. 2` flush left, `5 CFR Ch. I (1-1-22 Edition)` flush
  * right): the page's first line of text holds exactly two short blocks, one at the text's left edge and one at
- * its right, far apart, one of them a folio or a part's number, and the body starts clearly below. It is found
+ * its right, far apart, one of them a folio or a part's number and the other set about the body's size
+ * (`bodySize`), and the body starts clearly below. It is found
  * against the text's own frame, not the page's, so that a scan or a photograph with a wide border keeps it.
  * Returns the indexes of such blocks among `candidates`.
  */
-export function splitRunningHeads(candidates: readonly HeadCandidate[]): number[] {
+export function splitRunningHeads(candidates: readonly HeadCandidate[], bodySize: number): number[] {
   const found: number[] = [];
   const pages = new Map<number, number[]>();
   candidates.forEach((c, i) => {
@@ -44,8 +45,11 @@ export function splitRunningHeads(candidates: readonly HeadCandidate[]): number[
     const flush = a.box.x1 <= left + width * 0.02 && b.box.x2 >= right - width * 0.02;
     const farApart = b.box.x1 - a.box.x2 >= width * 0.3;
     const short = a.text.length <= 60 && b.text.length <= 60;
-    const folio = FOLIO.test(a.text.trim()) || FOLIO.test(b.text.trim());
-    if (apart && flush && farApart && short && folio) found.push(...first);
+    // One end a folio; the other set about the body's size (a slide's title beside its number is the slide's).
+    const folio = FOLIO.test(a.text.trim()) ? a : FOLIO.test(b.text.trim()) ? b : null;
+    const title = folio === a ? b : a;
+    const plain = title.fontSize <= bodySize * 1.2 && (folio?.fontSize ?? 0) <= bodySize * 1.5;
+    if (apart && flush && farApart && short && folio && plain) found.push(...first);
   }
   return found;
 }
