@@ -80,8 +80,12 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const left = Math.min(...block.lines.map((line) => line.box.x1));
   const right = Math.max(...block.lines.map((line) => line.box.x2));
   const width = right - left;
-  // A list item's continuation is indented under its text; anything else starting left of the item is new.
-  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3) return false;
+  // A list item's continuation is indented under its text; anything else starting left of the item is new,
+  // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`: a
+  // paragraph opening with its letter on an indented first line, as regulations set them).
+  const runsOn = /[\p{Ll},]$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3 && !runsOn)
+    return false;
   // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line
   // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading
   // or paragraph, and joined to the next line without a space its last word would run into the next one's first.
