@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DOCLING_DATA } from "../test-corpus.ts";
+import { decodeEntities } from "./html-entities.ts";
 import { engineMarkdown, pdftotext, plainWords, REAL_WORLD_DIR } from "./pdf-sets.ts";
 
 export type Fact =
@@ -35,9 +36,13 @@ export interface FactSubject {
   rows: string[][];
 }
 
-/** The subject of a markdown text: its words and its table rows. */
+/**
+ * The subject of a markdown text: its words and its table rows. An HTML table's words are its cells' texts in
+ * order: its tags are markup (a `td` is no word of the page) and `&amp;` is `&`.
+ */
 export function markdownSubject(markdown: string): FactSubject {
-  return { words: wordKey(markdown), rows: markdownRows(markdown) };
+  const text = decodeEntities(markdown.replace(/<\/?(?:table|thead|tbody|tr|td|th)\b[^>]*>/g, " "));
+  return { words: wordKey(text), rows: markdownRows(markdown) };
 }
 
 /**
@@ -63,7 +68,7 @@ export function markdownRows(markdown: string): string[][] {
   }
   for (const match of markdown.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)) {
     const cells = [...match[1].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((cell) =>
-      foldCell(cell[1].replace(/<[^>]+>/g, " ")),
+      foldCell(decodeEntities(cell[1].replace(/<[^>]+>/g, " "))),
     );
     rows.push(cells);
   }

@@ -90,6 +90,33 @@ test("a larger heading above body text is a block of its own", () => {
   assert.deepEqual(texts(lines), ["Introduction", "Body text follows the heading closely."]);
 });
 
+test("a sentence running on into a line led by a word in a smaller face (a name in sans) stays one paragraph", () => {
+  const lines = [
+    line("The non-standard macro package everyshi [2] is used by the", 100, { fontSize: 10 }),
+    makeLine([
+      textRun(
+        "leaflet",
+        { x1: 50, y1: 100 + PITCH, x2: 80, y2: 109.5 + PITCH },
+        { fontName: "Helvetica", fontSize: 9.5 },
+      ),
+      textRun(
+        " class.",
+        { x1: 80, y1: 100 + PITCH, x2: 106, y2: 110 + PITCH },
+        { fontName: "Times-Roman", fontSize: 9 },
+      ),
+    ]),
+  ];
+  assert.deepEqual(texts(lines), [
+    "The non-standard macro package everyshi [2] is used by the leaflet class.",
+  ]);
+  // A heading in a larger face above its text still stands apart.
+  const headed = [
+    line("Features", 100, { fontSize: 10.6, fontName: "Helvetica", x2: 110 }),
+    line("Basic features of the class follow", 114),
+  ];
+  assert.deepEqual(texts(headed), ["Features", "Basic features of the class follow"]);
+});
+
 test("a bold word inside a line does not split the paragraph", () => {
   const mixed = makeLine([
     {

@@ -65,8 +65,15 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
   const brokenWord = /\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
   if (!brokenWord && Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
-  // A lone line in another font, set larger than the line below, is a heading above its text.
-  if (block.lines.length === 1 && last.fontSize >= next.fontSize * 1.05 && last.fontName !== next.fontName)
+  // A lone line in another font, set larger than the line below, is a heading above its text; not when the
+  // sentence runs on from a lower-case word into one (`is used by the` + `leaflet class.`, its name in sans).
+  const sentenceRunsOn = /\p{Ll}$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  if (
+    block.lines.length === 1 &&
+    last.fontSize >= next.fontSize * 1.05 &&
+    last.fontName !== next.fontName &&
+    !sentenceRunsOn
+  )
     return false;
   // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
   if (allBold(last) !== allBold(next)) return false;

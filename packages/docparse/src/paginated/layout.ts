@@ -4,9 +4,11 @@ import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { splitHandBrokenLines } from "./card-lines.ts";
 import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
 import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
+import { dottedRule } from "./dotted-rules.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { gutterLineNumbers } from "./gutter-numbers.ts";
+import { splitIndentedParagraphs } from "./indent-paragraphs.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
@@ -79,7 +81,8 @@ function figureBoxes(page: PageGeometry): Box[] {
 export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout {
   // Struck runs take part in building lines (their hole must not split a line) and are dropped from the lines.
   // Bullets drawn as shapes are read as the `•` they show (see drawnBullets).
-  const runs = [...page.runs, ...drawnBullets(page)];
+  // Dotted rules set as text across the page (a brochure's fold lines) are lines, not text (see dottedRule).
+  const runs = [...page.runs, ...drawnBullets(page)].filter((run) => !dottedRule(run));
   let droppedStruck = 0;
   const tables = stages.detectTables(page);
   const pageArea = page.width * page.height;
@@ -231,7 +234,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   let pending: Line[] = [];
   const flush = () => {
     for (const block of blocksBesideMargin(pending, (lines) =>
-      splitHandBrokenLines(buildBlocks(lines, { lineGap })),
+      splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap }))),
     ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];

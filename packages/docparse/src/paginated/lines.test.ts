@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { parseDocument } from "../index.ts";
 import type { Box } from "../model.ts";
 import type { TextRun } from "./geometry.ts";
 import { buildLines } from "./lines.ts";
@@ -26,6 +29,8 @@ function row(texts: string[], x: number, y: number, gap: number, options: Partia
   }
   return runs;
 }
+
+const REAL_WORLD = fileURLToPath(new URL("../../test/real-world/", import.meta.url));
 
 const texts = (runs: readonly TextRun[]) => buildLines(runs).map((line) => line.text);
 
@@ -109,6 +114,23 @@ test("a right-to-left line reads its runs from the right", () => {
   assert.equal(lines.length, 1);
   assert.equal(lines[0].dir, "rtl");
   assert.equal(lines[0].text, "שלום עולם");
+});
+
+test("right-to-left words set a tenth of an em apart are words apart (a bold Arabic face's narrow spaces)", () => {
+  // 36 pt words 5.3 pt apart: 0.15 em would glue them, as the Beirut face of an Arabic font sample was.
+  const runs = row(["العربية", "الخطوط", "انواع"], 50, 100, 5.3, { dir: "rtl", fontSize: 36 });
+  assert.deepEqual(texts(runs), ["انواع الخطوط العربية"]);
+  // Latin runs as close stay one word: kerning splits a word's runs by that much.
+  assert.deepEqual(texts(row(["Wa", "ter"], 50, 100, 5.3, { fontSize: 36 })), ["Water"]);
+});
+
+test("public: the Arabic font samples read each sample's three words apart", async () => {
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(`${REAL_WORLD}ar-font-samples.pdf`)),
+    mimeType: "application/pdf",
+  });
+  assert.doesNotMatch(result.markdown, /انواعالخطوط|الخطوطالعربية/);
+  assert.equal(result.markdown.match(/انواع الخطوط العربية/g)?.length, 4, result.markdown);
 });
 
 test("numbers and Latin words inside a right-to-left line keep their own order", () => {

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
@@ -123,11 +124,12 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
         )
       : [];
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
-  // Answers on the baselines of their questions are read along the rows (see answerColumns).
+  // Answers on the baselines of their questions, details on those of their entries, are read along the rows
+  // (see answerColumns, detailColumns).
   const texts = parts.map((part) =>
     part.flatMap((e) => (!e.float && !e.aside && e.text !== undefined ? [{ box: e.box, text: e.text }] : [])),
   );
-  if (parts.length > 1 && !options.rtl && answerColumns(texts))
+  if (parts.length > 1 && !options.rtl && (answerColumns(texts) || detailColumns(texts)))
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
 }

@@ -60,3 +60,28 @@ test("public: camelot's 12s0324 keeps the decimal point of every figure (its poi
   // A figure split where its point was (`11,062 6`) or glued over it (`11,0626`) is corruption.
   assert.doesNotMatch(markdown, /\b\d{1,3},\d{3} \d\b/);
 });
+
+test("an ActualText that is only a TeX macro's name (`\\faTrophy :`, an icon's) is no text: the icon reads as nothing", async () => {
+  // altacv writes each icon's name through accsupp unexpanded; no reader sees `\faTrophy`, the icon is a picture.
+  const content =
+    "BT /F1 10 Tf 72 700 Td /Span <</ActualText (\\\\faTrophy :)>> BDC (T) Tj EMC ( Fantastic achievement) Tj ET";
+  const markdown = await markdownOf(spacedPointPdf(content));
+  assert.doesNotMatch(markdown, /faTrophy/);
+  assert.match(markdown, /^Fantastic achievement$/m);
+  // A span whose ActualText has words beside a macro's name still reads as its text.
+  const worded = await markdownOf(
+    spacedPointPdf(
+      "BT /F1 10 Tf 72 700 Td /Span <</ActualText (see \\\\S 4)>> BDC (x) Tj EMC ( of the act) Tj ET",
+    ),
+  );
+  assert.match(worded, /see \\S 4 of the act/);
+});
+
+test("an ActualText span read after pdf.js has sent a chunk of items (a font set inside the span) still replaces its glyphs", async () => {
+  // Twelve words placed apart make twelve items; the font set inside the span makes pdf.js send them on before the
+  // span's glyph is drawn, so the span's items are a new list by the time it ends.
+  const words = Array.from({ length: 12 }, (_, i) => `(w${i}) Tj 30 0 Td`).join(" ");
+  const content = `BT /F1 10 Tf 72 700 Td ${words} /Span <</ActualText (github: )>> BDC /F1 9 Tf (G) Tj EMC /F1 10 Tf (your_id) Tj ET`;
+  const markdown = await markdownOf(spacedPointPdf(content));
+  assert.match(markdown, /github: ?your_id/);
+});

@@ -13,7 +13,10 @@
  *   all, such as a figure's, is left as drawn); a span nested in it counts as its own. An ActualText with nothing
  *   to read (empty, or control characters only: Word's check boxes) leaves the glyphs as drawn: an empty one
  *   marks a hyphen that is only shown, which the paragraph rules join already (removing a line-end hyphen would
- *   split its word at the join).
+ *   split its word at the join). One that is only a TeX macro's name and punctuation (`\faTrophy :`, the name of an
+ *   icon that a class wrote unexpanded) is no text: the span reads as nothing, its icon glyph with it. The span's
+ *   glyphs are counted from its first glyph, not from its start: pdf.js may send the items read so far on to the
+ *   caller between the two (a font set inside the span), and a span counted from before that found no glyphs.
  */
 
 /** One edit of the worker's source, as worker-patch.ts applies it. */
@@ -56,6 +59,7 @@ const SPAN_STATE = `
       if (!/[\\p{L}\\p{N}\\p{P}\\p{S}\\p{Zs}]/u.test(span.text) || drawn.map(item => item.str).join("") === span.text) {
         return;
       }
+      const macroOnly = /\\\\[A-Za-z]/.test(span.text) && !/[\\p{L}\\p{N}]/u.test(span.text.replace(/\\\\[A-Za-z]+/g, ""));
       const level = start[0] > 0 && start[1] === 0 && start[2] === 0 && end[1] === 0 && end[2] === 0 && Math.abs(end[5] - start[5]) <= Math.abs(start[3]) * 0.1 && end[4] >= start[4];
       if (!level || /[\\r\\n]/.test(span.text)) {
         return;
@@ -65,6 +69,9 @@ const SPAN_STATE = `
         if (typeof item.str === "string" && item.str.trim() !== "") {
           span.items.splice(i, 1);
         }
+      }
+      if (macroOnly) {
+        return;
       }
       const { str, dir } = bidi(span.text, -1, false);
       span.items.push({ str, dir, width: end[4] - start[4], height: Math.abs(start[3]), transform: start, fontName: span.fontName, hasEOL: false });
@@ -88,7 +95,7 @@ export const TEXT_EDITS: readonly SourceEdit[] = [
     why: "an ActualText span starts where its first glyph is drawn, in that glyph's font",
     find: "      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
     replace:
-      "      if (svcActual && !svcActual.start) {\n        svcActual.start = getCurrentTextTransform();\n        svcActual.fontName = textState.loadedName;\n      }\n      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
+      "      if (svcActual && !svcActual.start) {\n        svcActual.start = getCurrentTextTransform();\n        svcActual.fontName = textState.loadedName;\n        svcActual.items = textContent.items;\n        svcActual.from = textContent.items.length;\n      }\n      const glyphs = font.charsToGlyphs(chars);\n      const scale = textState.fontMatrix[0] * textState.fontSize;\n",
   },
   {
     why: "a marked-content span without properties nested in an ActualText span",

@@ -6,6 +6,7 @@ import type { DrawnSizes } from "./drawn-sizes.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
+import { symbolFontText } from "./symbol-font.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -273,7 +274,7 @@ function textRuns(
     // Glyph codes pdf.js found no character for come as control characters: each kept as U+FFFD, so that the
     // run can be found garbled and read by OCR (dropUnmapped removes what is left of them).
     const unmapped = UNMAPPED_CODE.test(item.str);
-    const text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
+    let text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
     if (text.trim() === "") {
       space = item.str === "" ? null : item;
       continue;
@@ -291,6 +292,7 @@ function textRuns(
       face = fontFace(rawName);
       faces.set(item.fontName, face);
     }
+    text = symbolFontText(face.name, text);
     const style = styles[item.fontName];
     const m = multiply(viewportTransform, item.transform);
     // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.

@@ -2,6 +2,7 @@ import type { Box } from "../model.ts";
 import { BULLET_MARKS, DASH_MARKS, ENUMERATOR } from "../paginated/bullet-marks.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import { median } from "../statistics.ts";
+import { addressLines } from "./address.ts";
 import {
   cellText,
   finishTable,
@@ -14,6 +15,7 @@ import {
   type TextPiece,
   wrapsFrom,
 } from "./cells.ts";
+import { joinCurrencySigns } from "./currency.ts";
 
 /**
  * Tables without ruling lines, found from text alignment: a block of consecutive lines whose words leave the same
@@ -504,14 +506,39 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
     Number.POSITIVE_INFINITY,
   ];
   const parts: Band[] = [];
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const lines = band.lines
-      .map((l) => l.words.filter((w) => box.centerX(w.box) > bounds[k] && box.centerX(w.box) < bounds[k + 1]))
-      .filter((words) => words.length > 0)
-      .map(lineOfWords);
-    parts.push(...findBands(lines).filter((b) => b.lines.length >= 3));
-  }
+  for (let k = 0; k + 1 < bounds.length; k++) parts.push(...bandPart(band, bounds[k], bounds[k + 1]));
   return parts;
+}
+
+/** The bands of three lines or more that the words of a band centered between x1 and x2 make. */
+function bandPart(band: Band, x1: number, x2: number): Band[] {
+  const lines = band.lines
+    .map((l) => l.words.filter((w) => box.centerX(w.box) > x1 && box.centerX(w.box) < x2))
+    .filter((words) => words.length > 0)
+    .map(lineOfWords);
+  return findBands(lines).filter((b) => b.lines.length >= 3);
+}
+
+/**
+ * The band without a column that holds a postal address (address.ts) over half its text or more: the parts to
+ * its left and right, each a candidate table of its own; null when no column does. An address beside labels and
+ * values (a payment advice's `To:` block, a letter's foot of address, contacts and bank) is layout.
+ */
+function besideAddress(band: Band): Band[] | null {
+  const columns = columnsBetween(band.lines, band.gaps);
+  const grid = gridOf(band.lines, columns);
+  for (let c = 0; c < columns.length; c++) {
+    const cells = grid.rows.map((row) => cellText(row[c])).filter((text) => text !== "");
+    const address = addressLines(cells);
+    if (!address || address.count < 3 || address.count < 0.5 * cells.length) continue;
+    const left = c > 0 ? (columns[c - 1].x2 + columns[c].x1) / 2 : Number.NEGATIVE_INFINITY;
+    const right = c + 1 < columns.length ? (columns[c].x2 + columns[c + 1].x1) / 2 : Number.POSITIVE_INFINITY;
+    return [
+      ...bandPart(band, Number.NEGATIVE_INFINITY, left),
+      ...bandPart(band, right, Number.POSITIVE_INFINITY),
+    ];
+  }
+  return null;
 }
 
 /**
@@ -559,10 +586,12 @@ export function detectAlignedTables(
   const textLines = wordLines((lines ? lines.flat() : page.runs).filter(keep));
   const tables: DetectedTable[] = [];
   const bandTables = (found: Band): DetectedTable[] =>
-    splitAtGutters(found, textLines, page.width).flatMap((band) => {
+    splitAtGutters(found, textLines, page.width).flatMap((band): DetectedTable[] => {
+      const parts = besideAddress(band);
+      if (parts) return parts.flatMap(bandTables);
       const grid = tableColumns(band);
       if (!grid || inSeparateBoxes(grid, page.rects)) return [];
-      const table = tableOf(mergeContinuations(grid));
+      const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
       return table ? [table] : [];
     });
   for (const found of findBands(textLines, true)) {

@@ -15,6 +15,7 @@ import {
   wordLines,
 } from "./aligned.ts";
 import { frameTable } from "./frame-table.ts";
+import { headerAbove } from "./header-above.ts";
 import { lines, type Segment, SNAP } from "./rule-segments.ts";
 import { type Frame, runsIn } from "./ruled-frame.ts";
 
@@ -50,8 +51,13 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (end === 0) continue;
     const rules = stack.slice(0, end + 1);
     for (const s of rules) used.add(s);
-    const top = rules[0].pos;
     const bottom = rules[rules.length - 1].pos;
+    // No top rule: the header's labels stand over the first rule, the rows of data below it.
+    const body = wordLines(
+      runsIn(runs, { x1: first.a - tol, y1: rules[0].pos, x2: first.b + tol, y2: rules[1].pos }),
+    );
+    const headerTop = headerAbove(runs, rules[0].pos, first.a - tol, first.b + tol, body);
+    const top = headerTop === null ? rules[0].pos : headerTop - 1;
     const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
     const inside = runsIn(runs, area);
     const textLines = wordLines(inside);
@@ -61,7 +67,7 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
     const partial = sorted.filter(
       (s) =>
-        s.pos > top + SNAP &&
+        s.pos > rules[0].pos + SNAP &&
         s.pos < bottom - SNAP &&
         !rules.includes(s) &&
         s.a >= first.a - tol &&
@@ -78,13 +84,14 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
         Math.max(first.b, ...inside.map((r) => r.box.x2)),
       ],
       xRules: [[], ...cuts.map(() => null), []],
-      ys: yLines.map((l) => l.pos),
-      yRules: yLines.map((l) => l.segments),
-      booktabs: rules.length >= 3,
+      ys: [...(headerTop === null ? [] : [top]), ...yLines.map((l) => l.pos)],
+      yRules: [...(headerTop === null ? [] : [[]]), ...yLines.map((l) => l.segments)],
+      booktabs: rules.length >= 3 || headerTop !== null,
+      headerBand: headerTop !== null,
     };
     const table = frameTable(frame, inside, "ruled");
     // Between a top and a bottom rule alone (no header rule) sits many a code listing or boxed note: ask for rows.
-    if (table && (rules.length >= 3 || rowsOfSeveralCells(table) >= 3)) tables.push(table);
+    if (table && (frame.booktabs || rowsOfSeveralCells(table) >= 3)) tables.push(table);
   }
   return tables;
 }

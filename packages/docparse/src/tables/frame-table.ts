@@ -49,7 +49,7 @@ export function frameTable(
     const open = openColumns(frame, r);
     const bandLines = closedLines(band, xs, open);
     const many =
-      !(r === 0 && baseRows >= 3 && wrappedHeader(bandLines, xs)) &&
+      !(r === 0 && (frame.headerBand || (baseRows >= 3 && wrappedHeader(bandLines, xs)))) &&
       ((bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
         (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
         rowGroup(bandLines, xs));

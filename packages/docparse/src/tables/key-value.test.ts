@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
   drawLine,
@@ -11,6 +12,9 @@ import {
 import { markdownRows } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
 import type { PageGeometry, TextRun } from "../paginated/geometry.ts";
+import { tableStage } from "../paginated/tables-stage.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { openPdf } from "../pdf/open.ts";
 import { detectKeyValueTables } from "./key-value.ts";
 import { grid, run } from "./test-geometry.ts";
 
@@ -123,4 +127,62 @@ test("an infobox beside an article, drawn with pdf-lib: each label reads beside 
     result.markdown,
   );
   assert.ok(result.markdown.includes("printed in the box beside this article"), result.markdown);
+});
+
+test("labels ended by colons beside values make a table from three rows, in any weight", () => {
+  const contacts = (n: number) =>
+    [
+      ["www:", "example.org"],
+      ["e-mail:", "office@example.org"],
+      ["irc:", "#club @ irc.example.net"],
+    ]
+      .slice(0, n)
+      .flatMap(([label, value], i) => [run(label, 40, 100 + 16 * i), run(value, 80, 100 + 16 * i)]);
+  const [table, ...more] = detectKeyValueTables(page(contacts(3)));
+  assert.equal(more.length, 0);
+  assert.deepEqual(grid(table), [
+    ["www:", "example.org"],
+    ["e-mail:", "office@example.org"],
+    ["irc:", "#club @ irc.example.net"],
+  ]);
+  assert.deepEqual(detectKeyValueTables(page(contacts(2))), []);
+});
+
+test("a bold label's value set bold is still its value when it is an amount", () => {
+  const entries = [
+    ["Customer", "Bayside Wholesale", false],
+    ["Invoice Number", "INV-0046", false],
+    ["Amount Due", "273.13", true],
+    ["Due Date", "Jun 3, 2013", false],
+  ] as const;
+  const runs = entries.flatMap(([label, value, strong], i) => [
+    run(label, 340, 100 + 18 * i, bold),
+    run(value, 430, 100 + 18 * i, strong ? bold : {}),
+  ]);
+  const [table] = detectKeyValueTables(page(runs));
+  assert.ok(table);
+  assert.deepEqual(grid(table)[2], ["Amount Due", "273.13"]);
+  // A bold word beside a bold label is a second label, not its value.
+  runs[5] = run("Overdue", 430, 136, bold);
+  assert.deepEqual(detectKeyValueTables(page(runs)), []);
+});
+
+test("public pages: a form's contact foot and a payment advice read each label beside its value", async () => {
+  for (const [name, label, value] of [
+    ["de-ccc-membership-form.pdf", "IBAN:", "AT92 2040 4000 4096 8679"],
+    ["demo-invoice-payment-advice.pdf", "Amount Due", "273.13"],
+  ]) {
+    const doc = await openPdf(
+      new Uint8Array(readFileSync(new URL(`../../test/real-world/${name}`, import.meta.url))),
+    );
+    try {
+      const rows = tableStage(await extractPdfPage(doc, 1)).flatMap(grid);
+      assert.ok(
+        rows.some((row) => row.join("|") === `${label}|${value}`),
+        `${name}: ${JSON.stringify(rows)}`,
+      );
+    } finally {
+      await doc.destroy();
+    }
+  }
 });

@@ -3,11 +3,13 @@ import { box, type DetectedTable, type PageGeometry, type TextRun } from "../pag
 import {
   finishTable,
   hasVisibleText,
+  isNumeric,
   type Lattice,
   latticeRegions,
   runWords,
   type TextPiece,
 } from "./cells.ts";
+import { besideBlock, valueLines } from "./value-lines.ts";
 
 /**
  * Key-value tables without rules: a column of bold labels (an infobox's `Developer(s)`, `Initial release`, a
@@ -38,10 +40,18 @@ function besideOnLine(label: TextRun, pieces: readonly Piece[]): Piece[] {
   );
 }
 
-/** A label's run: bold, a few words, no sentence. */
+/** A label's run: bold, a few words, no sentence; or a word or three ended by a colon (`IBAN:`, `e-mail:`). */
 function labelLike(run: TextRun): boolean {
   const text = run.text.trim();
-  return run.bold && text.split(/\s+/).length <= 4 && text.length <= 40 && !/[.!?;]$/.test(text);
+  const words = text.split(/\s+/).length;
+  if (colonLabel(run)) return true;
+  return run.bold && words <= 4 && text.length <= 40 && !/[.!?;]$/.test(text);
+}
+
+/** A label ended by a colon: a word or three, in any weight. */
+function colonLabel(run: TextRun): boolean {
+  const text = run.text.trim();
+  return text.length >= 2 && text.length <= 30 && text.endsWith(":") && text.split(/\s+/).length <= 3;
 }
 
 export function detectKeyValueTables(page: PageGeometry, exclude: readonly Box[] = []): DetectedTable[] {
@@ -55,7 +65,9 @@ export function detectKeyValueTables(page: PageGeometry, exclude: readonly Box[]
     .map((p) => {
       const beside = besideOnLine(p.run, pieces).sort((a, b) => a.run.box.x1 - b.run.box.x1);
       const first = beside[0];
-      if (!first || first.bold) return null;
+      // A bold label's value is not bold (but for an amount set bold); a colon label's value is no label.
+      if (!first) return null;
+      if (colonLabel(p.run) ? colonLabel(first.run) : first.bold && !isNumeric(first.run.text)) return null;
       const gap = first.run.box.x1 - p.run.box.x2;
       const size = p.run.fontSize;
       if (gap < size * 0.4 || gap > size * 12) return null;
@@ -77,7 +89,8 @@ export function detectKeyValueTables(page: PageGeometry, exclude: readonly Box[]
         l.label.box.y1 >= start.label.box.y1,
     );
     const rows = consecutive(group, pieces, size);
-    if (rows.length < MIN_ROWS) continue;
+    // Labels ended by colons say what they are: three make a table.
+    if (rows.length < (rows.every((row) => colonLabel(row.label)) ? MIN_ROWS - 1 : MIN_ROWS)) continue;
     const table = keyValueTable(rows, pieces);
     if (!table) continue;
     for (const row of rows) used.add(row.label);
@@ -125,6 +138,7 @@ function keyValueTable(
   const labelX = Math.min(...rows.map((r) => r.label.box.x1));
   const size = rows[0].label.fontSize;
   const values: TextPiece[][] = [];
+  const besides: TextRun[][] = [];
   let right = valueX;
   let bottom = rows[0].label.box.y2;
   rows.forEach((row, r) => {
@@ -133,33 +147,33 @@ function keyValueTable(
     // The value's lines: at the values' edge or right of it, each close under the one above.
     const own = pieces
       .filter((p) => p.run.box.x1 >= valueX - size * 0.3 && p.run.box.y1 >= top && p.run.box.y2 <= limit)
-      .sort((a, b) => a.run.box.y1 - b.run.box.y1);
-    const kept: TextRun[] = [];
-    let last = row.label.box.y2;
-    for (const p of own) {
-      if (p.run.box.y1 - last > size * 1.2) break;
-      kept.push(p.run);
-      last = Math.max(last, p.run.box.y2);
-    }
-    // A value block that runs on far to the right (a column of prose beside) is no value.
-    const pieceWords = kept.flatMap(runWords);
-    values.push(pieceWords);
+      .map((p) => p.run);
+    const kept = valueLines(own, valueX, size, row.label.box.y2);
+    besides.push(kept.length > 0 ? besideBlock(own, kept, size, row.label.box.y1, row.label.box.y2) : []);
+    values.push(kept.flatMap(runWords));
     right = Math.max(right, ...kept.map((run) => run.box.x2));
-    bottom = Math.max(bottom, last, row.label.box.y2);
+    bottom = Math.max(bottom, row.label.box.y2, ...kept.map((run) => run.box.y2));
   });
   if (values.some((v) => v.length === 0)) return null;
   // Values are short: a prose column beside a list of bold terms is not a table.
   const words = values.reduce((n, v) => n + v.length, 0);
   if (words / values.length > 12) return null;
+  // Blocks beside the values at one left edge make a third column; blocks at no common edge stay out, as text.
+  const beside = besides.flat();
+  const besideX = beside.length > 0 ? Math.min(...beside.map((run) => run.box.x1)) : 0;
+  const third = beside.length > 0 && beside.every((run) => run.box.x1 - besideX <= size * 0.3);
+  const cols = third ? 3 : 2;
   const ys = rows.map((row) => row.label.box.y1 - size * 0.3);
-  ys.push(bottom + 0.5);
+  ys.push(Math.max(bottom, ...(third ? beside.map((run) => run.box.y2) : [])) + 0.5);
   const xs = [labelX - 0.5, valueX - size * 0.3, right + 0.5];
+  if (third) xs.splice(2, 1, (right + besideX) / 2, Math.max(...beside.map((run) => run.box.x2)) + 0.5);
   const lattice: Lattice = { xs, ys, vSplit: () => true, hSplit: () => true, drawn: () => false };
   const { regions, owner } = latticeRegions(lattice);
   const contents: TextPiece[][] = regions.map(() => []);
   rows.forEach((row, r) => {
-    contents[owner[r * 2]].push(...runWords(row.label));
-    contents[owner[r * 2 + 1]].push(...values[r]);
+    contents[owner[r * cols]].push(...runWords(row.label));
+    contents[owner[r * cols + 1]].push(...values[r]);
+    if (third) contents[owner[r * cols + 2]].push(...besides[r].flatMap(runWords));
   });
   return finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
 }

@@ -50,6 +50,8 @@ export interface Frame {
   yRules: Segment[][];
   /** Whether the first interior rule spanning the whole table is a booktabs header rule (rows above are headers). */
   booktabs: boolean;
+  /** Whether the first band is one row of header labels, wrapped or not (found over the first rule: header-above.ts). */
+  headerBand?: boolean;
 }
 
 /** Whether a ruled boundary xs[i] separates the cells between y0 and y1. */

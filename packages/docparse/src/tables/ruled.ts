@@ -10,6 +10,7 @@ import type { DetectedTable, PageGeometry, TextRun } from "../paginated/geometry
 import { booktabsTables } from "./booktabs.ts";
 import { dropFillSeams, mergeSlivers, rectEdges } from "./fill-seams.ts";
 import { frameTable } from "./frame-table.ts";
+import { headerBandTables } from "./header-band.ts";
 import { addListColumns, listFrames } from "./list-frames.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
@@ -149,5 +150,11 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     else if (group.hs.length > 0) tables.push(...groupTables(group, page, 0));
   }
   tables.push(...booktabsTables(loose, page.runs));
+  tables.push(
+    ...headerBandTables(
+      page,
+      tables.map((table) => table.box),
+    ),
+  );
   return tables.sort((a, b) => a.box.y1 - b.box.y1 || a.box.x1 - b.box.x1);
 }
