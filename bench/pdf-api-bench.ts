@@ -15,7 +15,6 @@
  * read text in images, and how many cores they kept busy (2: both, all the time); then the ratios, with the load
  * average (other processes on the machine slow every figure alike).
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -24,6 +23,7 @@ import { Client } from "@svc/sdk";
 import { PDFDocument } from "pdf-lib";
 import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
 import { startTestServer, type TestServer } from "../packages/server/src/testing.ts";
+import { childrenCpuMs } from "./children-cpu.ts";
 
 const { values } = parseArgs({
   options: {
@@ -56,18 +56,10 @@ async function largePdf(repeat: number): Promise<Uint8Array<ArrayBuffer>> {
 interface Figure {
   seconds: number;
   cpuMs: number;
-  /** CPU time of the child processes that ended meanwhile (OCR of text in images). */
+  /** CPU time of the child processes meanwhile (OCR of text in images: tesseract and the helper starting it). */
   childMs: number;
   pages: number;
 }
-
-/** CPU milliseconds of this process's ended and reaped children (Linux: cutime + cstime of /proc/self/stat). */
-function childrenCpuMs(): number {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
 
 /** Runs `work` and measures its wall time and the CPU time of the whole process (all threads) meanwhile. */
 async function timed(work: () => Promise<number>): Promise<Figure> {

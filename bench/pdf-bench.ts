@@ -6,7 +6,7 @@
  *   node bench/pdf-bench.ts [--threads 2] [--rounds 5]
  *
  * Prints pages per second and CPU milliseconds per page (the whole process: every thread, pdf.js's helper
- * threads and the garbage collector included) for both, and their ratios, the medians of the rounds, with the
+ * threads and the garbage collector included; its OCR child processes apart) for both, and their ratios, the medians of the rounds, with the
  * load average (other processes on the machine slow the pages per second, less the CPU per page). Scanned pages
  * (OCR) are left out: bench/ocr-bench.ts measures those.
  */
@@ -16,8 +16,16 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
+import { childrenCpuMs } from "./children-cpu.ts";
 
 type Mode = "engine" | "geometry";
+/** One round: pages/s, CPU ms a page of this process and of its child processes (OCR), cores kept busy. */
+interface Figure {
+  rate: number;
+  cpuMs: number;
+  childMs: number;
+  cores: number;
+}
 interface Job {
   mode: Mode;
   files: string[];
@@ -84,17 +92,22 @@ if (!isMainThread) {
    * One round: every thread parses every file once; pages per second over the round's wall time, and the CPU
    * time of the whole process meanwhile per page.
    */
-  async function round(mode: Mode): Promise<{ rate: number; cpuMs: number }> {
+  async function round(mode: Mode): Promise<Figure> {
     const cpu = process.cpuUsage();
+    const children = childrenCpuMs();
     const start = performance.now();
     const pages = (await Promise.all(workers.map((worker) => run(worker, { mode, files })))).reduce(
       (a, b) => a + b,
       0,
     );
     const used = process.cpuUsage(cpu);
+    const seconds = (performance.now() - start) / 1000;
+    const childMs = childrenCpuMs() - children;
     return {
-      rate: pages / ((performance.now() - start) / 1000),
+      rate: pages / seconds,
       cpuMs: (used.user + used.system) / 1000 / pages,
+      childMs: childMs / pages,
+      cores: ((used.user + used.system) / 1000 + childMs) / 1000 / seconds,
     };
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -102,17 +115,17 @@ if (!isMainThread) {
   // Warm-up: code compiled, fonts and CMaps read once in each thread.
   await round("engine");
   await round("geometry");
-  const engine: { rate: number; cpuMs: number }[] = [];
-  const geometry: { rate: number; cpuMs: number }[] = [];
+  const engine: Figure[] = [];
+  const geometry: Figure[] = [];
   for (let i = 0; i < rounds; i++) {
     engine.push(await round("engine"));
     geometry.push(await round("geometry"));
   }
   const rate = (figures: { rate: number }[]) => median(figures.map((f) => f.rate));
   const cpuMs = (figures: { cpuMs: number }[]) => median(figures.map((f) => f.cpuMs));
-  const line = (label: string, figures: { rate: number; cpuMs: number }[]) =>
+  const line = (label: string, figures: Figure[]) =>
     console.log(
-      `${label.padEnd(34)}${rate(figures).toFixed(1).padStart(6)} pages/s ${cpuMs(figures).toFixed(1).padStart(7)} CPU ms/page`,
+      `${label.padEnd(34)}${rate(figures).toFixed(1).padStart(6)} pages/s ${cpuMs(figures).toFixed(1).padStart(7)} CPU ms/page  + OCR children ${median(figures.map((f) => f.childMs)).toFixed(1)}  ${median(figures.map((f) => f.cores)).toFixed(2)} cores`,
     );
   console.log(
     `${files.length} PDFs, ${threads} threads, ${rounds} rounds (median), load average ${loadavg()[0].toFixed(1)}`,

@@ -13,6 +13,7 @@ import { renderPage } from "../pdf/render.ts";
 import { ocrCrops, unreadText } from "../pdf/unread-text.ts";
 import { OcrError } from "./ocr-error.ts";
 import { recognizeCrops } from "./recognize-page.ts";
+import { spawnHelper } from "./spawn-helper.ts";
 import { tesseractAvailable, tesseractCli } from "./tesseract.ts";
 import { splitTesseractPages } from "./tsv.ts";
 
@@ -94,6 +95,22 @@ describe("tesseract: many crops read in one process", { skip, timeout: 600_000 }
     assert.ok(!(read[0] instanceof OcrError) && read[0].runs.length > 0);
   });
 
+  test("tesseract crashing mid-batch fails that batch only; the spawn helper goes on to the next", async () => {
+    const many = Array.from({ length: 12 }, images).flat();
+    const context = { language: "eng", signal: new AbortController().signal };
+    const reading = tesseractCli.readWordsBatch?.(many, context);
+    process.kill(await childTesseract(), "SIGSEGV");
+    await assert.rejects(reading ?? Promise.resolve(), (error: unknown) => {
+      assert.ok(error instanceof OcrError);
+      assert.equal(error.code, "OCR_FAILED");
+      return true;
+    });
+    const again = await tesseractCli.readWordsBatch?.(images(), context);
+    const alone = [];
+    for (const crop of crops) alone.push(await tesseractCli.readWords(crop.png, crop.ocrDpi, context));
+    assert.deepEqual(again, alone);
+  });
+
   describe("an abort", () => {
     let privateTmp = "";
     const savedTmp = process.env.TMPDIR;
@@ -126,14 +143,17 @@ describe("tesseract: many crops read in one process", { skip, timeout: 600_000 }
   });
 });
 
-/** The pid of a tesseract process this process started, once there is one (polled in /proc). */
+/** The pid of a tesseract process this process (or its spawn helper) started, once there is one (polled in /proc). */
 async function childTesseract(): Promise<number> {
   for (let i = 0; i < 6000; i++) {
     for (const entry of await readdir("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (stat.includes("(tesseract)") && Number(fields[1]) === process.pid) return Number(entry);
+      // Started by this thread's spawn helper (spawn-helper.ts), a child of this process.
+      const parent = Number(fields[1]);
+      if (stat.includes("(tesseract)") && (parent === process.pid || parent === spawnHelper.pid))
+        return Number(entry);
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -242,7 +242,8 @@ describe("TSV and OSD parsing", () => {
       text: "Hello",
       box: { x1: 24, y1: 25.2, x2: 52.8, y2: 32.4 },
       fontName: "ocr",
-      fontSize: 9.6,
+      // 40 px of a line without descenders (ascender to baseline) is four fifths of its type size: 12 pt, not 9.6.
+      fontSize: 12,
       bold: false,
       italic: false,
       dir: "ltr",

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { OcrError } from "./ocr-error.ts";
 import type { OcrOptions, OcrPage } from "./ocr-page.ts";
 import type { OrientationGuess, Rotation } from "./orientation.ts";
 import { abortedError, type ReadContext, recognizePage, type WordReader } from "./recognize-page.ts";
+import { type ProgramResult, runProgram, type SpawnError } from "./spawn-helper.ts";
 import { parseTesseractTsv, splitTesseractPages, type TsvPage } from "./tsv.ts";
 import type { BatchImage } from "./word-reader.ts";
 
@@ -208,52 +208,29 @@ interface RunResult {
 }
 
 /**
- * Runs tesseract with `input` on stdin. The process is killed when `signal` aborts, and the abort is thrown as an
- * OcrError (OCR_TIMEOUT or OCR_ABORTED); a missing program is OCR_UNAVAILABLE.
+ * Runs tesseract with `input` on stdin, started by this thread's spawn helper (spawn-helper.ts), not by this
+ * process. The process is killed when `signal` aborts, and the abort is thrown as an OcrError (OCR_TIMEOUT or
+ * OCR_ABORTED); a missing program is OCR_UNAVAILABLE.
  */
-function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortedError(signal));
-      return;
-    }
-    const child = spawn(PROGRAM, args, {
+async function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal): Promise<RunResult> {
+  if (signal?.aborted) throw abortedError(signal);
+  let result: ProgramResult;
+  try {
+    result = await runProgram(PROGRAM, args, {
       env: { ...process.env, OMP_THREAD_LIMIT: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
+      input,
+      signal,
+      maxStdoutBytes: MAX_STDOUT_BYTES,
+      maxStderrBytes: MAX_STDERR_BYTES,
     });
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = "";
-    let failure: OcrError | null = null;
-    const stop = (error: OcrError) => {
-      failure ??= error;
-      child.kill("SIGKILL");
-    };
-    const onAbort = () => stop(abortedError(signal as AbortSignal));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > MAX_STDOUT_BYTES) stop(new OcrError("tesseract wrote too much output", "OCR_FAILED"));
-      else stdout.push(chunk);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString("utf8");
-    });
-    // The program may exit before reading all of stdin (a bad image): the broken pipe is not the error to report.
-    child.stdin.on("error", () => {});
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      signal?.removeEventListener("abort", onAbort);
-      reject(
-        error.code === "ENOENT"
-          ? new OcrError("The tesseract program is not installed", "OCR_UNAVAILABLE")
-          : new OcrError(`tesseract could not be run: ${error.message}`, "OCR_FAILED"),
-      );
-    });
-    child.on("close", (code) => {
-      signal?.removeEventListener("abort", onAbort);
-      if (failure) reject(failure);
-      else resolve({ code, stdout: Buffer.concat(stdout), stderr });
-    });
-    child.stdin.end(input);
-  });
+  } catch (error) {
+    if (signal?.aborted) throw abortedError(signal);
+    const { code, message } = error as SpawnError;
+    throw code === "ENOENT"
+      ? new OcrError("The tesseract program is not installed", "OCR_UNAVAILABLE")
+      : new OcrError(`tesseract could not be run: ${message}`, "OCR_FAILED");
+  }
+  if (signal?.aborted) throw abortedError(signal);
+  if (result.overflow) throw new OcrError("tesseract wrote too much output", "OCR_FAILED");
+  return { code: result.code, stdout: result.stdout, stderr: result.stderr };
 }

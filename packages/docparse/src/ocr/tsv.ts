@@ -1,5 +1,6 @@
 import { isRightToLeft, unspacedScript } from "./languages.ts";
 import type { OcrLine, OcrRun } from "./ocr-page.ts";
+import { lineTypeSize } from "./type-size.ts";
 
 /**
  * Tesseract's TSV output (the `tsv` config of the program, `tsv: true` in tesseract.js): one row per page, block,
@@ -233,7 +234,9 @@ export function toRunsAndLines(
   const out: OcrLine[] = [];
   for (const { words, heightPx, ...line } of lines.values()) {
     // A column's type size is its width.
-    const sizePx = options.verticalColumns ? line.box.x2 - line.box.x1 : heightPx;
+    const sizePx = options.verticalColumns
+      ? line.box.x2 - line.box.x1
+      : lineTypeSize(heightPx, words.join(" "));
     const fontSize = Math.max(1, Math.round(sizePx * k * 10) / 10);
     for (const index of line.runs) runs[index].fontSize = fontSize;
     out.push({

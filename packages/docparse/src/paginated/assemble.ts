@@ -15,7 +15,8 @@ import {
 } from "../model.ts";
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
-import { type Block, blockText } from "./blocks.ts";
+import { type Block, blockText, spelledBlockText } from "./blocks.ts";
+import { spelledWords } from "./capital-hyphen.ts";
 import {
   detectFurniture,
   edgeBlocks,
@@ -52,6 +53,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
   const first = layouts[0];
   const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
   const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : []);
+  const spelled = spelledWords(allBlocks.flatMap((b) => b.lines.map((line) => line.text)));
 
   // Labels per block, then furniture over the whole document.
   const labeled = new Map<Block, Labeled>();
@@ -153,7 +155,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
         continue;
       }
       const { block, label, furniture } = labeled.get(entry.block) as Labeled;
-      const text = blockText(block);
+      const text = spelledBlockText(block, spelled);
       const base = { furniture: furniture !== null, prov: prov(page, block.box) };
       if (furniture) {
         sink.add<TextItem>({ ...base, label: furniture, text });

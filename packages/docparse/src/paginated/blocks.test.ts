@@ -176,6 +176,18 @@ test("a line back at the margin after a list item is not part of it", () => {
   assert.equal(buildBlocks(lines, CONTEXT).length, 2);
 });
 
+test("a paragraph opening with its letter on an indented first line runs on at the margin", () => {
+  const lines = [
+    line("(c) Excepted position shall have the", 100, { x1: 58, x2: 290 }),
+    line("same meaning as the unclassified service.", 112, { x1: 50, x2: 290 }),
+    line("(d) An employee shall be considered", 124, { x1: 58, x2: 290 }),
+  ];
+  assert.deepEqual(buildBlocks(lines, CONTEXT).map(blockText), [
+    "(c) Excepted position shall have the same meaning as the unclassified service.",
+    "(d) An employee shall be considered",
+  ]);
+});
+
 test("LIST_MARKER knows bullets and enumerators but not numbers or words", () => {
   for (const text of [
     "• item",
@@ -211,9 +223,9 @@ test("a word hyphenated across a line break is joined again", () => {
   assert.equal(blockText(block), "the age of information and its uses");
 });
 
-test("a hyphen before a capital is kept, and the words stay apart", () => {
+test("a hyphen before a capital is kept, the word's two parts joined (Self-Supervised)", () => {
   const [block] = buildBlocks([line("a well-", 100), line("Known problem", 112)], CONTEXT);
-  assert.equal(blockText(block), "a well- Known problem");
+  assert.equal(blockText(block), "a well-Known problem");
 });
 
 test("a hyphen after a number is not a hyphenation", () => {

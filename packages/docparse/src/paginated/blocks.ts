@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
+import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
@@ -86,8 +87,12 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const left = Math.min(...block.lines.map((line) => line.box.x1));
   const right = Math.max(...block.lines.map((line) => line.box.x2));
   const width = right - left;
-  // A list item's continuation is indented under its text; anything else starting left of the item is new.
-  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3) return false;
+  // A list item's continuation is indented under its text; anything else starting left of the item is new,
+  // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`: a
+  // paragraph opening with its letter on an indented first line, as regulations set them).
+  const runsOn = /[\p{Ll},]$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3 && !runsOn)
+    return false;
   // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line
   // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading
   // or paragraph, and joined to the next line without a space its last word would run into the next one's first.
@@ -125,15 +130,25 @@ export function buildBlocks(orderedLines: readonly Line[], context: BlockContext
 /**
  * The text of a block: lines joined by spaces; a word hyphenated across a line break is joined again
  * (`ver-` + `sion` → `version`) when the next line goes on in lower case, a compound's own hyphen kept
- * (`year-over-` + `year` → `year-over-year`).
+ * (`year-over-` + `year` → `year-over-year`); before a capital, joined without a space with its hyphen
+ * (`Anglo-` + `Saxon`), which {@link spelledBlockText} drops when the document spells the word without it.
  */
 export function blockText(block: Block): string {
+  return spelledBlockText(block, NO_WORDS);
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/** A block's text as {@link blockText} joins it, a word broken before a capital checked against `spelled`. */
+export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): string {
   let text = "";
   for (const line of block.lines) {
     if (text === "") {
       text = line.text;
     } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
       text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
+    } else if (brokenAtCapital(text, line.text)) {
+      text = joinAtCapital(text, line.text, spelled);
     } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {
       // Chinese and Japanese lines wrap without spaces between words.
       text += line.text;

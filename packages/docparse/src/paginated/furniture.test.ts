@@ -134,6 +134,16 @@ test("edgeBlocks marks a small line set apart at the top of the page", () => {
   assert.deepEqual(edgeBlocks(boxes, [7, 10, 10], PAGE.height), ["top", null, null]);
 });
 
+test("edgeBlocks counts a block set a little higher, level with the lowest, on the bottom line", () => {
+  // A scan's foot: a folio at the left 2.5 pt above the date stamp at the right, both well under the text.
+  const boxes: Box[] = [
+    { x1: 50, y1: 80, x2: 560, y2: 700 },
+    { x1: 10, y1: 753.5, x2: 38, y2: 761.8 },
+    { x1: 510, y1: 756, x2: 586, y2: 764.3 },
+  ];
+  assert.deepEqual(edgeBlocks(boxes, [10, 10, 10], PAGE.height), [null, "bottom", "bottom"]);
+});
+
 test("edgeBlocks marks every block of the top line and the bottom line", () => {
   const boxes: Box[] = [
     { x1: 50, y1: 30, x2: 200, y2: 37 },

@@ -4,6 +4,7 @@ import { box } from "./geometry.ts";
 import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
+import { splitRunningHeads } from "./split-head.ts";
 
 /** A block as furniture detection sees it. */
 export interface FurnitureCandidate {
@@ -197,6 +198,9 @@ export function detectFurniture(
     );
     if (marked && c.fontSize < largest) kinds.set(i, c.pageNumber ? "page_number" : "page_header");
   });
+  // A running head split across the text's first line, a folio at one end (see split-head.ts).
+  for (const i of splitRunningHeads(candidates, bodySize))
+    if (!kinds.has(i) && !candidates[i].caption) kinds.set(i, "page_header");
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {
     if (kinds.has(i) || !c.sideways || c.boxed) return;
@@ -274,7 +278,12 @@ export function edgeBlocks(
     if (Math.min(...below) - firstBottom >= size * 0.8) for (const i of firstLine) edges[i] = "top";
   }
   const bottom = Math.max(...boxes.map((b) => b.y2));
-  const lastLine = boxes.map((b, i) => (b.y2 >= bottom - 2 ? i : -1)).filter((i) => i >= 0);
+  // The last line likewise: the lowest blocks and those set level with them (a folio a little higher than the
+  // date stamp beside it on a scan's foot).
+  const bottomTop = Math.min(...boxes.filter((b) => b.y2 >= bottom - 2).map((b) => b.y1));
+  const lastLine = boxes
+    .map((b, i) => (b.y2 >= bottom - 2 || (b.y2 > bottomTop && box.centerY(b) >= bottomTop) ? i : -1))
+    .filter((i) => i >= 0);
   const lastTop = Math.min(...lastLine.map((i) => boxes[i].y1));
   const above = boxes.filter((_, i) => !lastLine.includes(i)).map((b) => b.y2);
   if (lastTop > pageHeight * 0.8 && above.length > 0) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
@@ -73,4 +74,52 @@ test("a PowerPoint slide of five text boxes in a row reads box after box", { tim
   assert.ok(at("I4") >= 0 && at("I4") < at("Some info:"), markdown);
   assert.ok(at("Item B") >= 0 && at("Item B") < at("Maybe a list?"), markdown);
   assert.match(markdown, /1\. List1\n2\. List2\n3\. List3/, markdown);
+});
+
+/**
+ * A beamer slide's `columns`: three lists side by side, each under a label of its own on the first line (`Items`
+ * over bulleted items, `Sorts` over a numbered list, `Terms` over a description list), 12 pt on a 16 pt pitch.
+ */
+function labelledListsInARow(): Uint8Array {
+  const parts: string[] = [];
+  const text = (s: string, x: number, line: number) =>
+    parts.push(`BT /F1 12 Tf ${x} ${500 - 16 * line} Td (${s}) Tj ET`);
+  const bullet = (x: number, line: number) =>
+    parts.push(`BT /F2 12 Tf ${x} ${500 - 16 * line} Td (\\225) Tj ET`);
+  text("Items", 60, 0);
+  ["Flour", "Butter", "Sugar"].forEach((s, i) => {
+    bullet(70, i + 1);
+    text(s, 82, i + 1);
+  });
+  text("Sorts", 230, 0);
+  ["1. Plain,", "2. Brown and", "3. Icing."].forEach((s, i) => {
+    text(s, 240, i + 1);
+  });
+  text("Terms", 400, 0);
+  text("Sift Shake.", 410, 1);
+  text("Fold Turn.", 410, 2);
+  return onePagePdf(parts.join("\n"), { width: 620, height: 620, fonts: [HELVETICA, COURIER] });
+}
+
+test("lists side by side under labels of their own are lists read one after another, not a table", async () => {
+  const layout = await layoutOf(labelledListsInARow());
+  assert.deepEqual(
+    layout.entries.filter((entry) => entry.kind === "table"),
+    [],
+  );
+  const text = layout.entries
+    .flatMap((entry) => (entry.kind === "block" ? [blockText(entry.block)] : []))
+    .join(" ")
+    .replace(/\s+/g, " ");
+  assert.ok(text.indexOf("Sugar") >= 0 && text.indexOf("Sugar") < text.indexOf("Sorts"), text);
+  assert.ok(text.indexOf("Icing.") >= 0 && text.indexOf("Icing.") < text.indexOf("Terms"), text);
+});
+
+test("a metropolis slide of three labelled lists side by side reads list after list", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("metropolis-demo-slides.pdf", [
+    { before: ["Potatos", "Enumerations"] },
+    { before: ["Last.", "Descriptions"] },
+  ]);
 });

@@ -5,9 +5,10 @@ type Cell = DetectedTable["cells"][number];
 
 /**
  * Whether a table found from aligned text is lists set side by side (a slide's text boxes in a row, each a bulleted
- * list) rather than a table: one of its columns holds nothing but bulleted items, at least two, each either a
- * cell that begins with its mark or a mark alone with its item's text beginning just after it (within an em and
- * a half) in the next column of its row. A table's marks (● and ○ for yes and no) stand alone, centred in
+ * list) rather than a table: one of its columns holds nothing but bulleted items, at least two, under at most a
+ * label of its own in the table's first row (`Items` over `• Milk`, `• Eggs`), each item either a cell that begins
+ * with its mark or a mark alone with its item's text beginning just after it (within an em and a half) in the
+ * next column of its row. A table's marks (● and ○ for yes and no) stand alone, centred in
  * columns of their own away from the cell beside them; a ruled table keeps its grid whatever its cells hold.
  */
 export function sideBySideLists(table: DetectedTable): boolean {
@@ -24,9 +25,11 @@ export function sideBySideLists(table: DetectedTable): boolean {
     const gap = next.box.x1 - cell.box.x2;
     return gap >= -1 && gap <= 1.5 * em;
   };
+  const firstRow = Math.min(...table.cells.map((cell) => cell.row));
   for (let col = 0; col < table.numCols; col++) {
     const cells = table.cells.filter((cell) => cell.col === col && cell.text.trim() !== "");
-    if (cells.length >= 2 && cells.every(item)) return true;
+    const items = cells.filter((cell) => !(cell.row === firstRow && !item(cell)));
+    if (items.length >= 2 && items.every(item)) return true;
   }
   return false;
 }

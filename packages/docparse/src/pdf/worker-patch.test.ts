@@ -17,6 +17,7 @@ import {
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import sharp from "sharp";
+import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { renderPage } from "./render.ts";
 import { HELVETICA, onePagePdf } from "./test-pdf.ts";
@@ -215,6 +216,67 @@ describe("the patched pdf.js worker", () => {
         assert.equal(loaded[dropped], undefined, dropped);
     } finally {
       await closePdf(doc);
+    }
+  });
+
+  test("fonts with embedded Type1 and CFF programs read and render as with pdf.js as published", {
+    skip: NO_CORPUS,
+    timeout: TIMEOUT * 2,
+  }, () => {
+    // Type1 programs with their built-in encodings (TeX), and Type1C (CFF) subsets with custom encodings: their
+    // OpenType files are built only when a render draws their glyphs, and never sent to the display side.
+    const pdfs = ["code_and_formula.pdf", "redp5110_sampled.pdf"].map((name) =>
+      corpusPath(`docling/tests/data/pdf/sources/${name}`),
+    );
+    const script = `
+      const { readFileSync } = await import("node:fs");
+      const { createHash } = await import("node:crypto");
+      const { openPdf, closePdf } = await import(${JSON.stringify(new URL("./open.ts", import.meta.url).href)});
+      const { renderPage } = await import(${JSON.stringify(new URL("./render.ts", import.meta.url).href)});
+      const out = [];
+      for (const file of ${JSON.stringify(pdfs)}) {
+        const doc = await openPdf(new Uint8Array(readFileSync(file)));
+        const fontFiles = [];
+        for (let n = 1; n <= Math.min(doc.numPages, 3); n++) {
+          const page = await doc.getPage(n);
+          const text = await page.getTextContent();
+          const ops = await page.getOperatorList();
+          for (let i = 0; i < ops.fnArray.length; i++) {
+            if (ops.fnArray[i] !== ${OPS.setFont}) continue;
+            const font = page.commonObjs.get(ops.argsArray[i][0]);
+            fontFiles.push(font.data === undefined ? 0 : font.data.length);
+          }
+          out.push(JSON.stringify(text.items.map((item) => [item.str, item.transform, item.width, item.hasEOL])));
+        }
+        for (const n of [1, 2]) {
+          const { png } = await renderPage(doc, n, { dpi: 100, grayscale: true });
+          out.push(createHash("sha256").update(png).digest("hex"));
+        }
+        out.push("fonts " + fontFiles.filter((size) => size > 0).length + "/" + fontFiles.length);
+        await closePdf(doc);
+      }
+      console.log(JSON.stringify(out));
+    `;
+    const run = (env: Record<string, string>) => {
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        env: { ...process.env, ...env },
+        encoding: "utf8",
+        timeout: TIMEOUT * 2,
+        maxBuffer: 64 << 20,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "") as string[];
+    };
+    const patched = run({});
+    const published = run({ SVC_PDFJS_UNPATCHED: "1" });
+    assert.equal(patched.length, published.length);
+    for (let i = 0; i < patched.length; i++) {
+      if (patched[i].startsWith("fonts ")) {
+        // Published pdf.js sends every font's file to the display side; the patched one sends none.
+        const [sent, fonts] = published[i].slice(6).split("/").map(Number);
+        assert.ok(fonts > 0 && sent === fonts, published[i]);
+        assert.equal(patched[i], `fonts 0/${fonts}`);
+      } else assert.equal(patched[i], published[i], `output ${i}`);
     }
   });
 

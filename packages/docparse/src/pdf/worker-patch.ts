@@ -68,6 +68,30 @@ function svcDeferredImages(handler) {
   return store;
 }
 let svcShadingWithoutColours = false;
+class SvcLazyData {
+  constructor(build) {
+    this.build = build;
+  }
+}
+function svcHasFontData(font) {
+  return Object.getOwnPropertyDescriptor(font, "data")?.get ? true : !!font.data;
+}
+function svcSetFontData(font, data) {
+  if (!(data instanceof SvcLazyData)) {
+    font.data = data;
+    return;
+  }
+  const settle = value => {
+    Object.defineProperty(font, "data", { value, writable: true, configurable: true, enumerable: true });
+    return value;
+  };
+  Object.defineProperty(font, "data", {
+    configurable: true,
+    enumerable: true,
+    get: () => settle(data.build()),
+    set: settle
+  });
+}
 const svcJpegSpaces = new Set(["DeviceGray", "DeviceRGB", "ICCBased"]);
 function svcJpegImage(evaluator, image, resources, isInline, localColorSpaceCache) {
   try {
@@ -109,6 +133,72 @@ function svcJpegImage(evaluator, image, resources, isInline, localColorSpaceCach
   }
 }
 class WorkerMessageHandler {`;
+
+/**
+ * A CFF or Type1-as-CFF font's OpenType file (its CFF program compiled again, and the tables around it) is built
+ * when something first reads the font's `data`: a render drawing its glyphs (the glyph outlines are read from that
+ * file). Reading text and operators never reads it, so a document whose pages are not rendered never builds it.
+ * What the text depends on (the glyph mapping, the widths, the ToUnicode amendments, the other tables' inputs) is
+ * still computed when the font loads, in the same order; only the CFF compiler's run and the file's assembly wait.
+ * The compiler reads the parsed CFF, which nothing changes after the font is built. In Node (`disableFontFace`, as
+ * pdf.js sets it there) the display side never reads a font's file, so it is no longer copied to it.
+ */
+const FONT_FILE_EDITS: readonly WorkerEdit[] = [
+  {
+    why: "a CFF font's program compiled when its data is first read, not when it loads",
+    find: `    this.seacs = this.cff.seacs;
+    try {
+      this.data = compiler.compile();
+    } catch {
+      warn("Failed to compile font " + properties.loadedName);
+      this.data = file;
+    }`,
+    replace: `    this.seacs = this.cff.seacs;
+    svcSetFontData(this, new SvcLazyData(() => {
+      try {
+        return compiler.compile();
+      } catch {
+        warn("Failed to compile font " + properties.loadedName);
+        return file;
+      }
+    }));`,
+  },
+  {
+    why: "the CFF table of a converted font is its program's data, read when the file is built",
+    find: `    builder.addTable("CFF ", font.data);`,
+    replace: `    builder.addTable("CFF ", null);`,
+  },
+  {
+    why: "a converted font's OpenType file assembled when first read",
+    find: `    builder.addTable("post", createPostTable(properties));
+    return builder.toArray();`,
+    replace: `    builder.addTable("post", createPostTable(properties));
+    return new SvcLazyData(() => {
+      builder.tables["CFF "] = font.data;
+      return builder.toArray();
+    });`,
+  },
+  {
+    why: "a font's data set as it comes: a lazy file becomes a property built on first read",
+    find: `    amendFallbackToUnicode(properties);
+    this.data = data;`,
+    replace: `    amendFallbackToUnicode(properties);
+    svcSetFontData(this, data);`,
+  },
+  {
+    why: "a font with a file still to be built has data: whether to build glyph outlines is decided without building it",
+    find: `    const glyphs = font.charsToGlyphs(chars);
+    if (font.data) {`,
+    replace: `    const glyphs = font.charsToGlyphs(chars);
+    if (svcHasFontData(font)) {`,
+  },
+  {
+    why: "no font file copied to a display side that draws glyphs as paths (disableFontFace) and never reads it",
+    find: "      buffer: compileFontInfo(this.#getExportData(EXPORT_DATA_PROPERTIES)),",
+    replace:
+      '      buffer: compileFontInfo(this.#getExportData(this.disableFontFace ? EXPORT_DATA_PROPERTIES.filter(name => name !== "data") : EXPORT_DATA_PROPERTIES)),',
+  },
+];
 
 export const WORKER_EDITS: readonly WorkerEdit[] = [
   {
@@ -274,6 +364,7 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     find: "    return this.endTime <= Date.now();",
     replace: "    return false;",
   },
+  ...FONT_FILE_EDITS,
   // Text pdf.js loses: a glyph mapped to a space and more, and ActualText spans (actual-text.ts).
   ...TEXT_EDITS,
 ];
