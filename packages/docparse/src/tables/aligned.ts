@@ -76,8 +76,8 @@ export function wordLines(runs: readonly TextRun[]): WordLine[] {
     .filter((l) => l.words.length > 0);
 }
 
-/** The union of two sorted lists of disjoint intervals. */
-function mergeCoverage(a: readonly Interval[], b: readonly Interval[]): Interval[] {
+/** The union of two lists of intervals sorted by their left ends (one may be empty), overlaps merged. */
+export function mergeCoverage(a: readonly Interval[], b: readonly Interval[]): Interval[] {
   const out: Interval[] = [];
   let i = 0;
   let j = 0;

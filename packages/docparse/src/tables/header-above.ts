@@ -5,7 +5,7 @@
  * three columns or more labelled, and no number among them (a caption or a paragraph above a rule is neither).
  */
 import type { TextRun } from "../paginated/geometry.ts";
-import { type Interval, type WordLine, wordLines } from "./aligned.ts";
+import { mergeCoverage, type WordLine, wordLines } from "./aligned.ts";
 import { isNumeric } from "./cells.ts";
 import { runsIn } from "./ruled-frame.ts";
 
@@ -45,7 +45,8 @@ export function headerAbove(
   const words = header.flatMap((l) => l.words);
   if (words.some((w) => isNumeric(w.text))) return null;
   // The columns of the rows: the text extents of their cells, merged down the rows.
-  const columns = mergedExtents(data.flatMap((l) => l.segments));
+  const segments = data.flatMap((l) => l.segments).sort((p, q) => p.x1 - q.x1);
+  const columns = mergeCoverage(segments, []);
   if (columns.length < 3) return null;
   const labelled = new Set<number>();
   for (const line of header) {
@@ -57,15 +58,4 @@ export function headerAbove(
   }
   if (labelled.size < 3 || labelled.size < columns.length - 1) return null;
   return Math.min(...header.map((l) => l.y1));
-}
-
-/** Intervals merged where they overlap, left to right. */
-function mergedExtents(intervals: readonly Interval[]): Interval[] {
-  const out: Interval[] = [];
-  for (const s of [...intervals].sort((p, q) => p.x1 - q.x1)) {
-    const last = out[out.length - 1];
-    if (last && s.x1 <= last.x2) last.x2 = Math.max(last.x2, s.x2);
-    else out.push({ ...s });
-  }
-  return out;
 }
