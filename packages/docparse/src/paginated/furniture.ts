@@ -44,10 +44,20 @@ const FURNITURE_PATTERNS: readonly RegExp[] = [
   /\b(?:rev(?:\.|ision)|part\s*(?:no\.?|number|#)|doc(?:ument)?\s*(?:no\.?|number|#))\s*[:#]?\s*[A-Z0-9][\w.-]*\s*(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|(?:19|20)\d\d)?\s*$/i,
 ];
 
+/**
+ * A citation of the issue the page is in, on one short line: a year and a page range (`Journal Title, 2022, pp.
+ * 1–9`, `Proc. of the Conference (2019) pp. 12-20`). A reference in a list says as much but runs longer, with its
+ * authors and title.
+ */
+const ISSUE_CITATION = /\b(?:19|20)\d\d\b.*\bpp?\.\s*\d+\s*[-–—]\s*\d+\b/i;
+
 /** The text says it is page furniture. */
 export function furniturePattern(text: string): boolean {
   return (
-    text.length <= 200 && (FURNITURE_PATTERNS.some((pattern) => pattern.test(text)) || journalLine(text))
+    text.length <= 200 &&
+    (FURNITURE_PATTERNS.some((pattern) => pattern.test(text)) ||
+      journalLine(text) ||
+      (text.length <= 60 && ISSUE_CITATION.test(text)))
   );
 }
 
@@ -166,7 +176,10 @@ export function detectFurniture(
       c.text.length <= 60 &&
       c.fontSize <= bodySize * 1.05 &&
       !/[.!?,;:]["'”’)]?$/.test(c.text);
-    const pattern = (c.edge !== null || margin) && c.fontSize <= bodySize * 1.05 && furniturePattern(c.text);
+    // A line that says what it is may be set a little larger than the body (a journal line in 8 points over a
+    // body in 7.5) when it stands apart on the page's first or last line, as a running foot may.
+    const patternSize = bodySize * (c.edge !== null ? 1.2 : 1.05);
+    const pattern = (c.edge !== null || margin) && c.fontSize <= patternSize && furniturePattern(c.text);
     // The page's first line a document number (a patent's, a report's), in the top band.
     const firstLine =
       band === "top" && !samePage.some((o) => o !== c && !o.sideways && o.box.y1 < c.box.y1 - 1);
@@ -187,16 +200,25 @@ export function detectFurniture(
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
-  // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge):
-  // the blocks on that edge line with it, the page's title type aside.
+  // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge,
+  // `Journal of X   Copyright © 2022   PREPRINT / 1` or `Author et al.: Preprint   Page 1 of 3` at its foot): the
+  // blocks on that edge line with it, the page's title type and footnotes aside. At the foot a page number marks
+  // the line too: a line set apart under the body, with the page's number on it, is its running foot.
   candidates.forEach((c, i) => {
-    if (kinds.has(i) || c.edge !== "top" || c.caption) return;
+    if (kinds.has(i) || c.edge === null || c.caption) return;
     const samePage = onPage.get(c.page) ?? [];
     const largest = Math.max(...samePage.map((o) => o.fontSize));
     const marked = candidates.some(
-      (o, j) => j !== i && o.page === c.page && o.edge === "top" && kinds.has(j) && furniturePattern(o.text),
+      (o, j) =>
+        j !== i &&
+        o.page === c.page &&
+        o.edge === c.edge &&
+        kinds.has(j) &&
+        (furniturePattern(o.text) || (c.edge === "bottom" && kinds.get(j) === "page_number")),
     );
-    if (marked && c.fontSize < largest) kinds.set(i, c.pageNumber ? "page_number" : "page_header");
+    if (!marked || c.fontSize >= largest) return;
+    if (c.edge === "bottom" && footnotes(c)) return;
+    kinds.set(i, c.pageNumber ? "page_number" : c.edge === "top" ? "page_header" : "page_footer");
   });
   // A running head split across the text's first line, a folio at one end (see split-head.ts).
   for (const i of splitRunningHeads(candidates, bodySize))

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { parseDocument } from "../index.ts";
+import { furniturePattern } from "./furniture.ts";
 import { journalLine } from "./journal-line.ts";
 
 const FURNITURE = ["page_header", "page_footer", "page_number"] as const;
@@ -83,4 +85,33 @@ test("public page: a broker report's category line is a header", {
   const broker = await engineMarkdown(path.join(REAL_WORLD_DIR, "broker-report-zh-p1.pdf"), [...FURNITURE]);
   assert.doesNotMatch(broker, /证券研究报告/, broker);
   assert.match(broker, /招商银行（600036\.SH）/);
+});
+
+test("furniturePattern reads a short line citing the issue (a year and a page range), not a reference", () => {
+  assert.equal(furniturePattern("Journal Title Here, 2022, pp. 1–9"), true);
+  assert.equal(furniturePattern("Proc. of the Testing Conference (2019) pp. 12-20"), true);
+  // A reference in a list cites pages too, with its authors and title: longer than a journal line.
+  assert.equal(
+    furniturePattern("Smith, J. and Jones, K. A study of testing. Journal of Tests, 2019, pp. 12–20."),
+    false,
+  );
+  assert.equal(furniturePattern("Read pp. 12–20 before the class"), false);
+});
+
+test("a journal line citing the issue, a little larger than the body, at a single page's top is its header", async () => {
+  // The page's first line in 11 pt over a body in 10 (an OUP page: the line in 8 pt over a body in 7.5).
+  const bytes = await pageWithHead((page, fonts) =>
+    drawLine(page, "Journal of Tests, 2022, pp. 1–9", 380, 50, fonts.regular, 11),
+  );
+  assert.deepEqual(await headersOf(bytes), ["Journal of Tests, 2022, pp. 1–9"]);
+  const clean = await markdownOf(bytes, FURNITURE);
+  assert.doesNotMatch(clean, /pp\. 1–9/, clean);
+  assert.match(clean, /Quarterly Review of Regional Banks/);
+});
+
+test("public page: an OUP page's journal line is furniture", { timeout: 600_000 }, async () => {
+  await assertPdfFacts("oup-journal-template-p1.pdf", [
+    { absent: "Journal Title Here, 2022, pp. 1–9" },
+    { present: "Key words: keyword1, Keyword2, Keyword3, Keyword4" },
+  ]);
 });
