@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
 import type { Box } from "../model.ts";
 import { type ReadingOrderOptions, readingOrder, readingOrderGroups } from "./reading-order.ts";
 
@@ -248,4 +251,58 @@ test("a two-line title beside a boxed notice over three columns reads whole: the
   assert.deepEqual(order.slice(0, 3), ["T1", "T2", "S"]);
   assert.deepEqual(order.slice(3, 8), ids(notice));
   assert.deepEqual(order.slice(8), ids(body));
+});
+
+test("blocks that take turns on the left and the right, sharing no height, are read top to bottom", () => {
+  // A letter's head: the sender's block at the top right, the address window lower on the left, the date on the
+  // right under it, the subject on the left again; then the body across the page. No column runs beside another.
+  const sender = column("S", 380, 560, 30, 4);
+  const window = column("W", 60, 280, 150, 3);
+  const date = column("D", 460, 560, 290, 1);
+  const subject = column("T", 60, 240, 320, 1);
+  const body = column("B", 60, 560, 360, 4);
+  const shuffled = [...window, ...subject, ...body, ...sender, ...date];
+  const order = ids(readingOrder(shuffled, OPTIONS));
+  const at = (id: string) => order.indexOf(id);
+  // The date under both blocks above it, the subject under the date, the body last; each block whole.
+  assert.ok(at("S4") < at("D1") && at("W3") < at("D1") && at("D1") < at("T1"), order.join(" "));
+  assert.deepEqual(order.slice(-4), ids(body));
+  assert.equal(at("W3") - at("W1"), 2);
+  assert.equal(at("S4") - at("S1"), 3);
+});
+
+test("a made letter: sender block top right, address window, date on the right, subject on the left", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([595, 842]);
+  const sender = ["Erika Sender", "Absenderweg 12", "12345 Senderstadt", "Telefon: +49 111 12345"];
+  for (const [i, line] of sender.entries()) drawLine(page, line, 400, 40 + i * 13, fonts.regular, 10);
+  drawLine(page, "Erika Sender, Absenderweg 12, 12345 Senderstadt", 60, 140, fonts.regular, 7);
+  for (const [i, line] of ["Max Empfänger", "Empfängerstraße 3", "54321 Empfängerstadt"].entries())
+    drawLine(page, line, 60, 180 + i * 13, fonts.regular, 10);
+  drawLine(page, "22. August 2022", 460, 285, fonts.regular, 10);
+  drawLine(page, "Ein Betreff für diesen Brief", 60, 315, fonts.bold, 10);
+  drawParagraph(page, `Sehr geehrte Damen und Herren, ${"dies ist der Text des Briefes. ".repeat(8)}`, {
+    x: 60,
+    top: 350,
+    width: 475,
+    font: fonts.regular,
+    size: 10,
+  });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  const md = result.markdown;
+  const at = (text: string) => md.indexOf(text);
+  assert.ok(at("Max Empfänger") >= 0 && at("Max Empfänger") < at("August 2022"), md);
+  assert.ok(at("Telefon") >= 0 && at("Telefon") < at("August 2022"), md);
+  assert.ok(at("August 2022") < at("Ein Betreff"), md);
+});
+
+test("public page: a scrlttr2 letter's date is read before its subject", { timeout: 600_000 }, async () => {
+  await assertPdfFacts("scrlttr2-sample-letter.pdf", [
+    { before: ["22. August 2022", "Hier steht irgendein Betreff"] },
+    { before: ["Empf.-Vorname Empf.-Nachname", "22. August 2022"] },
+  ]);
 });

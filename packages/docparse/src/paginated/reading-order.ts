@@ -295,6 +295,11 @@ function columnParts<T extends Placed>(
     if (narrow >= 0 && !sharesHeight(parts[narrow], [parts[narrow - 1], parts[narrow + 1]]))
       return [[...elements]];
     if (narrow < 0) {
+      // Parts side by side share height somewhere: blocks that only take turns down the page (a letter's sender
+      // block at the top right, its address window on the left, its date on the right again) stand one under
+      // another, and are read top to bottom, not as a left and a right column. A part wholly above the other (a
+      // notice at the top right over a title on the left) takes no turns and is still a column of its own.
+      if (parts.some((part, index) => index > 0 && takeTurns(parts[index - 1], part))) return [[...elements]];
       // A gutter also needs height: at least two parts of two lines or more, or parts that run down the page.
       if (parts.filter(severalLines).length >= 2 || parts.every(tall)) return parts;
       return [[...elements]];
@@ -306,6 +311,17 @@ function columnParts<T extends Placed>(
       left && right ? (left.end - left.start <= right.end - right.start ? left : right) : (left ?? right);
     kept = kept.filter((gap) => gap !== drop);
   }
+}
+
+/**
+ * Two parts side by side whose spans down the page overlap while none of their elements shares height with one of
+ * the other's: their blocks take turns, one part's block under the other's and over another of it.
+ */
+function takeTurns(a: readonly Placed[], b: readonly Placed[]): boolean {
+  const top = (part: readonly Placed[]) => Math.min(...part.map((e) => e.box.y1));
+  const bottom = (part: readonly Placed[]) => Math.max(...part.map((e) => e.box.y2));
+  const spansOverlap = Math.min(bottom(a), bottom(b)) > Math.max(top(a), top(b));
+  return spansOverlap && !sharesHeight(a, [b]);
 }
 
 function sharesHeight(
