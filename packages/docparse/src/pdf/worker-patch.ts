@@ -39,7 +39,9 @@ import type { WorkerEdit } from "./worker-edit.ts";
  * an empty string as if it had no mapping, and takes its code for a character. Shaping engines map a cluster's
  * text onto one of its glyphs and the others to nothing (an Arabic word whose last glyph carries the whole word),
  * so such a glyph is no text when another glyph of the same map carries several characters; in a map with no such
- * glyph an empty entry is a broken one, and the code still stands in, as before.
+ * glyph an empty entry is a broken one, and the code still stands in, as before. And a Type1 font's built-in encoding
+ * that names a glyph beyond the Basic Multilingual Plane (`u1D44E`) reads as that character: pdf.js cut its code to
+ * 16 bits there (a math italic `𝑎` read as the Hangul syllable `푎`).
  *
  * Renders (`page.render`, a separate pass of the same page) defer nothing: they decode and build everything. An
  * image used on several pages still enters pdf.js's document-wide image cache (decoded once, when first asked
@@ -358,6 +360,11 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     if (unicode !== "" || !this.svcCarriedText) {
       unicode ||= charcode;
     }`,
+  },
+  {
+    why: "a Type1 font's built-in encoding naming a glyph beyond the Basic Multilingual Plane (`u1D44E`, a math italic a) reads as that character, not as the 16-bit code its value is cut to (pdf.js built the map with String.fromCharCode, and `𝑎` read as the Hangul syllable `푎`)",
+    find: "      toUnicode[charCode] = String.fromCharCode(unicode);",
+    replace: "      toUnicode[charCode] = String.fromCodePoint(unicode);",
   },
   {
     why: "a page's operators are read in one go, never cut where a 20 ms time slot runs out: a text pass resumed after such a cut spaces the next glyph otherwise ('.' read ' .'), so the same page read under load read differently; in this thread's in-process worker nothing waits on the slots",
