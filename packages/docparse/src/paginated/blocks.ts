@@ -3,6 +3,7 @@ import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
+import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
@@ -60,7 +61,8 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const last = block.lines[block.lines.length - 1];
   if (next.vertical || last.vertical) return false;
   const size = Math.max(last.fontSize, next.fontSize);
-  const gap = next.box.y1 - last.box.y2;
+  // Measured from the line's text, not from a drop initial reaching down beside the next lines.
+  const gap = next.box.y1 - boxBesideDropInitial(last).y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).

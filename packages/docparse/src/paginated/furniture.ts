@@ -1,5 +1,6 @@
 import type { Box, PageSize } from "../model.ts";
 import { documentNumberHead } from "./document-number.ts";
+import { folioLineMates } from "./folio-line.ts";
 import { box } from "./geometry.ts";
 import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
@@ -223,6 +224,8 @@ export function detectFurniture(
   // A running head split across the text's first line, a folio at one end (see split-head.ts).
   for (const i of splitRunningHeads(candidates, bodySize))
     if (!kinds.has(i) && !candidates[i].caption) kinds.set(i, "page_header");
+  // The rest of a page number's line in the top or bottom margin (see folio-line.ts).
+  for (const [i, kind] of folioLineMates(candidates, kinds, bodySize)) kinds.set(i, kind);
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {
     if (kinds.has(i) || !c.sideways || c.boxed) return;

@@ -302,11 +302,13 @@ export interface ColumnStats {
   /** Cells at least 80% as wide as the column. */
   full: number;
   markers: number;
+  /** Letters and digits of the filled cells, where counted: long words make few of them per line. */
+  characters?: number;
 }
 
 export function columnStats(grid: Grid): ColumnStats[] {
   return grid.columns.map((column, c) => {
-    const stats: ColumnStats = { filled: 0, words: 0, numeric: 0, full: 0, markers: 0 };
+    const stats: ColumnStats = { filled: 0, words: 0, numeric: 0, full: 0, markers: 0, characters: 0 };
     const width = column.x2 - column.x1;
     for (const row of grid.rows) {
       const words = row[c];
@@ -314,6 +316,7 @@ export function columnStats(grid: Grid): ColumnStats[] {
       const text = cellText(words);
       stats.filled++;
       stats.words += words.length;
+      stats.characters = (stats.characters ?? 0) + (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0);
       if (isNumeric(text)) stats.numeric++;
       if (LIST_MARKER.test(text)) stats.markers++;
       const extent = words[words.length - 1].box.x2 - words[0].box.x1;
@@ -323,9 +326,15 @@ export function columnStats(grid: Grid): ColumnStats[] {
   });
 }
 
-/** Running text: many words per cell, most cells filling the column's width. */
+/**
+ * Running text: many words per cell, most cells filling the column's width. A language of long words (German,
+ * Finnish, Dutch) fills a line of prose with fewer of them: three words or more a cell then count as running
+ * text when they make thirty letters or more, as five English words do.
+ */
 export function isProse(stats: ColumnStats): boolean {
-  return stats.filled > 0 && stats.words / stats.filled >= 5 && stats.full >= 0.5 * stats.filled;
+  if (stats.filled === 0 || stats.full < 0.5 * stats.filled) return false;
+  const words = stats.words / stats.filled;
+  return words >= 5 || (words >= 3 && (stats.characters ?? 0) / stats.filled >= 30);
 }
 
 /**

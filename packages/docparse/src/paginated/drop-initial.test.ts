@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { drawLine, newPdf } from "../backends/pdf-fixtures.ts";
+import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { parseDocument } from "../index.ts";
+
+test("a step's number set as a drop initial keeps the step's lines in one paragraph, its broken word joined", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  // Numbered steps as a recipe sets them: the number two lines tall, the step's first two lines beside it, the
+  // third back at the margin.
+  const steps = [
+    [
+      "1",
+      "Wash the lentils and leave them to soak in one litre of cold",
+      "water overnight, then bring them to the boil in a wide",
+      "pan and skim.",
+    ],
+    [
+      "2",
+      "Chop the onions, fry them gently in butter until they are gol-",
+      "den, and stir in the curry powder, the salt and a bay leaf",
+      "before adding them.",
+    ],
+  ];
+  let top = 100;
+  for (const [number, first, second, third] of steps) {
+    drawLine(page, number, 72, top - 2, fonts.regular, 30);
+    drawLine(page, first, 100, top, fonts.regular, 11);
+    drawLine(page, second, 100, top + 14, fonts.regular, 11);
+    drawLine(page, third, 72, top + 28, fonts.regular, 11);
+    top += 60;
+  }
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(result.markdown, /in one litre of cold water overnight, then bring them/, result.markdown);
+  assert.match(result.markdown, /until they are golden, and stir in the curry powder/, result.markdown);
+});
+
+test("a German recipe page's numbered steps read as whole paragraphs, their broken words joined", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "xcookybooky-mousse-p2.pdf"));
+  assert.match(markdown, /Sahne separat steif schlagen\. Butter und Schokolade/, markdown);
+  assert.match(markdown, /unterheben, anschließend sofort Eischnee/, markdown);
+});

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts, markdownSubject } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
+
+const PROSE =
+  "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
+  "members who keep the seed library will bring their lists to the next evening so that nothing is sown twice.";
+
+test("a running head level with the page number, on a spread whose facing page starts its title higher, is furniture", async () => {
+  const { pdf, fonts } = await newPdf();
+  // A two-page spread on one landscape page: the left page's masthead starts a few points under the right page's
+  // running head, so the head line is not set apart from what follows it.
+  const page = pdf.addPage([792, 459]);
+  drawLine(page, "Garden Club", 60, 14, fonts.bold, 28);
+  drawLine(page, "Garden Club Letter April 2024", 540, 6, fonts.regular, 10);
+  drawLine(page, "2", 736, 6, fonts.regular, 10);
+  for (const x of [40, 220, 420, 600])
+    drawParagraph(page, PROSE, { x, top: 70, width: 160, font: fonts.regular, size: 10 });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  const words = markdownSubject(result.markdown).words;
+  assert.ok(!words.includes(" april 2024 "), result.markdown);
+  assert.ok(words.includes(" garden club "), result.markdown);
+  assert.ok(words.includes(" the spring meeting agreed "), result.markdown);
+});
+
+test("a newsletter spread's running head, between its volume line and page number, is left out", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("committee-times-newsletter.pdf", [
+    { absent: "Committee Times MARCH 22, 2007" },
+    {
+      present:
+        "Dr. Allen will be one of 19 staffers on the minority side–the majority is alloted 38 staffers.",
+    },
+  ]);
+});
