@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { TextRun } from "../paginated/geometry.ts";
 import { hRule as h } from "../paginated/test-geometry.ts";
 import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
@@ -134,4 +135,26 @@ test("a poster's table of four close header cells over centred figures reads as 
   assert.ok(table);
   assert.equal(table.numCols, 5);
   assert.deepEqual(grid(table)[0], ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width", "Species"]);
+});
+
+test("entries set apart by rules (a title, a subtitle, a date beside a place, items) are no table", () => {
+  const runs: TextRun[] = [];
+  const rules = [h(100, 100, 400, 1)];
+  for (const [k, top] of [100, 200].entries()) {
+    runs.push(
+      run(`Job Title ${k + 1}`, 104, top + 4, { fontSize: 12, bold: true }),
+      run(`Company ${k + 1}`, 104, top + 22),
+      run("Date: May 2020 – Ongoing", 104, top + 38),
+      run("Location: Berlin", 250, top + 38),
+      run("• Job description 1", 104, top + 54),
+      run("• Job description 2", 104, top + 70),
+    );
+    rules.push(h(top + 95, 100, 400, 0.5));
+  }
+  assert.deepEqual(detectRuledTables(ruledPage(runs, rules)), []);
+});
+
+test("a CV's experience entries between section and entry rules are no table", async () => {
+  const tables = await realWorldRuledTables("altacv-sample-p1.pdf");
+  assert.ok(!tables.some((t) => t.cells.some((c) => /Location/.test(c.text))));
 });
