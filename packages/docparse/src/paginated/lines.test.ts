@@ -216,3 +216,33 @@ test("a raised, smaller note marker opening a line is a word of its own; after a
   const ordinal = [run("1", 50, 100), run("st place", 55, 100)];
   assert.deepEqual(texts(ordinal), ["1st place"]);
 });
+
+test("an exponent set against its base joins it, though a space glyph was drawn before it; a word after a space does not", () => {
+  // A math typesetter draws a space before `2` in `i²`; the exponent is smaller, raised, and starts inside the
+  // box of its base, so no space of the text stands between them.
+  const base = placed("i", { x1: 100, y1: 100, x2: 102, y2: 108.6 }, { fontSize: 8.6 });
+  const exponent = placed(
+    "2",
+    { x1: 101.5, y1: 98.6, x2: 105, y2: 104.2 },
+    { fontSize: 5.6, spaceBefore: true },
+  );
+  const equals = placed(
+    "= −1",
+    { x1: 108, y1: 100, x2: 125, y2: 108.6 },
+    { fontSize: 8.6, spaceBefore: true },
+  );
+  assert.deepEqual(
+    buildLines([base, exponent, equals]).map((line) => line.text),
+    ["i2 = −1"],
+  );
+  // A word of its own size after a drawn space keeps it, however close its box comes.
+  const word = placed(
+    "OSS",
+    { x1: 101.5, y1: 100, x2: 118, y2: 108.6 },
+    { fontSize: 8.6, spaceBefore: true },
+  );
+  assert.deepEqual(
+    buildLines([base, word]).map((line) => line.text),
+    ["i OSS"],
+  );
+});

@@ -74,6 +74,18 @@ function openingMarker(marker: TextRun, next: TextRun): boolean {
   );
 }
 
+/**
+ * An exponent or index set against its base (`z⁵`, `i²`): smaller, raised or lowered, its box starting inside the
+ * base's. It is part of the base's word, whatever space glyph a math typesetter drew between them.
+ */
+function attachedScript(base: TextRun, script: TextRun): boolean {
+  return (
+    script.fontSize <= 0.8 * base.fontSize &&
+    script.box.x1 < base.box.x2 &&
+    Math.abs(box.centerY(script.box) - box.centerY(base.box)) > 0.15 * base.fontSize
+  );
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
@@ -92,7 +104,7 @@ export function makeLine(runs: TextRun[]): Line {
       const space = previous.dir === "rtl" && run.dir === "rtl" ? 0.1 : 0.15;
       const apart =
         gap > size * space ||
-        (run.spaceBefore === true && run.box.x1 >= previous.box.x1) ||
+        (run.spaceBefore === true && run.box.x1 >= previous.box.x1 && !attachedScript(previous, run)) ||
         ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));

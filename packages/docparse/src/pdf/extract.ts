@@ -4,6 +4,7 @@ import { annotationTextRuns } from "./annotation-text.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
 import { fallbackGlyphWords } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
+import { stackedFractions } from "./fractions.ts";
 import { shortLigatures } from "./glyph-names.ts";
 import { markStrikethrough, pageGraphics } from "./graphics.ts";
 import { withoutHiddenText } from "./hidden-text.ts";
@@ -71,8 +72,9 @@ export async function extractPdfPage(
     // Text drawn white on nothing is not seen (a spacer line at a page's corner): not read either.
     const seen = withoutHiddenText(read, graphics.hiddenText);
     const mapped = dropUnmapped(seen);
-    const runs = options.keepUnmapped ? seen : mapped;
-    markStrikethrough(runs, graphics.rules);
+    // Inline stacked fractions read `a/b` in their line; their bars are no rules.
+    const { runs, rules } = stackedFractions(options.keepUnmapped ? seen : mapped, graphics.rules);
+    markStrikethrough(runs, rules);
     // A text layer drawn invisibly over a scan (an earlier OCR's) is not what the reader sees: OCR the page.
     const invisible = graphics.invisibleGlyphs > 0 && graphics.visibleGlyphs < graphics.invisibleGlyphs * 0.1;
     const textLayer = mapped.length > 0 && !invisible;
@@ -86,7 +88,7 @@ export async function extractPdfPage(
       width: viewport.width,
       height: viewport.height,
       runs,
-      rules: graphics.rules,
+      rules,
       rects: graphics.rects,
       images: graphics.images,
       drawings: graphics.drawings,

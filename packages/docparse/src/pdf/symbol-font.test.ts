@@ -53,5 +53,7 @@ test("public: the Thai exam page reads its Symbol signs (±, +, =, ⋅)", async 
   const markdown = await markdownOf(readFileSync(`${REAL_WORLD}th-math-exam-p3.pdf`));
   assert.match(markdown, /Im\(z \+ i\)/);
   assert.match(markdown, /± 3k/);
-  assert.match(markdown, /i2 = −1/);
+  // The minus and its 1 are separate runs with a space glyph between them: read in the line (no longer in a
+  // false table's cell, which ignored drawn spaces), they keep it.
+  assert.match(markdown, /i2 = − ?1/);
 });

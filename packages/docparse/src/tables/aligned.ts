@@ -117,7 +117,7 @@ export function sharedGaps(lines: readonly WordLine[]): Interval[] {
   const narrow = coverageGaps(words, 0.4 * size).filter(
     (gap) =>
       !wide.some((w) => w.x1 < gap.x2 && w.x2 > gap.x1) &&
-      edgeLines(lines, gap) >= 2 &&
+      (edgeLines(lines, gap) >= 2 || centredBelow(lines, gap, size)) &&
       riverAround(lines, gap, 2 * size),
   );
   return [...wide, ...narrow].sort((a, b) => a.x1 - b.x1);
@@ -131,6 +131,29 @@ function edgeLines(lines: readonly WordLine[], gap: Interval): number {
   return lines.filter((line) =>
     line.words.some((w) => Math.abs(w.box.x2 - gap.x1) <= 1 || Math.abs(w.box.x1 - gap.x2) <= 1),
   ).length;
+}
+
+/**
+ * Whether the words on both sides of the gap (a header's cells, one ending where it starts, one starting where it
+ * ends) each have a column centred under them: two lines or more with a narrower word whose middle stands within
+ * a quarter em of the header word's. Centred columns touch neither edge of the gap; under one header cell of two
+ * words, the body's column is centred on the cell, not on either word.
+ */
+function centredBelow(lines: readonly WordLine[], gap: Interval, size: number): boolean {
+  const columnUnder = (word: TextPiece) =>
+    lines.filter((line) =>
+      line.words.some(
+        (w) =>
+          w !== word &&
+          w.box.x2 - w.box.x1 < word.box.x2 - word.box.x1 &&
+          Math.abs(box.centerX(w.box) - box.centerX(word.box)) <= 0.25 * size,
+      ),
+    ).length >= 2;
+  const words = lines.flatMap((line) => line.words);
+  return (
+    words.some((w) => Math.abs(w.box.x2 - gap.x1) <= 1 && columnUnder(w)) &&
+    words.some((w) => Math.abs(w.box.x1 - gap.x2) <= 1 && columnUnder(w))
+  );
 }
 
 /**

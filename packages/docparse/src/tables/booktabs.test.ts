@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { TextRun } from "../paginated/geometry.ts";
 import { hRule as h } from "../paginated/test-geometry.ts";
 import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
@@ -104,4 +105,56 @@ test("Acciona's tax table: two-line header cells, each underlined, stay one cell
     "Employees at the close of 2020",
   ]);
   assert.ok(rows.some((row) => row.join("|") === "Mexico|238|54|19|7.1|1,978|0|5.8|9"));
+});
+
+test("header cells set close together split over columns centred under each of them", () => {
+  // Four headers half an em apart, each over a centred column of figures (a poster's kable table): the body's
+  // columns touch no edge of the header gaps, but each header word has its own column under its middle.
+  const rules = [h(100, 100, 430, 1), h(118, 100, 430, 0.5), h(200, 100, 430, 1)];
+  const heads = ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width"];
+  const xs = heads.map((_, c) => 104 + c * 64.7);
+  const runs = [...heads.map((text, c) => run(text, xs[c], 104)), run("Species", 380, 104)];
+  const body = [
+    ["5.1", "3.5", "1.4", "0.2"],
+    ["4.9", "3.0", "1.4", "0.2"],
+    ["4.7", "3.2", "1.3", "0.2"],
+    ["4.6", "3.1", "1.5", "0.2"],
+  ];
+  body.forEach((row, r) => {
+    const y = 122 + 18 * r;
+    runs.push(...row.map((text, c) => run(text, xs[c] + 22.5, y)), run("setosa", 380, y));
+  });
+  const [table] = detectRuledTables(ruledPage(runs, rules));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [[...heads, "Species"], ...body.map((row) => [...row, "setosa"])]);
+});
+
+test("a poster's table of four close header cells over centred figures reads as five columns", async () => {
+  const tables = await realWorldRuledTables("posterdown-poster.pdf");
+  const table = tables.find((t) => t.cells.some((c) => c.text === "Sepal.Length"));
+  assert.ok(table);
+  assert.equal(table.numCols, 5);
+  assert.deepEqual(grid(table)[0], ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width", "Species"]);
+});
+
+test("entries set apart by rules (a title, a subtitle, a date beside a place, items) are no table", () => {
+  const runs: TextRun[] = [];
+  const rules = [h(100, 100, 400, 1)];
+  for (const [k, top] of [100, 200].entries()) {
+    runs.push(
+      run(`Job Title ${k + 1}`, 104, top + 4, { fontSize: 12, bold: true }),
+      run(`Company ${k + 1}`, 104, top + 22),
+      run("Date: May 2020 – Ongoing", 104, top + 38),
+      run("Location: Berlin", 250, top + 38),
+      run("• Job description 1", 104, top + 54),
+      run("• Job description 2", 104, top + 70),
+    );
+    rules.push(h(top + 95, 100, 400, 0.5));
+  }
+  assert.deepEqual(detectRuledTables(ruledPage(runs, rules)), []);
+});
+
+test("a CV's experience entries between section and entry rules are no table", async () => {
+  const tables = await realWorldRuledTables("altacv-sample-p1.pdf");
+  assert.ok(!tables.some((t) => t.cells.some((c) => /Location/.test(c.text))));
 });

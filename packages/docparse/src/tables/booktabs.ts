@@ -65,6 +65,7 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (multi.length < 2) continue;
     const gaps = sharedGaps(multi).filter((g) => g.x1 > first.a - tol && g.x2 < first.b + tol);
     if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
+    if (entriesOnly(textLines, [top, ...rules.map((s) => s.pos)])) continue;
     const partial = sorted.filter(
       (s) =>
         s.pos > rules[0].pos + SNAP &&
@@ -141,6 +142,28 @@ function rowsOfSeveralCells(table: DetectedTable): number {
   const perRow = new Map<number, number>();
   for (const cell of table.cells) if (cell.text !== "") perRow.set(cell.row, (perRow.get(cell.row) ?? 0) + 1);
   return [...perRow.values()].filter((n) => n >= 2).length;
+}
+
+/** The fewest lines of one cell that make a ruled row an entry (a heading, a line or two, items) beside its one split line. */
+const ENTRY_LINES = 3;
+
+/**
+ * Whether every ruled row that splits into cells is an entry, not a row of cells: its first line is one cell (a
+ * title), and of its lines only one splits (a date beside a place) among three or more of one cell (a subtitle,
+ * items, prose). A CV's or a report's entries set apart by rules are headed blocks; a table's rows stand in
+ * cells side by side, the first line of a row among them.
+ */
+function entriesOnly(textLines: readonly WordLine[], ys: readonly number[]): boolean {
+  let entries = 0;
+  for (let k = 1; k < ys.length; k++) {
+    const rowLines = textLines.filter((l) => (l.y1 + l.y2) / 2 > ys[k - 1] && (l.y1 + l.y2) / 2 < ys[k]);
+    const split = rowLines.filter((l) => l.segments.length >= 2).length;
+    if (split === 0) continue;
+    const entry = split === 1 && rowLines[0].segments.length === 1 && rowLines.length - split >= ENTRY_LINES;
+    if (!entry) return false;
+    entries++;
+  }
+  return entries > 0;
 }
 
 /** A band between two rules holds tabular text: some line splits into columns, and it is not a block of prose. */

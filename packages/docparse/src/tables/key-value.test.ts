@@ -186,3 +186,38 @@ test("public pages: a form's contact foot and a payment advice read each label b
     }
   }
 });
+
+test("labels and values set solid (a pitch of 1.0 to 1.2 em), values wrapping, keep every value line", async () => {
+  // A line's box is taller than the pitch of rows set solid: it reaches into the next row's, and a value's
+  // last line must still be its own row's.
+  for (const pitch of [1.0, 1.1, 1.2]) {
+    const { pdf, fonts } = await newPdf();
+    const p = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const size = 9;
+    let top = 90;
+    for (const [label, value, more] of ENTRIES) {
+      drawLine(p, label, 380, top, fonts.bold, size);
+      drawLine(p, value, 470, top, fonts.regular, size);
+      if (more) {
+        top += size * pitch;
+        drawLine(p, more, 470, top, fonts.regular, size);
+      }
+      top += size * pitch;
+    }
+    const doc = await openPdf(await pdfBytes(pdf));
+    try {
+      const tables = detectKeyValueTables(await extractPdfPage(doc, 1));
+      assert.equal(tables.length, 1, `pitch ${pitch}`);
+      assert.deepEqual(grid(tables[0]), [
+        ["Original author", "Andreas Gal"],
+        ["Developer", "Mozilla"],
+        ["Initial release", "2 July 2011"],
+        ["Stable release", "4.0.379 / December 31, 2023"],
+        ["Written in", "JavaScript, CSS, HTML"],
+        ["License", "Apache License 2.0"],
+      ]);
+    } finally {
+      await doc.destroy();
+    }
+  }
+});

@@ -143,10 +143,15 @@ function keyValueTable(
   let bottom = rows[0].label.box.y2;
   rows.forEach((row, r) => {
     const top = row.label.box.y1 - size * 0.3;
-    const limit = r + 1 < rows.length ? rows[r + 1].label.box.y1 - size * 0.3 : Number.POSITIVE_INFINITY;
-    // The value's lines: at the values' edge or right of it, each close under the one above.
+    const limit = r + 1 < rows.length ? rows[r + 1].label.box.y1 : Number.POSITIVE_INFINITY;
+    // The value's lines: at the values' edge or right of it, each close under the one above. A line is the row's
+    // by its middle, above the next label's top: set solid (a pitch of one em or a little more), a line's box
+    // reaches into the next line's, and a test on the whole box would cut the row's last line off.
     const own = pieces
-      .filter((p) => p.run.box.x1 >= valueX - size * 0.3 && p.run.box.y1 >= top && p.run.box.y2 <= limit)
+      .filter((p) => {
+        const middle = box.centerY(p.run.box);
+        return p.run.box.x1 >= valueX - size * 0.3 && middle >= top && middle < limit;
+      })
       .map((p) => p.run);
     const kept = valueLines(own, valueX, size, row.label.box.y2);
     besides.push(kept.length > 0 ? besideBlock(own, kept, size, row.label.box.y1, row.label.box.y2) : []);
