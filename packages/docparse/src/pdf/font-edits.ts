@@ -16,9 +16,7 @@
  * - a long CMap (a ToUnicode or CID map with codes up to 0xFFFF) is walked over the codes it maps rather than
  *   every code below its length, in the same ascending order;
  * - a saved text state (q in the text pass) is a flat copy rather than an object whose prototype is the state
- *   saved (every field is copied either way, and no field is added later);
- * - a CFF program (compiled when a render needs a CFF or Type1 font's file) appends its parts element by element
- *   instead of spreading them into push, which for a large part overflowed and fell back to a copy.
+ *   saved (every field is copied either way, and no field is added later).
  *
  * None of them changes which fonts load, what they map or how they draw: a font that failed to load before (and
  * fell back to a system font) still fails at the same step. font-edits.test.ts compares text and renders with
@@ -208,36 +206,5 @@ export const FONT_EDITS: readonly WorkerEdit[] = [
         }
       }
     } else {`,
-  },
-  {
-    why: "a CFF program's parts appended element by element when they are arrays (the same elements), not spread into push: a large part (the charstrings) overflowed the spread's argument limit, and the exception and the copy behind it cost more than the append",
-    find: `      add(data) {
-        try {
-          this.data.push(...data);
-        } catch {`,
-    replace: `      add(data) {
-        if (Array.isArray(data)) {
-          const out = this.data;
-          for (let i = 0, ii = data.length; i < ii; i++) {
-            out.push(data[i]);
-          }
-          this.length = out.length;
-          return;
-        }
-        try {
-          this.data.push(...data);
-        } catch {`,
-  },
-  {
-    why: "a CFF index's objects appended element by element (the same elements) rather than spread into push",
-    find: "      data.push(...objects[i]);",
-    replace: `      const svcObject = objects[i];
-      if (svcObject.length <= 0xffff) {
-        for (let k = 0, kk = svcObject.length; k < kk; k++) {
-          data.push(svcObject[k]);
-        }
-      } else {
-        data.push(...svcObject);
-      }`,
   },
 ];
