@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
+import { FONT_EDITS } from "./font-edits.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -372,6 +373,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     replace: "    return false;",
   },
   ...FONT_FILE_EDITS,
+  // Font loading at less CPU, the same fonts (font-edits.ts).
+  ...FONT_EDITS,
   // Text pdf.js loses: a glyph mapped to a space and more, and ActualText spans (actual-text.ts).
   ...TEXT_EDITS,
 ];
