@@ -259,7 +259,7 @@ export function labelBlock(
   if (marker) {
     const raw = marker[0];
     const ordered = /[\dA-Za-z]/.test(raw);
-    return { label: "list_item", marker: ordered ? raw.replace(/^\(/, "") : "-", ordered };
+    return { label: "list_item", marker: ordered ? raw : "-", ordered };
   }
   return { label: "text" };
 }
