@@ -4,7 +4,7 @@ import { box } from "./geometry.ts";
 import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
-import { splitRunningHeads } from "./split-head.ts";
+import { indexesByPage, splitRunningHeads } from "./split-head.ts";
 
 /** A block as furniture detection sees it. */
 export interface FurnitureCandidate {
@@ -173,12 +173,9 @@ export function detectFurniture(
   });
   const needed = Math.max(2, Math.ceil(pageCount / 3));
   // The rules that compare a candidate with others look at its own page only: grouped once, not searched for.
-  const onPage = new Map<number, FurnitureCandidate[]>();
-  for (const c of candidates) {
-    const list = onPage.get(c.page);
-    if (list) list.push(c);
-    else onPage.set(c.page, [c]);
-  }
+  const onPage = new Map(
+    [...indexesByPage(candidates)].map(([page, indexes]) => [page, indexes.map((i) => candidates[i])]),
+  );
   candidates.forEach((c, i) => {
     const band = bands[i];
     const samePage = onPage.get(c.page) ?? [];
