@@ -188,6 +188,20 @@ test("a paragraph opening with its letter on an indented first line runs on at t
   ]);
 });
 
+test("a word broken at the end of such a first line runs on at the margin, joined", () => {
+  const lines = [
+    line("(i) Open examinations for the serv-", 100, { x1: 58, x2: 290 }),
+    line("ice that test the persons examined.", 112, { x1: 50, x2: 290 }),
+    line("(ii) Standards of fitness for ap-", 124, { x1: 58, x2: 290 }),
+    line("Pointment is a new sentence at the margin.", 136, { x1: 50, x2: 290 }),
+  ];
+  assert.deepEqual(buildBlocks(lines, CONTEXT).map(blockText), [
+    "(i) Open examinations for the service that test the persons examined.",
+    "(ii) Standards of fitness for ap-",
+    "Pointment is a new sentence at the margin.",
+  ]);
+});
+
 test("LIST_MARKER knows bullets and enumerators but not numbers or words", () => {
   for (const text of [
     "• item",

@@ -66,16 +66,19 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
-  const brokenWord = /\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  const startsLower = /^\p{Ll}/u.test(next.text);
+  const brokenWord = /\p{L}-$/u.test(last.text) && startsLower;
+  // The sentence runs on: the line ends in a lower-case word, a comma or a word broken at its end, and the next
+  // line goes on in lower case.
+  const runsOn = startsLower && /(?:\p{Ll}|,|\p{L}-)$/u.test(last.text);
   if (!brokenWord && Math.abs(last.fontSize - next.fontSize) > size * 0.12) return false;
   // A lone line in another font, set larger than the line below, is a heading above its text; not when the
   // sentence runs on from a lower-case word into one (`is used by the` + `leaflet class.`, its name in sans).
-  const sentenceRunsOn = /\p{Ll}$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
   if (
     block.lines.length === 1 &&
     last.fontSize >= next.fontSize * 1.05 &&
     last.fontName !== next.fontName &&
-    !sentenceRunsOn
+    !runsOn
   )
     return false;
   // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
@@ -90,9 +93,9 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const right = Math.max(...block.lines.map((line) => line.box.x2));
   const width = right - left;
   // A list item's continuation is indented under its text; anything else starting left of the item is new,
-  // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`: a
-  // paragraph opening with its letter on an indented first line, as regulations set them).
-  const runsOn = /[\p{Ll},]$/u.test(last.text) && /^\p{Ll}/u.test(next.text);
+  // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`, or
+  // `… the competitive serv-` + `ice that …`: a paragraph opening with its letter on an indented first line, as
+  // regulations set them).
   if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3 && !runsOn)
     return false;
   // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line

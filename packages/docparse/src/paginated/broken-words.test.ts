@@ -37,3 +37,13 @@ test("a scanned journal page keeps a word broken at a short paragraph end whole"
   const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "cacm-backus-p621.pdf"));
   assert.match(markdown, /recursive functions without a definition\./, markdown);
 });
+
+test("a scanned regulation keeps a word broken at the end of an item's indented first line whole", {
+  timeout: 600_000,
+}, async () => {
+  // `(i) Open competitive examinations for admission to the competitive serv-` + `ice that will fairly test …`,
+  // the next line back at the column's margin, left of the item's first line.
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "scan-cfr-two-column-p8.pdf"));
+  assert.match(markdown, /to the competitive service that will fairly test/, markdown);
+  assert.match(markdown, /Standards with respect to citizenship, age, education/, markdown);
+});

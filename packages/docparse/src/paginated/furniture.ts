@@ -5,7 +5,7 @@ import { box } from "./geometry.ts";
 import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
-import { splitRunningHeads } from "./split-head.ts";
+import { indexesByPage, splitRunningHeads } from "./split-head.ts";
 
 /** A block as furniture detection sees it. */
 export interface FurnitureCandidate {
@@ -116,6 +116,40 @@ function underHeading(c: FurnitureCandidate, all: readonly FurnitureCandidate[])
   );
 }
 
+/**
+ * A block in the bottom band that the body runs into: the line just above it (its column, its size, at a line's
+ * spacing) is body text starting above the band or runs on itself from such text (the last item of a list, the
+ * last row of a column), or body text of that kind stands level with it on its line. A footer is a line of its
+ * own at the page's foot, set apart from the body; a line the body goes on to is body, however small or low.
+ */
+function partOfBody(c: FurnitureCandidate, page: readonly FurnitureCandidate[]): boolean {
+  const bandTop = c.pageSize.height * 0.88;
+  const runsOn = (b: FurnitureCandidate, seen: Set<FurnitureCandidate>): boolean =>
+    page.some((o) => {
+      if (o === b || seen.has(o) || o.sideways || o.pageNumber) return false;
+      const size = Math.max(b.fontSize, 1);
+      const sameSize = Math.abs(o.fontSize - b.fontSize) <= Math.max(0.5, size * 0.06);
+      const gap = b.box.y1 - o.box.y2;
+      const above = o.box.y1 < b.box.y1 - 1 && gap >= -size * 0.3 && gap <= size * 0.8;
+      const column = o.box.x1 < b.box.x2 && b.box.x1 < o.box.x2;
+      if (!sameSize || !above || !column) return false;
+      seen.add(o);
+      return o.box.y1 < bandTop || runsOn(o, seen);
+    });
+  if (runsOn(c, new Set([c]))) return true;
+  const middle = box.centerY(c.box);
+  return page.some(
+    (o) =>
+      o !== c &&
+      !o.sideways &&
+      !o.pageNumber &&
+      (o.box.x2 <= c.box.x1 || o.box.x1 >= c.box.x2) &&
+      o.box.y1 <= middle &&
+      o.box.y2 >= middle &&
+      (o.box.y1 < bandTop || runsOn(o, new Set([o]))),
+  );
+}
+
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
 function signature(text: string): string {
   return text.toLowerCase().replace(/\d+/g, "#").replace(/\s+/g, " ").trim();
@@ -150,12 +184,9 @@ export function detectFurniture(
   });
   const needed = Math.max(2, Math.ceil(pageCount / 3));
   // The rules that compare a candidate with others look at its own page only: grouped once, not searched for.
-  const onPage = new Map<number, FurnitureCandidate[]>();
-  for (const c of candidates) {
-    const list = onPage.get(c.page);
-    if (list) list.push(c);
-    else onPage.set(c.page, [c]);
-  }
+  const onPage = new Map(
+    [...indexesByPage(candidates)].map(([page, indexes]) => [page, indexes.map((i) => candidates[i])]),
+  );
   candidates.forEach((c, i) => {
     const band = bands[i];
     const samePage = onPage.get(c.page) ?? [];
@@ -188,7 +219,9 @@ export function detectFurniture(
     // A title and its page number in the page's foot margin.
     const atFoot = band === "bottom" && c.box.y1 > c.pageSize.height * 0.92;
     const foot = runningFoot(c.text, atFoot, c.fontSize, bodySize);
-    const alone = small || label || pattern || numberHead || foot;
+    // Alone, a line the body runs into is body (the last item of a list that goes on above it).
+    const alone =
+      (small || label || pattern || numberHead || foot) && !(band === "bottom" && partOfBody(c, samePage));
     if (c.caption) return;
     if (!repeated && (axisTick(c, samePage) || footnotes(c))) return;
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.

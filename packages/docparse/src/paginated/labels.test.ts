@@ -141,7 +141,7 @@ test("`3)` and `(b)` make ordered list items", () => {
   });
   assert.deepEqual(label(block("(b) the second option in the list of options", 300), style), {
     label: "list_item",
-    marker: "b)",
+    marker: "(b)",
     ordered: true,
   });
   assert.equal(withoutMarker("3) tighten the screws"), "tighten the screws");

@@ -1,6 +1,7 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
 import { box } from "./geometry.ts";
+import { opensNote } from "./note-marker.ts";
 import { inNumberedList } from "./numbered-items.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
@@ -76,6 +77,18 @@ function totalChars(block: Block): number {
 }
 
 /** The size of the block's first line. */
+/**
+ * The block opens with a raised mark (a superscript `1` or `*` smaller than the text after it, its baseline above
+ * the text's): a note or an affiliation (`¹ Department of …`) under a title, never a heading, however large it is
+ * set; the mark is no section number.
+ */
+function opensWithRaisedMark(block: Block): boolean {
+  const line = block.lines[0];
+  if (!opensNote(line)) return false;
+  const [mark, next] = [...line.runs].sort((a, b) => a.box.x1 - b.box.x1);
+  return mark.box.y2 < next.box.y2 - next.fontSize * 0.15;
+}
+
 function blockSize(block: Block): number {
   return block.lines[0].fontSize;
 }
@@ -149,7 +162,7 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
   const styles = new Map<string, number>();
   for (const block of blocks) {
     const text = blockText(block);
-    if (headingLike(block, text, bodySize, bodyFont)) {
+    if (!opensWithRaisedMark(block) && headingLike(block, text, bodySize, bodyFont)) {
       const size = blockSize(block);
       const key = styleKey(
         size,
@@ -226,7 +239,9 @@ export function labelBlock(
   if (block.lines.length >= 2 && block.lines.every((line) => KEY_VALUE.test(line.text))) {
     return { label: "key_value_region" };
   }
+  const note = opensWithRaisedMark(block);
   if (
+    !note &&
     where.firstPage &&
     !where.titleTaken &&
     size >= style.bodySize * 1.3 &&
@@ -239,6 +254,7 @@ export function labelBlock(
   }
   const marker = LIST_MARKER.exec(text);
   if (
+    !note &&
     headingLike(block, text, style.bodySize, style.bodyFont) &&
     !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
   ) {
@@ -259,7 +275,7 @@ export function labelBlock(
   if (marker) {
     const raw = marker[0];
     const ordered = /[\dA-Za-z]/.test(raw);
-    return { label: "list_item", marker: ordered ? raw.replace(/^\(/, "") : "-", ordered };
+    return { label: "list_item", marker: ordered ? raw : "-", ordered };
   }
   return { label: "text" };
 }

@@ -246,3 +246,36 @@ test("an exponent set against its base joins it, though a space glyph was drawn 
     ["i OSS"],
   );
 });
+
+test("an exponent and the text after it on the baseline are two words when a tenth of an em apart", () => {
+  // `f(x)e^{-2x} dx`: the exponent in 8 pt raised 4 pt, touching its `e`, then `dx` back on the 12 pt baseline, 1 pt
+  // on.
+  const runs = [
+    placed("f(x)e", { x1: 100, y1: 100, x2: 130, y2: 112 }, { fontSize: 12 }),
+    placed("-2x", { x1: 130, y1: 96, x2: 142, y2: 104 }, { fontSize: 8 }),
+    placed("dx", { x1: 143, y1: 100, x2: 155, y2: 112 }, { fontSize: 12 }),
+  ];
+  assert.deepEqual(
+    buildLines(runs).map((line) => line.text),
+    ["f(x)e-2x dx"],
+  );
+  // On one baseline the same step is kerning inside a word.
+  const flat = [
+    placed("equa", { x1: 100, y1: 100, x2: 124, y2: 112 }, { fontSize: 12 }),
+    placed("tion", { x1: 125, y1: 100, x2: 149, y2: 112 }, { fontSize: 12 }),
+  ];
+  assert.deepEqual(
+    buildLines(flat).map((line) => line.text),
+    ["equation"],
+  );
+});
+
+test("a slide's Fourier integral keeps the space between its exponent and `dx`", async () => {
+  const file = fileURLToPath(new URL("../../test/real-world/usyd-beamer-slides.pdf", import.meta.url));
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(file)),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(result.markdown, /2πixζ dx/, result.markdown.slice(0, 2000));
+});

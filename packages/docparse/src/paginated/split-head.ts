@@ -12,6 +12,17 @@ export interface HeadCandidate {
   fontSize: number;
 }
 
+/** The indexes of `items` per page, in their order: the page-by-page rules of furniture detection share it. */
+export function indexesByPage(items: readonly { page: number }[]): Map<number, number[]> {
+  const pages = new Map<number, number[]>();
+  items.forEach((item, i) => {
+    const list = pages.get(item.page);
+    if (list) list.push(i);
+    else pages.set(item.page, [i]);
+  });
+  return pages;
+}
+
 /**
  * A running head split across the top of the text (`Pt. 2` flush left, `5 CFR Ch. I (1-1-22 Edition)` flush
  * right): the page's first line of text holds exactly two short blocks, one at the text's left edge and one at
@@ -22,13 +33,7 @@ export interface HeadCandidate {
  */
 export function splitRunningHeads(candidates: readonly HeadCandidate[], bodySize: number): number[] {
   const found: number[] = [];
-  const pages = new Map<number, number[]>();
-  candidates.forEach((c, i) => {
-    const list = pages.get(c.page);
-    if (list) list.push(i);
-    else pages.set(c.page, [i]);
-  });
-  for (const indexes of pages.values()) {
+  for (const indexes of indexesByPage(candidates).values()) {
     if (indexes.length < 4) continue;
     const boxes = indexes.map((i) => candidates[i].box);
     const left = Math.min(...boxes.map((b) => b.x1));
