@@ -11,6 +11,7 @@ interface Counts {
   passed: number;
   failed: number;
   skipped: number;
+  ms?: number;
 }
 interface Outcome {
   files: Record<string, Counts>;
@@ -50,6 +51,15 @@ const sum = (o: Outcome) =>
   );
 
 const first = run(targets, 1);
+if (first) {
+  // CI has a time limit: the slowest files are where to look when the run grows.
+  const slowest = Object.entries(first.files)
+    .sort(([, a], [, b]) => (b.ms ?? 0) - (a.ms ?? 0))
+    .slice(0, 15);
+  const total = Object.values(first.files).reduce((t, c) => t + (c.ms ?? 0), 0);
+  console.log(`\nslowest test files (of ${Math.round(total / 1000)} s in all):`);
+  for (const [file, c] of slowest) console.log(`  ${Math.round((c.ms ?? 0) / 1000)} s  ${name(file)}`);
+}
 let ok = first !== undefined && first.run.failed === 0;
 let totals = first?.run ?? { passed: 0, failed: 1, skipped: 0 };
 if (first && !ok) {
