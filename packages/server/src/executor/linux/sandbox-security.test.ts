@@ -87,8 +87,8 @@ async function sh(sandbox: Sandbox, script: string, env: Record<string, string> 
   return sandbox.run("sh", { args: ["-c", script], env, timeout: 60 });
 }
 
-async function python(sandbox: Sandbox, code: string, args: string[] = []): Promise<RunResult> {
-  return sandbox.run("python3", { args: ["-c", code, ...args], timeout: 60 });
+async function python(sandbox: Sandbox, code: string, args: string[] = [], timeout = 60): Promise<RunResult> {
+  return sandbox.run("python3", { args: ["-c", code, ...args], timeout });
 }
 
 /**
@@ -353,7 +353,8 @@ describe("sandbox security, as the sandbox's default user", { skip }, () => {
       }
     })();
     const apiStarted = performance.now();
-    const bomb = await python(peer, FORK_BOMB);
+    // The bomb stops itself after 90 s; its run may take longer to reap the children.
+    const bomb = await python(peer, FORK_BOMB, [], 150);
     bombing = false;
     await poller;
     const [forks, error] = bomb.stdout.trim().split(" ");
