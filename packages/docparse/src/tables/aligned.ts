@@ -327,11 +327,23 @@ export interface ColumnStats {
   markers: number;
   /** Letters and digits of the filled cells, where counted: long words make few of them per line. */
   characters?: number;
+  /** Cells of five words or more, where counted, and how many of them are full. */
+  long?: number;
+  longFull?: number;
 }
 
 export function columnStats(grid: Grid): ColumnStats[] {
   return grid.columns.map((column, c) => {
-    const stats: ColumnStats = { filled: 0, words: 0, numeric: 0, full: 0, markers: 0, characters: 0 };
+    const stats: ColumnStats = {
+      filled: 0,
+      words: 0,
+      numeric: 0,
+      full: 0,
+      markers: 0,
+      characters: 0,
+      long: 0,
+      longFull: 0,
+    };
     const width = column.x2 - column.x1;
     for (const row of grid.rows) {
       const words = row[c];
@@ -343,7 +355,12 @@ export function columnStats(grid: Grid): ColumnStats[] {
       if (isNumeric(text)) stats.numeric++;
       if (LIST_MARKER.test(text)) stats.markers++;
       const extent = words[words.length - 1].box.x2 - words[0].box.x1;
-      if (width > 0 && extent >= 0.8 * width) stats.full++;
+      const full = width > 0 && extent >= 0.8 * width;
+      if (full) stats.full++;
+      if (words.length >= 5) {
+        stats.long = (stats.long ?? 0) + 1;
+        if (full) stats.longFull = (stats.longFull ?? 0) + 1;
+      }
     }
     return stats;
   });
@@ -358,6 +375,19 @@ export function isProse(stats: ColumnStats): boolean {
   if (stats.filled === 0 || stats.full < 0.5 * stats.filled) return false;
   const words = stats.words / stats.filled;
   return words >= 5 || (words >= 3 && (stats.characters ?? 0) / stats.filled >= 30);
+}
+
+/**
+ * A column of paragraphs with short lines among them (a heading, list items, a paragraph's last line): running
+ * text by its words a cell (`isProse`), and the lines long enough to wrap (five words or more, three at least)
+ * nearly all fill the column, as a paragraph's lines do up to its last. Only a column at a band's edge is
+ * dropped for it (`tableColumns`): a page's text column beside a table, as a recipe's steps beside its ingredients.
+ */
+function paragraphColumn(stats: ColumnStats): boolean {
+  if (isProse(stats)) return true;
+  const long = stats.long ?? 0;
+  if (stats.filled === 0 || long < 3 || (stats.longFull ?? 0) < 0.75 * long) return false;
+  return isProse({ ...stats, full: stats.filled });
 }
 
 /**
@@ -404,11 +434,11 @@ function tableColumns(band: Band): Grid | null {
     if (columns.length < 2) return null;
     const grid = joinWrappedRows(gridOf(band.lines, columns));
     const stats = columnStats(grid);
-    if (isProse(stats[0])) {
+    if (paragraphColumn(stats[0])) {
       columns = columns.slice(1);
       continue;
     }
-    if (isProse(stats[stats.length - 1])) {
+    if (paragraphColumn(stats[stats.length - 1])) {
       columns = columns.slice(0, -1);
       continue;
     }

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts";
+import { isQuantity } from "./quantity.ts";
 
 /**
  * What both table detectors share: text pieces (a run, a word of a run, or a run cut at a column boundary),
@@ -254,10 +255,13 @@ export function cellText(pieces: readonly TextPiece[]): string {
 const NUMERIC =
   /^[([]?[-+−–]?[$€£¥]?\s?[-+−–]?(\d[\d,.\s']*|\.\d+)(%|[kKmMbB]|[eE][-+]?\d+)?[)\]]?[*†‡]*$|^[-–—]$/;
 
-/** A number as tables print them: signs, currency, thousands separators, percent, parentheses, a dash. */
+/**
+ * A number as tables print them: signs, currency, thousands separators, percent, parentheses, a dash; or a
+ * quantity, an amount with its unit (`200 ml`, `1/2 tsp`: quantity.ts).
+ */
 export function isNumeric(text: string): boolean {
   const t = text.trim();
-  return t !== "" && t.length <= 24 && NUMERIC.test(t);
+  return t !== "" && t.length <= 24 && (NUMERIC.test(t) || isQuantity(t));
 }
 
 /** Index of the interval [bounds[i], bounds[i+1]) holding v, clamped to the ends. */

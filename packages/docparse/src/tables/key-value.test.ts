@@ -221,3 +221,81 @@ test("labels and values set solid (a pitch of 1.0 to 1.2 em), values wrapping, k
     }
   }
 });
+
+/** Runs of one word each, as OCR reads a line: `text` from (x, y), words a word space apart. */
+function ocrWords(text: string, x: number, y: number, size = 9): TextRun[] {
+  const runs: TextRun[] = [];
+  let left = x;
+  for (const word of text.split(" ")) {
+    runs.push(run(word, left, y, { fontSize: size, fontName: "ocr" }));
+    left += word.length * 0.5 * size + 0.3 * size;
+  }
+  return runs;
+}
+
+/** An infobox read by OCR: labels at x 290, values at x 356, baselines a point or two apart, a value of seven lines. */
+function ocrInfobox(): TextRun[] {
+  const runs: TextRun[] = [];
+  const entries: [string, string[], number][] = [
+    ["Developer", ["various"], 0.4],
+    ["Kernel", ["monolithic kernel"], -1.2],
+    ["First release", ["17 September 1991"], 1.5],
+    [
+      "Platforms",
+      [
+        "Alpha, ARC, ARM, AVR32,",
+        "C6x, CRIS, FR-V, H8/300,",
+        "Hexagon, Itanium, M32R,",
+        "MicroBlaze, MIPS, Nios II,",
+        "OpenRISC, PA-RISC, s390,",
+        "SuperH, SPARC, TILE64,",
+        "x86, x86-64, Xtensa",
+      ],
+      -0.8,
+    ],
+    ["Licence", ["GPLv2 and others"], 1],
+  ];
+  let y = 300;
+  for (const [label, lines, wobble] of entries) {
+    runs.push(...ocrWords(label, 290, y + wobble, 8.5));
+    lines.forEach((line, i) => {
+      runs.push(...ocrWords(line, 356, y + 14 * i));
+    });
+    y += 14 * lines.length + 4;
+  }
+  return runs;
+}
+
+test("an infobox read by OCR (no weight known): labels pair with their wobbling values, a long value wraps", () => {
+  // The article's lines beside the box on the left, read by OCR too.
+  const article = Array.from({ length: 14 }, (_, i) =>
+    ocrWords(i % 4 === 3 ? "and ends here." : "the text of the article runs on", 60, 296 + 14 * i, 10),
+  ).flat();
+  const ocrPage = { ...page([...article, ...ocrInfobox()]), textSource: "ocr" as const };
+  const tables = detectKeyValueTables(ocrPage);
+  assert.equal(tables.length, 1);
+  assert.deepEqual(grid(tables[0]), [
+    ["Developer", "various"],
+    ["Kernel", "monolithic kernel"],
+    ["First release", "17 September 1991"],
+    [
+      "Platforms",
+      "Alpha, ARC, ARM, AVR32, C6x, CRIS, FR-V, H8/300, Hexagon, Itanium, M32R, MicroBlaze, MIPS, Nios II, " +
+        "OpenRISC, PA-RISC, s390, SuperH, SPARC, TILE64, x86, x86-64, Xtensa",
+    ],
+    ["Licence", "GPLv2 and others"],
+  ]);
+  // The same words in a text layer, in one weight: no label is bold, no table.
+  assert.deepEqual(detectKeyValueTables(page([...article, ...ocrInfobox()])), []);
+});
+
+test("a bold label's value wrapping over many lines keeps the labels below it in the table", () => {
+  const runs = infobox(ENTRIES.slice(0, 3));
+  // A value of ten lines, then one more label.
+  for (let i = 0; i < 10; i++) runs.push(run(`platform list line ${i + 1}`, 500, 160 + 14 * i));
+  runs.push(run("Platforms", 400, 160, bold), run("License", 400, 310, bold), run("Apache 2.0", 500, 310));
+  const [table] = detectKeyValueTables(page(runs));
+  assert.ok(table);
+  assert.deepEqual(grid(table).at(-1), ["License", "Apache 2.0"]);
+  assert.equal(grid(table).length, 5);
+});

@@ -2,6 +2,7 @@ import type { Box } from "../model.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "../paginated/geometry.ts";
 import {
   finishTable,
+  groupLines,
   hasVisibleText,
   isNumeric,
   type Lattice,
@@ -40,12 +41,46 @@ function besideOnLine(label: TextRun, pieces: readonly Piece[]): Piece[] {
   );
 }
 
-/** A label's run: bold, a few words, no sentence; or a word or three ended by a colon (`IBAN:`, `e-mail:`). */
-function labelLike(run: TextRun): boolean {
+/**
+ * A label's run: bold, a few words, no sentence; or a word or three ended by a colon (`IBAN:`, `e-mail:`). Where
+ * the page's text has no known weight (read by OCR, which tells no bold), a phrase of a word or three starting
+ * with a capital letter and ending no sentence stands in for the bold one.
+ */
+function labelLike(run: TextRun, weightKnown: boolean): boolean {
   const text = run.text.trim();
   const words = text.split(/\s+/).length;
   if (colonLabel(run)) return true;
+  if (!weightKnown) return words <= 3 && text.length <= 30 && /^\p{Lu}/u.test(text) && !/[.!?;,]$/.test(text);
   return run.bold && words <= 4 && text.length <= 40 && !/[.!?;]$/.test(text);
+}
+
+/** Word spaces of OCR text, in ems: wider is the gap between a label and its value (at least half an em). */
+const OCR_WORD_SPACE = 0.45;
+
+/**
+ * OCR's words joined into the phrases they make on their line (words a word space apart): what a text layer's
+ * runs are, so that a label of two words and a value of several are one piece each.
+ */
+function ocrPhrases(runs: readonly TextRun[]): TextRun[] {
+  const phrases: TextRun[] = [];
+  for (const line of groupLines(runs)) {
+    const start = phrases.length;
+    for (const run of line) {
+      const last = phrases.length > start ? phrases[phrases.length - 1] : undefined;
+      const size = Math.max(run.fontSize, last?.fontSize ?? 0);
+      if (last && run.box.x1 - last.box.x2 <= OCR_WORD_SPACE * size) {
+        phrases[phrases.length - 1] = {
+          ...last,
+          text: `${last.text} ${run.text}`,
+          box: box.union([last.box, run.box]),
+          fontSize: size,
+        };
+      } else {
+        phrases.push(run);
+      }
+    }
+  }
+  return phrases;
 }
 
 /** A label ended by a colon: a word or three, in any weight. */
@@ -55,13 +90,14 @@ function colonLabel(run: TextRun): boolean {
 }
 
 export function detectKeyValueTables(page: PageGeometry, exclude: readonly Box[] = []): DetectedTable[] {
-  const pieces: Piece[] = page.runs
+  const weightKnown = page.textSource !== "ocr";
+  const runs = page.runs
     .filter((run) => !run.vertical && hasVisibleText(run.text))
-    .filter((run) => !exclude.some((b) => box.containsCenter(b, run.box, 1)))
-    .map((run) => ({ run, bold: run.bold }));
+    .filter((run) => !exclude.some((b) => box.containsCenter(b, run.box, 1)));
+  const pieces: Piece[] = (weightKnown ? runs : ocrPhrases(runs)).map((run) => ({ run, bold: run.bold }));
   // Candidate labels: bold runs whose line goes on, after a gap, in runs that are not bold (the value).
   const labels = pieces
-    .filter((p) => labelLike(p.run))
+    .filter((p) => labelLike(p.run, weightKnown))
     .map((p) => {
       const beside = besideOnLine(p.run, pieces).sort((a, b) => a.run.box.x1 - b.run.box.x1);
       const first = beside[0];
@@ -112,7 +148,8 @@ function consecutive(
   for (let i = 1; i < group.length; i++) {
     const above = rows[rows.length - 1];
     const next = group[i];
-    if (next.label.box.y1 - above.label.box.y2 > size * 8) break;
+    // The distance counts from the end of the value above: a value wraps over as many lines as it needs.
+    if (next.label.box.y1 - valueBottom(above, next.label.box.y1, pieces, size) > size * 8) break;
     const left = Math.min(above.label.box.x1, next.label.box.x1);
     const between = pieces.some(
       (p) =>
@@ -129,6 +166,36 @@ function consecutive(
   return rows;
 }
 
+/** The runs of a label's value: its lines (valueLines) at the values' edge, from the label's line to `limit`. */
+function valueRuns(
+  row: { label: TextRun; valueX: number },
+  limit: number,
+  pieces: readonly Piece[],
+  size: number,
+) {
+  const top = row.label.box.y1 - size * 0.3;
+  // A line is the row's by its middle, above the next label's top: set solid (a pitch of one em or a little
+  // more), a line's box reaches into the next line's, and a test on the whole box would cut the row's last line.
+  const own = pieces
+    .filter((p) => {
+      const middle = box.centerY(p.run.box);
+      return p.run.box.x1 >= row.valueX - size * 0.3 && middle >= top && middle < limit;
+    })
+    .map((p) => p.run);
+  return { own, kept: valueLines(own, row.valueX, size, row.label.box.y2) };
+}
+
+/** The bottom of a label's value, or of the label when it reaches lower. */
+function valueBottom(
+  row: { label: TextRun; valueX: number },
+  limit: number,
+  pieces: readonly Piece[],
+  size: number,
+): number {
+  const { kept } = valueRuns(row, limit, pieces, size);
+  return Math.max(row.label.box.y2, ...kept.map((run) => run.box.y2));
+}
+
 /** The table of labels and their values: a row per label, down to the next label or the value's last line. */
 function keyValueTable(
   rows: readonly { label: TextRun; valueX: number }[],
@@ -142,18 +209,9 @@ function keyValueTable(
   let right = valueX;
   let bottom = rows[0].label.box.y2;
   rows.forEach((row, r) => {
-    const top = row.label.box.y1 - size * 0.3;
     const limit = r + 1 < rows.length ? rows[r + 1].label.box.y1 : Number.POSITIVE_INFINITY;
-    // The value's lines: at the values' edge or right of it, each close under the one above. A line is the row's
-    // by its middle, above the next label's top: set solid (a pitch of one em or a little more), a line's box
-    // reaches into the next line's, and a test on the whole box would cut the row's last line off.
-    const own = pieces
-      .filter((p) => {
-        const middle = box.centerY(p.run.box);
-        return p.run.box.x1 >= valueX - size * 0.3 && middle >= top && middle < limit;
-      })
-      .map((p) => p.run);
-    const kept = valueLines(own, valueX, size, row.label.box.y2);
+    // The value's lines: at the values' edge or right of it, each close under the one above.
+    const { own, kept } = valueRuns({ label: row.label, valueX }, limit, pieces, size);
     besides.push(kept.length > 0 ? besideBlock(own, kept, size, row.label.box.y1, row.label.box.y2) : []);
     values.push(kept.flatMap(runWords));
     right = Math.max(right, ...kept.map((run) => run.box.x2));
