@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { loadDocument } from "../index.ts";
 import { textRun } from "../paginated/test-geometry.ts";
 import { composeAccents, composeInline } from "./accents.ts";
@@ -55,4 +56,25 @@ test("a PDF drawing accents apart (TeX's way) reads as composed words, its ‘�
   const text = doc.items.map((item) => ("text" in item ? item.text : "")).join("\n");
   assert.match(text, /Erdés met Poincaré in Dvořák/);
   assert.match(text, /Martínez wrote “naïve”\./);
+});
+
+test("an accent TeX raises over a capital joins the word; after a word space the space stays", async () => {
+  // TeX's \`A: the pen moves right to centre the raised grave over the A, draws it, and moves back to where the
+  // glyphs before it end (Helvetica at 12 pt: FACOLT advances 47.34 pt, the grave is 4 pt narrower than A), so
+  // pdf.js ends the item before the grave with a space. `DE` (16.67 pt) is followed by a word space of 3.34 pt first.
+  const content = [
+    "BT /F1 12 Tf 72 700 Td (FACOLT) Tj 49.34 2.5 Td (`) Tj -2 -2.5 Td (A DI SCIENZE) Tj ET",
+    "BT /F1 12 Tf 72 670 Td (DE) Tj 22 2.5 Td (`) Tj -2 -2.5 Td (ANNO) Tj ET",
+  ].join("\n");
+  const bytes = onePagePdf(content);
+  const doc = await loadDocument({ bytes, mimeType: "application/pdf" });
+  const text = doc.items.map((item) => ("text" in item ? item.text : "")).join("\n");
+  assert.match(text, /FACOLTÀ DI SCIENZE/);
+  assert.match(text, /DE ÀNNO/);
+});
+
+test("a thesis title page's `FACOLTÀ`, its À drawn as TeX's raised grave over A, is one word", async () => {
+  await assertPdfFacts("it-frontespizio-thesis-title.pdf", [
+    { present: "FACOLTÀ DI SCIENZE MATEMATICHE, FISICHE E NATURALI" },
+  ]);
 });

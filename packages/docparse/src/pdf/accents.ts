@@ -109,3 +109,36 @@ export function composeAccents(runs: readonly TextRun[]): TextRun[] {
   }
   return out;
 }
+
+/**
+ * TeX raises an accent over a capital (`À`, `É`) with moves of its own: the pen goes right to centre the accent,
+ * draws it, and goes back to where the word's glyphs ended to draw the letter. pdf.js reads that first move as a
+ * space: `FACOLT ` + `` ` `` + `A`, or `` FACOLT ` `` + `A`. Where the letter starts where the glyphs before the
+ * accent end (`glyphEnds`, parallel to `runs`), that space is no word space and is dropped; a word space before
+ * an accented capital leaves the letter a space's width further on, and is kept.
+ */
+export function withoutAccentKernSpaces(runs: readonly TextRun[], glyphEnds: readonly number[]): TextRun[] {
+  const out = [...runs];
+  for (let i = 0; i + 1 < out.length; i++) {
+    const before = out[i];
+    const end = glyphEnds[i];
+    if (!Number.isFinite(end) || before.vertical || before.dir !== "ltr") continue;
+    // The glyphs' end lies inside the item's box, or the advances read are not this item's.
+    if (end < before.box.x1 || end > before.box.x2 + 0.05 * before.fontSize) continue;
+    const near = (letter: TextRun) => Math.abs(letter.box.x1 - end) < 0.1 * before.fontSize;
+    const inItem = /\s+(\S)$/u.exec(before.text);
+    const next = out[i + 1];
+    if (inItem && MARKS[inItem[1]] && /^\p{L}/u.test(next.text) && overlaps(before, next) && near(next)) {
+      // The accent ends this item: `FACOLT `` ` `` over the next item's `A`.
+      out[i] = { ...before, text: before.text.slice(0, inItem.index) + inItem[1] };
+      continue;
+    }
+    const letter = out[i + 2];
+    if (!letter || !/\s$/.test(before.text)) continue;
+    const mark = next.text.trim();
+    if ([...mark].length !== 1 || !MARKS[mark] || !/^\p{L}/u.test(letter.text) || !overlaps(next, letter))
+      continue;
+    if (near(letter)) out[i] = { ...before, text: before.text.trimEnd() };
+  }
+  return out;
+}

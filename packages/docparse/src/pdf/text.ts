@@ -1,7 +1,7 @@
 import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
-import { composeAccents, composeInline } from "./accents.ts";
+import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { respelled } from "./ligatures.ts";
@@ -265,6 +265,9 @@ function textRuns(
   const styles = content.styles as Record<string, FontStyle>;
   const faces = new Map<string, FontFace>();
   const runs: TextRun[] = [];
+  // Where each run's glyphs end along x (before any move pdf.js read as a space after them, and before a last
+  // character it set apart by a space), NaN when not known.
+  const glyphEnds: number[] = [];
   // The item the last run was made from, and a space glyph drawn since it (pdf.js gives it an item of its own).
   let last: { item: PdfTextItem; run: TextRun } | null = null;
   let space: PdfTextItem | null = null;
@@ -300,6 +303,9 @@ function textRuns(
     if (size <= 0) continue;
     // Most of the item's characters drawn at another size than its first: the item takes theirs.
     const resized = item.dir === "rtl" ? 1 : (sizes?.ratio(item.str) ?? 1);
+    // The glyphs' advance, up to a last character set apart by a space (an accent pdf.js put in this item).
+    const drawn = item.str.replace(/\s+/g, "").length - (/\s\S$/u.test(item.str) ? 1 : 0);
+    const advance = item.dir === "rtl" ? undefined : sizes?.lastAdvance(drawn);
     const extent = typeExtent(style);
     const ascent = extent.ascent * resized;
     const descent = extent.descent * resized;
@@ -320,6 +326,7 @@ function textRuns(
       if (unmapped) last.run.unmapped = true;
       last.run.box = box.union([last.run.box, bbox]);
       last.item = item;
+      glyphEnds[glyphEnds.length - 1] = Number.NaN;
       continue;
     }
     const run: TextRun = {
@@ -338,9 +345,13 @@ function textRuns(
       ...(unmapped ? { unmapped: true } : {}),
     };
     runs.push(run);
+    // In the item's text space a glyph advance of one font size is one unit along x (its matrix carries the size).
+    glyphEnds.push(
+      advance !== undefined && m[0] > 0 && Math.abs(m[1]) < 1e-6 ? apply(m, advance, 0)[0] : Number.NaN,
+    );
     last = { item, run };
   }
   // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
   const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
-  return { runs: withoutOverprints(composeAccents(runs)), quarterTurns };
+  return { runs: withoutOverprints(composeAccents(withoutAccentKernSpaces(runs, glyphEnds))), quarterTurns };
 }
