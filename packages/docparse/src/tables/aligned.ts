@@ -334,7 +334,7 @@ export interface ColumnStats {
 
 export function columnStats(grid: Grid): ColumnStats[] {
   return grid.columns.map((column, c) => {
-    const stats: ColumnStats = {
+    const stats = {
       filled: 0,
       words: 0,
       numeric: 0,
@@ -351,15 +351,15 @@ export function columnStats(grid: Grid): ColumnStats[] {
       const text = cellText(words);
       stats.filled++;
       stats.words += words.length;
-      stats.characters = (stats.characters ?? 0) + (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0);
+      stats.characters += text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
       if (isNumeric(text)) stats.numeric++;
       if (LIST_MARKER.test(text)) stats.markers++;
       const extent = words[words.length - 1].box.x2 - words[0].box.x1;
       const full = width > 0 && extent >= 0.8 * width;
       if (full) stats.full++;
       if (words.length >= 5) {
-        stats.long = (stats.long ?? 0) + 1;
-        if (full) stats.longFull = (stats.longFull ?? 0) + 1;
+        stats.long++;
+        if (full) stats.longFull++;
       }
     }
     return stats;
