@@ -41,8 +41,8 @@ function svcGapOffsets(chunks, gaps) {
 export const LETTER_SPACING_EDITS: readonly WorkerEdit[] = [
   {
     why: "a helper that turns the gaps noted in an item's chunks into offsets in its text",
-    find: "class WorkerMessageHandler {",
-    replace: `${GAP_OFFSETS}class WorkerMessageHandler {`,
+    find: "    function flushTextContentItem() {\n",
+    replace: `${GAP_OFFSETS}    function flushTextContentItem() {\n`,
   },
   {
     why: "a space put into an item for a gap between glyphs is noted: where it stands, its width in ems, and whether a space glyph was drawn in it (the last character seen was a space)",
