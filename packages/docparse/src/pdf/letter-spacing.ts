@@ -113,8 +113,8 @@ export function joinTrackedLetters(text: string, gaps: readonly ItemGap[]): stri
       chains.push(chain);
     }
   }
-  // The item's word spaces beside longer words: gaps with a space glyph, or with a word of two letters or more on
-  // either side.
+  // The item's other spaces: those beside a word of two characters or more, a digit or a sign. Where single letters
+  // are as far apart as the words around them (a TeX line's `options a b c d and e`), their gaps are word spaces.
   const inChain = new Set(chains.flatMap((c) => c.gaps.map((gap) => gap[0])));
   const wordSpaces = gaps.filter((gap) => !inChain.has(gap[0])).map((gap) => gap[1]);
   const narrowestWordSpace = wordSpaces.length > 0 ? Math.min(...wordSpaces) : Infinity;
