@@ -4,6 +4,7 @@ import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
+import { type ItemGap, joinTrackedLetters } from "./letter-spacing.ts";
 import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
 import { symbolFontText } from "./symbol-font.ts";
@@ -237,6 +238,11 @@ export async function pageTextRuns(
   words: GlyphWords = { rtlLigatures: new Map(), fallbacks: new Map() },
 ): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
   const content = await page.getTextContent({ disableNormalization: true });
+  // Letter-spaced words joined first, while the gaps noted in the worker still point into the items' text.
+  for (const item of content.items) {
+    const gaps = (item as { svcGaps?: ItemGap[] }).svcGaps;
+    if ("str" in item && gaps) item.str = joinTrackedLetters(item.str, gaps);
+  }
   // First, while the items still hold the characters the glyphs were read as.
   if (words.ligatures)
     respellLigatures(

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
+import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -377,6 +378,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...FONT_EDITS,
   // Text pdf.js loses: a glyph mapped to a space and more, and ActualText spans (actual-text.ts).
   ...TEXT_EDITS,
+  // The gaps pdf.js read as spaces inside an item, so that letter-spaced words can be read whole (letter-spacing.ts).
+  ...LETTER_SPACING_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */
