@@ -13,6 +13,7 @@ export interface FolioLineCandidate {
   edge: "top" | "bottom" | null;
   caption?: boolean;
   lines?: readonly string[];
+  noteMarked?: boolean;
 }
 
 /** Ends like a sentence or a clause; `et al.` closing a running head's authors does not. */

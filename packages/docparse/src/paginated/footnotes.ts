@@ -4,9 +4,12 @@ import { furniturePattern } from "./furniture-patterns.ts";
  * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
  * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
  * more, or a one-line note: its marker, then a sentence of six words or more that no furniture pattern matches.
- * They are content the body refers to, not furniture, even when they sit in the bottom band.
+ * A block whose first line opens with a note mark set smaller and raised before its text (`¹ Majority Webpage`:
+ * see note-marker.ts) is a note however short, as a superscript says what it is. They are content the body refers
+ * to, not furniture, even when they sit in the bottom band.
  */
-export function footnotes(c: { text: string; lines?: readonly string[] }): boolean {
+export function footnotes(c: { text: string; lines?: readonly string[]; noteMarked?: boolean }): boolean {
+  if (c.noteMarked) return true;
   const lines = c.lines ?? [c.text];
   const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
   if (lines.length === 1) {

@@ -29,6 +29,8 @@ export interface FurnitureCandidate {
   caption?: boolean;
   /** The block's lines, when it has several (footnotes are told apart by them). */
   lines?: readonly string[];
+  /** The block's first line opens with a note mark set smaller and raised (see note-marker.ts). */
+  noteMarked?: boolean;
 }
 
 export { furniturePattern };
