@@ -1,4 +1,5 @@
 import type { Box, PageSize } from "../model.ts";
+import { detailsBlock } from "./contact-details.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { folioLineMates } from "./folio-line.ts";
 import { footnotes } from "./footnotes.ts";
@@ -183,6 +184,9 @@ export function detectFurniture(
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, samePage)) return;
+    // A block of labelled details at the foot (a letter's bank details) is content a reader looks up.
+    if (!repeated && !pattern && !c.pageNumber && band === "bottom" && detailsBlock(c.lines ?? [c.text]))
+      return;
     // A letterhead over a memo's fields is the document's own head, however small it is set or read.
     if (!repeated && !pattern && !c.pageNumber && band === "top" && headsMemo(c, samePage)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
