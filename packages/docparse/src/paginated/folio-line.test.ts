@@ -64,3 +64,12 @@ test("a running head on the page's first line, set apart below the margin band, 
   assert.ok(words.includes(" the new beds "), result.markdown);
   assert.ok(words.includes(" the spring meeting agreed "), result.markdown);
 });
+
+test("public page: on a page set all in one size, the head beside the page number is still its running head", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("la-precinct-bulletin.pdf", [
+    { absent: "REGISTRAR-RECORDER/COUNTY CLERK" },
+    { present: "GENERAL ELECTION" },
+  ]);
+});

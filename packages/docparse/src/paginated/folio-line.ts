@@ -23,17 +23,17 @@ function sentenceEnd(text: string): boolean {
 }
 
 /**
- * The rest of a folio's line: a page number at the page's top (foot) marks its line as the running head (foot), and
- * the blocks on that line with it are furniture too (a book's title across from its folio, `Author et al.:
- * Preprint submitted to X` beside `Page 1 of 3`, a newsletter's name and date between its volume line and the page
- * number). A block is on the line when it is level with the page number, or when both sit on the page's first
- * (last) line of text. The line must be at the page's edge, and the evidence asked of each block follows how
- * clearly it is: a line set apart from the body (`edge`) takes any block smaller than the page's largest type and
- * up to 1.2 × the body, no longer than a long title line; a line in the top or bottom 8% that is not set apart
- * (a spread whose facing page starts its masthead higher than this page's head) takes only short blocks, no larger
- * than the body and no sentence. Footnotes and captions are content either way, and the page's title type is
- * never a running head. `kinds` holds what was found so far; returns the indexes of the blocks to add, with their
- * kind.
+ * The rest of a folio's line: a page number at the page's top (foot) marks its line as the running head (foot),
+ * and the blocks on that line with it are furniture too (a book's title across from its folio, `Author et al.:
+ * Preprint submitted to X` beside `Page 1 of 3`, a newsletter's name and date between its volume line and the
+ * page number). A block is on the line when it is level with the page number, or when both sit on the page's
+ * first (last) line of text. The line must be at the page's edge, and the evidence asked of each block follows
+ * how clearly the line stands apart: a line set apart from the body (`edge`) takes any block up to 1.2 × the body
+ * and no longer than a long title line; a line in the top or bottom 8% that is not set apart (a spread whose
+ * facing page starts its masthead higher than this page's head) takes only short blocks, no larger than the body
+ * and no sentence. Footnotes and captions are content either way, and the page's title type (its largest, above
+ * the body's size) is never a running head. `kinds` holds what was found so far; returns the indexes of the
+ * blocks to add, with their kind.
  */
 export function folioLineMates(
   candidates: readonly FolioLineCandidate[],
@@ -51,7 +51,8 @@ export function folioLineMates(
     const top = c.box.y2 < height * 0.08;
     const bottom = c.box.y1 > height * 0.92;
     if (!top && !bottom && c.edge === null) return;
-    if (c.fontSize >= (largest.get(c.page) ?? 0)) return;
+    // The page's title type, set larger than the body, is the page's own (a page set all in one size has none).
+    if (c.fontSize >= (largest.get(c.page) ?? 0) && c.fontSize > bodySize * 1.05) return;
     const folio = folios.find(
       (f) =>
         f.page === c.page &&
