@@ -28,6 +28,7 @@ import {
 import { box, type DetectedTable } from "./geometry.ts";
 import { type BlockLabel, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
+import { opensNote } from "./note-marker.ts";
 
 export interface AssembleOptions {
   mimeType: string;
@@ -93,6 +94,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
           caption: label.label === "figure_caption" || label.label === "table_caption",
           lines: entry.block.lines.map((line) => line.text),
+          noteMarked: opensNote(entry.block.lines[0]),
         });
         candidateBlocks.push(entry.block);
       }

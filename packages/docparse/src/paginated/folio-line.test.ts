@@ -40,3 +40,36 @@ test("a newsletter spread's running head, between its volume line and page numbe
     },
   ]);
 });
+
+test("a running head on the page's first line, set apart below the margin band, beside its page number, is furniture", async () => {
+  // A letter's page whose head line sits a little lower than the top 8% (a deep top margin): its title, its
+  // issue and its folio in the body's size, three blocks on the line. The line is set apart from the text, and
+  // the page number says what it is.
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  drawLine(page, "Planting Along the East Wall", 72, 76, fonts.regular, 10);
+  drawLine(page, "Garden Club Letter April 2024", 250, 76, fonts.regular, 10);
+  drawLine(page, "17", 528, 76, fonts.regular, 10);
+  drawLine(page, "The New Beds", 72, 112, fonts.bold, 16);
+  for (const top of [140, 220, 300])
+    drawParagraph(page, PROSE, { x: 72, top, width: 468, font: fonts.regular, size: 10 });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  const words = markdownSubject(result.markdown).words;
+  assert.ok(!words.includes(" planting along the east wall "), result.markdown);
+  assert.ok(!words.includes(" april 2024 "), result.markdown);
+  assert.ok(words.includes(" the new beds "), result.markdown);
+  assert.ok(words.includes(" the spring meeting agreed "), result.markdown);
+});
+
+test("public page: on a page set all in one size, the head beside the page number is still its running head", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("la-precinct-bulletin.pdf", [
+    { absent: "REGISTRAR-RECORDER/COUNTY CLERK" },
+    { present: "GENERAL ELECTION" },
+  ]);
+});

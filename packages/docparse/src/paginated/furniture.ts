@@ -1,8 +1,10 @@
 import type { Box, PageSize } from "../model.ts";
+import { detailsBlock } from "./contact-details.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { folioLineMates } from "./folio-line.ts";
+import { footnotes } from "./footnotes.ts";
+import { furniturePattern } from "./furniture-patterns.ts";
 import { box } from "./geometry.ts";
-import { journalLine } from "./journal-line.ts";
 import { headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
 import { indexesByPage, splitRunningHeads } from "./split-head.ts";
@@ -28,39 +30,13 @@ export interface FurnitureCandidate {
   caption?: boolean;
   /** The block's lines, when it has several (footnotes are told apart by them). */
   lines?: readonly string[];
+  /** The block's first line opens with a note mark set smaller and raised (see note-marker.ts). */
+  noteMarked?: boolean;
 }
+
+export { furniturePattern };
 
 export type FurnitureKind = "page_header" | "page_footer" | "page_number";
-
-/**
- * Lines that say what they are: a journal line (`Journal | Vol. 12 | No. 3`, `pp. 1–9`), an identifier of the
- * copy (DOI, ISSN, ISBN), a copyright line, a download or print stamp, a revision or part-number line.
- */
-const FURNITURE_PATTERNS: readonly RegExp[] = [
-  /\bvol(?:\.|ume)\s*\d+\b.*\b(?:no\.|issue|number|pp?\.)\s*\d+/i,
-  /\b(?:doi:\s*10\.|doi\.org\/10\.|issn\b|isbn\b|e-?issn\b)/i,
-  /(?:©|\(c\)\s*(?:19|20)\d\d|\bcopyright\s+(?:©\s*)?(?:19|20)\d\d)/i,
-  /^(?:downloaded|printed|retrieved|accessed|generated)\s+(?:from|on|by|at)\b/i,
-  /\b(?:downloaded|printed)\s+(?:from|on|by)\b.*\b(?:19|20)\d\d\b/i,
-  /\b(?:rev(?:\.|ision)|part\s*(?:no\.?|number|#)|doc(?:ument)?\s*(?:no\.?|number|#))\s*[:#]?\s*[A-Z0-9][\w.-]*\s*(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|(?:19|20)\d\d)?\s*$/i,
-];
-
-/**
- * A citation of the issue the page is in, on one short line: a year and a page range (`Journal Title, 2022, pp.
- * 1–9`, `Proc. of the Conference (2019) pp. 12-20`). A reference in a list says as much but runs longer, with its
- * authors and title.
- */
-const ISSUE_CITATION = /\b(?:19|20)\d\d\b.*\bpp?\.\s*\d+\s*[-–—]\s*\d+\b/i;
-
-/** The text says it is page furniture. */
-export function furniturePattern(text: string): boolean {
-  return (
-    text.length <= 200 &&
-    (FURNITURE_PATTERNS.some((pattern) => pattern.test(text)) ||
-      journalLine(text) ||
-      (text.length <= 60 && ISSUE_CITATION.test(text)))
-  );
-}
 
 /** A number alone: a page number, or one tick of a chart's axis. */
 const NUMBER_ONLY = /^[-–—−]?\s*\d{1,6}(?:[.,]\d+)?\s*[-–—]?$/;
@@ -78,25 +54,6 @@ function axisTick(c: FurnitureCandidate, all: readonly FurnitureCandidate[]): bo
     (o) => Math.abs(o.box.x2 - c.box.x2) <= size * 0.5 && Math.abs(o.box.y1 - c.box.y1) <= size * 8,
   );
   return row.length >= 2 || column.length >= 2;
-}
-
-/**
- * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
- * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
- * more, or a one-line note: its marker, then a sentence of six words or more that no furniture pattern matches.
- * They are content the body refers to, not furniture, even when they sit in the bottom band.
- */
-function footnotes(c: FurnitureCandidate): boolean {
-  const lines = c.lines ?? [c.text];
-  const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
-  if (lines.length === 1) {
-    const text = lines[0].trim();
-    const sentence = /^\s*(?:\d{1,3}|[*†‡§¶])\s*\p{Lu}/u.test(text) && /[.!?]["'”’“)]?$/.test(text);
-    return sentence && marked(text) && text.split(/\s+/).length >= 6 && !furniturePattern(text);
-  }
-  if (lines.every(marked)) return true;
-  const text = c.text.trim();
-  return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
 }
 
 /**
@@ -227,6 +184,9 @@ export function detectFurniture(
     // A label set sideways in a drawn cell is part of a form, wherever on the page its strip of boxes runs.
     if (!repeated && c.sideways && c.boxed) return;
     if (!repeated && !pattern && band === "bottom" && underHeading(c, samePage)) return;
+    // A block of labelled details at the foot (a letter's bank details) is content a reader looks up.
+    if (!repeated && !pattern && !c.pageNumber && band === "bottom" && detailsBlock(c.lines ?? [c.text]))
+      return;
     // A letterhead over a memo's fields is the document's own head, however small it is set or read.
     if (!repeated && !pattern && !c.pageNumber && band === "top" && headsMemo(c, samePage)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
@@ -235,20 +195,14 @@ export function detectFurniture(
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
   // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge,
-  // `Journal of X   Copyright © 2022   PREPRINT / 1` or `Author et al.: Preprint   Page 1 of 3` at its foot): the
-  // blocks on that edge line with it, the page's title type and footnotes aside. At the foot a page number marks
-  // the line too: a line set apart under the body, with the page's number on it, is its running foot.
+  // `Journal of X   Copyright © 2022   PREPRINT / 1` at its foot): the blocks on that edge line with it, the page's
+  // title type and footnotes aside. A page number marks its line too: see folio-line.ts.
   candidates.forEach((c, i) => {
     if (kinds.has(i) || c.edge === null || c.caption) return;
     const samePage = onPage.get(c.page) ?? [];
     const largest = Math.max(...samePage.map((o) => o.fontSize));
     const marked = candidates.some(
-      (o, j) =>
-        j !== i &&
-        o.page === c.page &&
-        o.edge === c.edge &&
-        kinds.has(j) &&
-        (furniturePattern(o.text) || (c.edge === "bottom" && kinds.get(j) === "page_number")),
+      (o, j) => j !== i && o.page === c.page && o.edge === c.edge && kinds.has(j) && furniturePattern(o.text),
     );
     if (!marked || c.fontSize >= largest) return;
     if (c.edge === "bottom" && footnotes(c)) return;
@@ -257,7 +211,7 @@ export function detectFurniture(
   // A running head split across the text's first line, a folio at one end (see split-head.ts).
   for (const i of splitRunningHeads(candidates, bodySize))
     if (!kinds.has(i) && !candidates[i].caption) kinds.set(i, "page_header");
-  // The rest of a page number's line in the top or bottom margin (see folio-line.ts).
+  // The rest of a page number's line at the page's top or foot (see folio-line.ts).
   for (const [i, kind] of folioLineMates(candidates, kinds, bodySize)) kinds.set(i, kind);
   // Text set sideways in a side margin (a download stamp, a production line up the page's edge).
   candidates.forEach((c, i) => {

@@ -1,0 +1,23 @@
+import { furniturePattern } from "./furniture-patterns.ts";
+
+/**
+ * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
+ * text, or one note wrapped over several lines, opened by its marker and ending a sentence of a dozen words or
+ * more, or a one-line note: its marker, then a sentence of six words or more that no furniture pattern matches.
+ * A block whose first line opens with a note mark set smaller and raised before its text (`¹ Majority Webpage`:
+ * see note-marker.ts) is a note however short, as a superscript says what it is. They are content the body refers
+ * to, not furniture, even when they sit in the bottom band.
+ */
+export function footnotes(c: { text: string; lines?: readonly string[]; noteMarked?: boolean }): boolean {
+  if (c.noteMarked) return true;
+  const lines = c.lines ?? [c.text];
+  const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
+  if (lines.length === 1) {
+    const text = lines[0].trim();
+    const sentence = /^\s*(?:\d{1,3}|[*†‡§¶])\s*\p{Lu}/u.test(text) && /[.!?]["'”’“)]?$/.test(text);
+    return sentence && marked(text) && text.split(/\s+/).length >= 6 && !furniturePattern(text);
+  }
+  if (lines.every(marked)) return true;
+  const text = c.text.trim();
+  return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
+}
