@@ -3,6 +3,7 @@ import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
+import { AFTER_DAY, DAY } from "./day-dates.ts";
 import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box } from "./geometry.ts";
 import type { Line } from "./lines.ts";
@@ -17,10 +18,11 @@ export interface Block {
 /**
  * Starts of a list item: a bullet, a dash, a check mark, or an enumerator such as `1.`, `(a)`, `iv)` (the groups
  * of bullet-marks.ts). A telephone number's area code (`(818) 708-8131`) is no enumerator: taken for one, it
- * would be dropped as a marker.
+ * would be dropped as a marker, nor is a date's day (`30. Juni 2008`, day-dates.ts).
  */
 export const LIST_MARKER = new RegExp(
-  `^(?:[${BULLET_MARKS}${DASH_MARKS}${CHECK_MARKS}]|${ENUMERATOR})(?=\\s|$)(?!\\s+\\d{3,4}[-.\\s]\\d{4}\\b)`,
+  `^(?:[${BULLET_MARKS}${DASH_MARKS}${CHECK_MARKS}]|${ENUMERATOR})(?=\\s|$)(?!\\s+\\d{3,4}[-.\\s]\\d{4}\\b)(?!(?<=^${DAY})${AFTER_DAY})`,
+  "u",
 );
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */

@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { opensWithDayDate } from "./day-dates.ts";
 import { box } from "./geometry.ts";
 import { opensNote } from "./note-marker.ts";
 import { inNumberedList } from "./numbered-items.ts";
@@ -258,7 +259,7 @@ export function labelBlock(
     headingLike(block, text, style.bodySize, style.bodyFont) &&
     !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
   ) {
-    const numbered = HEADING_NUMBER.exec(text);
+    const numbered = opensWithDayDate(text) ? null : HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
     const byStyle =
       style.headingLevels.get(
