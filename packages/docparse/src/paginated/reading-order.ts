@@ -6,6 +6,7 @@ import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
+import { optionsAcrossGutter } from "./option-rows.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
@@ -135,12 +136,16 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
           text,
         );
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
-  // Answers on the baselines of their questions, details on those of their entries, are read along the rows
-  // (see answerColumns, detailColumns).
+  // Answers on the baselines of their questions, details on those of their entries, a row of options numbered on
+  // across the gutter, are read along the rows (see answerColumns, detailColumns, optionsAcrossGutter).
   const texts = parts.map((part) =>
     part.flatMap((e) => (!e.float && !e.aside && e.text !== undefined ? [{ box: e.box, text: e.text }] : [])),
   );
-  if (parts.length > 1 && !options.rtl && (answerColumns(texts) || detailColumns(texts)))
+  if (
+    parts.length > 1 &&
+    !options.rtl &&
+    (answerColumns(texts) || detailColumns(texts) || optionsAcrossGutter(texts))
+  )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
 }
