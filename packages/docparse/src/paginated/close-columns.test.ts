@@ -54,6 +54,14 @@ test("columns 3 pt apart are read one after the other, not line by line across",
   assert.match(markdown, /hills nearby\.[\s\S]*afternoon\. The sheep made no comment/, markdown);
 });
 
+test("a page number centred in the gutter under two columns is no column's edge", async () => {
+  // The number narrows the gutter on a row of its own: the page is cut above it, and a paragraph running from
+  // the left column into the right one reads on.
+  const bytes = new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "latex-two-column-p1.pdf")));
+  const markdown = await markdownOf(bytes);
+  assert.match(markdown, /Donec nonummy pellentesque ante\./);
+});
+
 test("a word space lined up down one column is no gutter", async () => {
   const { pdf, fonts } = await newPdf();
   const page = pdf.addPage([420, 595]);

@@ -39,6 +39,10 @@ export function closeColumnGutters(narrow: readonly Gap[], text: readonly Box[],
     if (starts.length < MIN_ROWS) return false;
     const left = text.filter((b) => b.x2 <= gap.start + 0.01);
     if (left.length === 0) return false;
+    // What narrows the strip is a line of the left column running up to the right one, on a row of it; a page
+    // number centred under the gutter, on a row of its own, is no column's edge (the region is cut above it).
+    const edge = left.filter((b) => b.x2 >= gap.start - 0.5);
+    if (!edge.every((b) => starts.some((start) => box.overlapY(b, start) > 0))) return false;
     // Justified lines end on the strip, ragged ones within a word or two of it (a quarter of the column's
     // width); a form's labels, short beside their aligned values, end far from it.
     const reach = Math.max(size * 2, (gap.start - Math.min(...left.map((b) => b.x1))) * 0.25);
