@@ -3,8 +3,9 @@ import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
+import { AFTER_DAY, DAY } from "./day-dates.ts";
 import { boxBesideDropInitial } from "./drop-initial.ts";
-import { box } from "./geometry.ts";
+import { box, type Rule } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
 
@@ -17,10 +18,11 @@ export interface Block {
 /**
  * Starts of a list item: a bullet, a dash, a check mark, or an enumerator such as `1.`, `(a)`, `iv)` (the groups
  * of bullet-marks.ts). A telephone number's area code (`(818) 708-8131`) is no enumerator: taken for one, it
- * would be dropped as a marker.
+ * would be dropped as a marker, nor is a date's day (`30. Juni 2008`, day-dates.ts).
  */
 export const LIST_MARKER = new RegExp(
-  `^(?:[${BULLET_MARKS}${DASH_MARKS}${CHECK_MARKS}]|${ENUMERATOR})(?=\\s|$)(?!\\s+\\d{3,4}[-.\\s]\\d{4}\\b)`,
+  `^(?:[${BULLET_MARKS}${DASH_MARKS}${CHECK_MARKS}]|${ENUMERATOR})(?=\\s|$)(?!\\s+\\d{3,4}[-.\\s]\\d{4}\\b)(?!(?<=^${DAY})${AFTER_DAY})`,
+  "u",
 );
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
@@ -33,6 +35,26 @@ const UNSPACED_CHAR = /[\u3000-\u9FFF\uFF00-\uFFEF]/;
 export interface BlockContext {
   /** Gap (points) between consecutive lines of one paragraph in this document. */
   lineGap: number;
+  /** The page's horizontal rules: a rule drawn between two lines parts them. */
+  rules?: readonly Rule[];
+}
+
+/**
+ * True when a horizontal rule runs between `upper` and `lower` across both (a box's caption row ruled off from
+ * its body, a table's or listing's frame): the lines belong to different blocks however close they are. An
+ * underline spans its words only, and lies within its line's box.
+ */
+function ruledApart(upper: Line, lower: Line, rules: readonly Rule[], size: number): boolean {
+  const left = Math.min(upper.box.x1, lower.box.x1);
+  const right = Math.max(upper.box.x2, lower.box.x2);
+  return rules.some(
+    (rule) =>
+      rule.orientation === "h" &&
+      rule.y1 > upper.box.y2 - size * 0.05 &&
+      rule.y1 < lower.box.y1 + size * 0.05 &&
+      rule.x1 <= left + size * 0.5 &&
+      rule.x2 >= right - size * 0.5,
+  );
 }
 
 /**
@@ -64,6 +86,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   // Measured from the line's text, not from a drop initial reaching down beside the next lines.
   const gap = next.box.y1 - boxBesideDropInitial(last).y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
+  if (context.rules && ruledApart(last, next, context.rules, size)) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
   const startsLower = /^\p{Ll}/u.test(next.text);

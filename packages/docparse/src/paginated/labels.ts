@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { opensWithDayDate } from "./day-dates.ts";
 import { box } from "./geometry.ts";
 import { opensNote } from "./note-marker.ts";
 import { inNumberedList } from "./numbered-items.ts";
@@ -49,6 +50,9 @@ const PAGE_NUMBER =
  */
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
+
+/** `end`, `end for`, `return`: at most two short words, all in small letters. */
+const LOWERCASE_KEYWORD = /^\p{Ll}{1,10}(?: \p{Ll}{1,10})?$/u;
 
 /** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
 const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
@@ -118,7 +122,10 @@ function headingLike(block: Block, text: string, bodySize: number, bodyFont?: st
   const bold = block.lines.every((line) => line.bold);
   // A larger line ending in a colon introduces what follows (`For more information:`) unless it is numbered.
   if (size >= bodySize * 1.15) return !/[,;]$/.test(text) && (!/:$/.test(text) || HEADING_NUMBER.test(text));
-  if (bold && size >= bodySize * 0.9) return !/[.,;:]$/.test(text) || HEADING_NUMBER.test(text);
+  // In the body's size, a word or two in bold and all in small letters is a keyword (an algorithm's `end for`,
+  // `return`), not a heading: headings open with a capital or a number.
+  if (bold && size >= bodySize * 0.9)
+    return (!/[.,;:]$/.test(text) || HEADING_NUMBER.test(text)) && !LOWERCASE_KEYWORD.test(text);
   // A line or two a little larger than the body and in another font (a sans heading over serif text).
   if (
     block.lines.length <= 2 &&
@@ -233,7 +240,12 @@ export function labelBlock(
     return { label: /^(table|tab\.)/i.test(text) ? "table_caption" : "figure_caption" };
   }
   if (charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6) return { label: "code" };
-  if (charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 && !/\p{L}{4,}\s\p{L}{4,}/u.test(text)) {
+  // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`).
+  if (
+    charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 &&
+    !/\p{L}{4,}\s\p{L}{4,}/u.test(text) &&
+    !/^\p{L}{3,}:\s/u.test(text)
+  ) {
     return { label: "formula" };
   }
   if (block.lines.length >= 2 && block.lines.every((line) => KEY_VALUE.test(line.text))) {
@@ -258,7 +270,7 @@ export function labelBlock(
     headingLike(block, text, style.bodySize, style.bodyFont) &&
     !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
   ) {
-    const numbered = HEADING_NUMBER.exec(text);
+    const numbered = opensWithDayDate(text) ? null : HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
     const byStyle =
       style.headingLevels.get(

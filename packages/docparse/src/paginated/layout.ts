@@ -231,10 +231,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
 
   const entries: PageEntry[] = [];
   const lineGap = typicalLineGap(ordered.flatMap((p) => ("line" in p ? [p.line] : [])));
+  const rules = page.rules.filter((rule) => rule.orientation === "h");
   let pending: Line[] = [];
   const flush = () => {
     for (const block of blocksBesideMargin(pending, (lines) =>
-      splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap }))),
+      splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap, rules }))),
     ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];

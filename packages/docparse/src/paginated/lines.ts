@@ -61,13 +61,14 @@ function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
 }
 
 /**
- * A note's marker opening a line: a superscript number or sign (`¹`, `*`, `†`) set smaller than the text after it
- * and raised above its baseline. It is a word of its own (`1 Diese Metrik …`), though set with no gap; a marker
- * after a word (`Metrik¹`) stays attached.
+ * A note's marker opening a line: a superscript number, sign or small letter (`¹`, `*`, `†`, an affiliation's
+ * `ᵃ` or `ᵃ,ᵇ`) set smaller than the text after it and raised above its baseline. It is a word of its own
+ * (`1 Diese Metrik …`, `a Department of Physics`), though set with no gap; a marker after a word (`Metrik¹`) stays
+ * attached, and a drop initial, larger than its text, is no marker.
  */
 function openingMarker(marker: TextRun, next: TextRun): boolean {
   return (
-    /^(?:\d{1,3}|[*†‡§¶])$/u.test(marker.text.trim()) &&
+    /^(?:\d{1,3}|[*†‡§¶]|\p{Ll}{1,2}(?:,\p{Ll}{1,2})*)$/u.test(marker.text.trim()) &&
     marker.fontSize < next.fontSize * 0.85 &&
     marker.box.y2 < next.box.y2 - next.fontSize * 0.15 &&
     /^\p{L}/u.test(next.text)

@@ -1,10 +1,13 @@
 import { type Block, blockText } from "./blocks.ts";
+import { opensWithDayDate } from "./day-dates.ts";
 
 /**
  * The kind of enumerator a text opens with, followed by a space: `n1` for `3.` or `3)`, `n2` for `2.1`, `L` for
- * capitals or roman numerals (`A.`, `AB.`, `IV.`), `l` for small letters (`b)`); null for none.
+ * capitals or roman numerals (`A.`, `AB.`, `IV.`), `l` for small letters (`b)`); null for none, and for a date's
+ * day (`30. Juni 2008`).
  */
 export function enumeratorKind(text: string): string | null {
+  if (opensWithDayDate(text)) return null;
   const number = /^\(?(\d{1,3}(?:\.\d{1,3})*)[.)]?\s/.exec(text);
   if (number) return `n${number[1].split(".").length}`;
   if (/^\(?[A-Z]{1,3}[.)]\s/.test(text)) return "L";

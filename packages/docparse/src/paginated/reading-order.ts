@@ -1,10 +1,12 @@
 import type { Box } from "../model.ts";
+import { closeColumnGutters } from "./close-columns.ts";
 import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
+import { optionsAcrossGutter } from "./option-rows.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
@@ -116,20 +118,34 @@ export function readingOrderGroups<T extends Placed>(
 /** The columns of a region (one part when it has none). */
 function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[][] {
   const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
-  const gutters =
+  const wide =
     text.length > 0
       ? wordSpacesRemoved(
           spannedGapsRemoved(projectionGaps(text, "x", options.minGutter), elements, text),
           text,
         )
       : [];
+  // Without a gutter of the usual width, columns set close together are told by their edge (see close-columns.ts).
+  const size = options.textSize ?? 10;
+  const gutters =
+    wide.length > 0 || text.length < 10
+      ? wide
+      : spannedGapsRemoved(
+          closeColumnGutters(projectionGaps(text, "x", size * 0.2), text, size),
+          elements,
+          text,
+        );
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
-  // Answers on the baselines of their questions, details on those of their entries, are read along the rows
-  // (see answerColumns, detailColumns).
+  // Answers on the baselines of their questions, details on those of their entries, a row of options numbered on
+  // across the gutter, are read along the rows (see answerColumns, detailColumns, optionsAcrossGutter).
   const texts = parts.map((part) =>
     part.flatMap((e) => (!e.float && !e.aside && e.text !== undefined ? [{ box: e.box, text: e.text }] : [])),
   );
-  if (parts.length > 1 && !options.rtl && (answerColumns(texts) || detailColumns(texts)))
+  if (
+    parts.length > 1 &&
+    !options.rtl &&
+    (answerColumns(texts) || detailColumns(texts) || optionsAcrossGutter(texts))
+  )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
 }

@@ -28,15 +28,29 @@ function fence(text: string): string {
   return marks;
 }
 
-/** One item as markdown, without its neighbours. */
-export function itemToMarkdown(item: DocItem, options: Pick<ViewOptions, "tableOutputMode">): string {
+/** A marker CommonMark reads as a list item's: a bullet, or 1–9 digits and `.` or `)`. */
+const COMMONMARK_MARKER = /^(?:[-+*]|\d{1,9}[.)])$/;
+
+/**
+ * One item as markdown, without its neighbours. `nested` says the item belongs to a run of list items that nests
+ * (one of them deeper than the first level): there an item whose printed marker CommonMark does not read as one
+ * (`(b)`, `c.`, `iv)`) is written as a bullet item that keeps the marker as its text's start (`- (b) …`), so the
+ * nesting renders as a list and a reader searching for `(b)` still finds it.
+ */
+export function itemToMarkdown(
+  item: DocItem,
+  options: Pick<ViewOptions, "tableOutputMode">,
+  nested = false,
+): string {
   switch (item.label) {
     case "title":
       return `# ${inline(item)}`;
     case "section_header":
       return `${"#".repeat(Math.min(Math.max(item.level, 1), 6))} ${inline(item)}`;
-    case "list_item":
-      return `${"    ".repeat(item.depth)}${item.marker} ${inline(item)}`.trimEnd();
+    case "list_item": {
+      const marker = nested && !COMMONMARK_MARKER.test(item.marker) ? `- ${item.marker}` : item.marker;
+      return `${"    ".repeat(item.depth)}${marker} ${inline(item)}`.trimEnd();
+    }
     case "code": {
       const marks = fence(item.text);
       return `${marks}${item.language ?? ""}\n${item.text}\n${marks}`;
@@ -71,6 +85,19 @@ export function itemToMarkdown(item: DocItem, options: Pick<ViewOptions, "tableO
   }
 }
 
+/** For each item, whether it is a list item in a run of consecutive list items of which one is nested. */
+function nestedRuns(items: readonly DocItem[]): boolean[] {
+  const nested = items.map(() => false);
+  let start = 0;
+  for (let at = 0; at <= items.length; at++) {
+    if (at < items.length && items[at].label === "list_item") continue;
+    const run = items.slice(start, at);
+    if (run.some((item) => item.label === "list_item" && item.depth > 0)) nested.fill(true, start, at);
+    start = at + 1;
+  }
+  return nested;
+}
+
 /** Items as markdown: blocks separated by a blank line, consecutive list items by a line break. */
 export function itemsToMarkdown(
   items: readonly DocItem[],
@@ -78,8 +105,9 @@ export function itemsToMarkdown(
 ): string {
   let out = "";
   let previous: DocItem | null = null;
-  for (const item of items) {
-    const text = itemToMarkdown(item, options);
+  const nested = nestedRuns(items);
+  for (const [at, item] of items.entries()) {
+    const text = itemToMarkdown(item, options, nested[at]);
     if (previous) out += previous.label === "list_item" && item.label === "list_item" ? "\n" : "\n\n";
     out += text;
     previous = item;
