@@ -34,8 +34,6 @@ export interface FurnitureCandidate {
   noteMarked?: boolean;
 }
 
-export { furniturePattern };
-
 export type FurnitureKind = "page_header" | "page_footer" | "page_number";
 
 /** A number alone: a page number, or one tick of a chart's axis. */

@@ -5,7 +5,7 @@ import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { parseDocument } from "../index.ts";
-import { furniturePattern } from "./furniture.ts";
+import { furniturePattern } from "./furniture-patterns.ts";
 import { journalLine } from "./journal-line.ts";
 
 const FURNITURE = ["page_header", "page_footer", "page_number"] as const;
