@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import path from "node:path";
 import { test } from "node:test";
-import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
 import type { TextRun } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
@@ -314,30 +312,4 @@ test("a contents entry ends at its page number: one block per entry, a wrapped t
     line("say more.", 100 + PITCH, { x2: 90 }),
   ];
   assert.equal(texts(prose).length, 1);
-});
-
-test("a line set apart from the two lines under it by more than their own leading is a block of its own", () => {
-  // A letter's address window: a small return-address line, then a two-line remark 4 pt under it, set with a 1 pt
-  // gap between its own lines; the page's usual gap (a blank line, 8 pt) would join them all.
-  const window = [
-    line("Example Ltd · 1 High Street · Sometown", 100, { fontSize: 8 }),
-    line("Registered mail", 112, { fontSize: 8 }),
-    line("Please sign on delivery", 121, { fontSize: 8 }),
-  ];
-  assert.deepEqual(buildBlocks(window, { lineGap: 8 }).map(blockText), [
-    "Example Ltd · 1 High Street · Sometown",
-    "Registered mail Please sign on delivery",
-  ]);
-  // Evenly set lines stay one paragraph, and so do OCR's lines, whose boxes follow their letters.
-  const even = [100, 110, 120].map((y, i) => line(`line ${i} of one paragraph`, y, { fontSize: 8 }));
-  assert.equal(buildBlocks(even, { lineGap: 8 }).length, 1);
-  const ocr = window.map((l) => makeLine(l.runs.map((run) => ({ ...run, fontName: "ocr" }))));
-  assert.equal(buildBlocks(ocr, { lineGap: 8 }).length, 1);
-});
-
-test("public page: a DIN letter's return-address line is not joined to the remark under it", {
-  timeout: 600_000,
-}, async () => {
-  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "typst-din-letter.pdf"), []);
-  assert.match(markdown, /Gorillaland\n\nWhy would anyone write a remark\?/, markdown);
 });

@@ -139,35 +139,11 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   return true;
 }
 
-/**
- * A line set apart from the two lines after it by more than their own leading: a letter's small return-address
- * line over the remark lines of its address window, a label over a wrapped note. The page's usual gap may be a
- * blank line on a letter, so the lines are measured against their own leading, which the two next lines show (of
- * one size and column, one under the other). Text-layer lines only: their boxes come from the font's metrics, so
- * their gaps are the leading; OCR's boxes follow the letters, and a line without descenders looks farther apart.
- */
-function setApartAbove(last: Line, next: Line, after: Line | undefined): boolean {
-  if (!after || [last, next, after].some((line) => line.fontName === "ocr" || line.vertical)) return false;
-  const size = Math.max(last.fontSize, next.fontSize);
-  if (Math.abs(after.fontSize - next.fontSize) > size * 0.12) return false;
-  if (after.box.x1 > next.box.x2 || after.box.x2 < next.box.x1) return false;
-  const gap = next.box.y1 - last.box.y2;
-  const leading = after.box.y1 - next.box.y2;
-  if (leading < -size * 0.3 || box.verticalOverlap(next.box, after.box) > 0) return false;
-  return gap >= size * 0.3 && gap > Math.max(leading, 0) + size * 0.25 && gap >= Math.max(leading, 0) * 2;
-}
-
 /** Groups lines already in reading order into blocks. */
 export function buildBlocks(orderedLines: readonly Line[], context: BlockContext): Block[] {
   const blocks: Block[] = [];
   let current: Block | null = null;
-  for (const [i, line] of orderedLines.entries()) {
-    const single = current?.lines.length === 1;
-    if (single && current && setApartAbove(current.lines[0], line, orderedLines[i + 1])) {
-      current = { lines: [line], box: { ...line.box } };
-      blocks.push(current);
-      continue;
-    }
+  for (const line of orderedLines) {
     if (current && continues(current, line, context)) {
       current.lines.push(line);
       current.box = box.union([current.box, line.box]);
