@@ -63,13 +63,15 @@ test("a ruled-off caption row stays apart from the listing's first line, and a b
   assert.notEqual(end.label, "section_header");
 });
 
-test("a paper's algorithm boxes: captions alone, `end` no heading, `Input:` no formula", async () => {
+test("a paper's algorithm boxes: captions alone, `end` and `differentiate` no headings, `Input:` no formula", async () => {
   const bytes = new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "pmlr-algorithms-theorem-p9-10.pdf")));
   const items = await itemsOf(bytes);
   const caption = itemWith(items, "Moore’s Shortest Path");
   assert.ok(caption && "text" in caption);
   assert.equal(caption.text, "Algorithm 2: Moore’s Shortest Path");
   assert.ok(!items.some((item) => item.label === "section_header" && item.text === "end"));
+  // A description list's bold terms in small letters, long or short, are no headings either.
+  assert.ok(!items.some((item) => item.label === "section_header" && item.text === "differentiate"));
   const input = itemWith(items, "Input:");
   assert.ok(input);
   assert.notEqual(input.label, "formula");

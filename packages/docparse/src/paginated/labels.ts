@@ -51,8 +51,8 @@ const PAGE_NUMBER =
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
 
-/** `end`, `end for`, `return`: at most two short words, all in small letters. */
-const LOWERCASE_KEYWORD = /^\p{Ll}{1,10}(?: \p{Ll}{1,10})?$/u;
+/** `end`, `end for`, `return`, `differentiate`: one word or two, all in small letters. */
+const LOWERCASE_KEYWORD = /^\p{Ll}+(?: \p{Ll}+)?$/u;
 
 /** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
 const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
