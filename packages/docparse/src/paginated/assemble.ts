@@ -17,6 +17,7 @@ import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
 import { type Block, blockText, spelledBlockText } from "./blocks.ts";
 import { spelledWords } from "./capital-hyphen.ts";
+import { notesAtFoot } from "./footnotes.ts";
 import {
   detectFurniture,
   edgeBlocks,
@@ -102,10 +103,16 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
   }
   const pageCount = options.pages.length;
   const furnitureBody = Math.max(style.bodySize, textBodySize(layouts.flatMap((l) => l.page.runs)));
-  for (const [index, kind] of detectFurniture(candidates, furnitureBody, pageCount)) {
+  const furniture = detectFurniture(candidates, furnitureBody, pageCount);
+  for (const [index, kind] of furniture) {
     const entry = labeled.get(candidateBlocks[index]);
     if (entry) entry.furniture = kind;
   }
+  // Footnotes at a page's foot are read after the page's body (see footnotes.ts).
+  const notes = new Set([...notesAtFoot(candidates, (i) => furniture.has(i))].map((i) => candidateBlocks[i]));
+  const atFoot = (entry: PageLayout["entries"][number]) => entry.kind === "block" && notes.has(entry.block);
+  const isFurniture = (entry: PageLayout["entries"][number]) =>
+    entry.kind === "block" && Boolean(labeled.get(entry.block)?.furniture);
 
   const sink = new ItemSink();
   const tableItems = new Map<DetectedTable, TableItem>();
@@ -115,7 +122,12 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     const listIndents: number[] = [];
     let lastListBox: Box | null = null;
     let lastTable: TableItem | null = null;
-    for (const entry of layout.entries) {
+    // The page's notes after its body, before the running foot and page number that close it.
+    const body = layout.entries.filter((e) => !atFoot(e));
+    const fromEnd = [...body].reverse().findIndex((e) => !isFurniture(e));
+    const closing = fromEnd === -1 ? 0 : body.length - fromEnd;
+    const entries = [...body.slice(0, closing), ...layout.entries.filter(atFoot), ...body.slice(closing)];
+    for (const entry of entries) {
       if (entry.kind === "table") {
         const t = entry.table;
         lastTable = sink.add<TableItem>({

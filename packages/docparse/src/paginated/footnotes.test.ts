@@ -36,3 +36,34 @@ test("public page: a newsletter's footnotes at its page's foot are kept", { time
     { absent: "Committee Times MARCH 22, 2007" },
   ]);
 });
+
+test("a note under the first column is read after the page's body, not inside the sentence running on into the next column", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  const column = { top: 72, width: 220, font: fonts.regular, size: 10 };
+  const first = `${PROSE} ${PROSE} ${PROSE} The authorization bill is passed every year by the House but rarely by the`;
+  drawParagraph(page, first, { ...column, x: 72 });
+  drawParagraph(
+    page,
+    "Senate. In the last three years the Congress has not passed one, and the money flows from the other committee.",
+    { ...column, x: 320 },
+  );
+  // The note at the page's foot under the first column, its mark small and raised.
+  drawLine(page, "1", 72, 740, fonts.regular, 5);
+  drawLine(page, "Majority Webpage", 76, 742, fonts.regular, 7);
+  const { result } = await parseDocument({ bytes: await pdf.save(), mimeType: "application/pdf" });
+  const md = result.markdown;
+  const [end, runOn, note] = ["rarely by the", "Senate. In the last", "Majority Webpage"].map((t) =>
+    md.indexOf(t),
+  );
+  assert.ok(end >= 0 && runOn > end && note > runOn, md);
+});
+
+test("public page: a newsletter's sentence runs on into the next column before the notes under the first", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("committee-times-newsletter.pdf", [
+    { present: "is passed every year by the House but rarely by the Senate." },
+    { before: ["rarely by the Senate.", "Majority Webpage"] },
+  ]);
+});

@@ -1,3 +1,4 @@
+import type { Box } from "../model.ts";
 import { furniturePattern } from "./furniture-patterns.ts";
 
 /**
@@ -20,4 +21,45 @@ export function footnotes(c: { text: string; lines?: readonly string[]; noteMark
   if (lines.every(marked)) return true;
   const text = c.text.trim();
   return marked(lines[0]) && text.split(/\s+/).length >= 12 && /[.!?]["'”’)]?$/.test(text);
+}
+
+/** What `notesAtFoot` needs of a block. */
+interface NoteCandidate {
+  page: number;
+  pageSize: { height: number };
+  box: Box;
+  noteMarked?: boolean;
+}
+
+/**
+ * The footnotes at a page's foot, which a reader reads after the page's body: set under the column where the mark
+ * stands, a note read in place would cut a sentence that runs on into the next column. A block counts when it
+ * opens with a note mark set smaller and raised (note-marker.ts: the evidence a numbered list item or a bullet
+ * read by OCR lacks), lies in the page's lower half, and no other block of content (furniture aside, other notes
+ * aside) lies below it across its width. Returns indexes into `candidates`.
+ */
+export function notesAtFoot(
+  candidates: readonly NoteCandidate[],
+  furniture: (i: number) => boolean,
+): Set<number> {
+  const notes = new Set<number>();
+  candidates.forEach((c, i) => {
+    if (!furniture(i) && c.box.y1 > c.pageSize.height / 2 && c.noteMarked) notes.add(i);
+  });
+  const found = new Set(notes);
+  for (const i of found) {
+    const c = candidates[i];
+    const under = candidates.some(
+      (o, j) =>
+        j !== i &&
+        o.page === c.page &&
+        !found.has(j) &&
+        !furniture(j) &&
+        o.box.y1 >= c.box.y2 - 1 &&
+        o.box.x1 < c.box.x2 &&
+        o.box.x2 > c.box.x1,
+    );
+    if (under) notes.delete(i);
+  }
+  return notes;
 }
