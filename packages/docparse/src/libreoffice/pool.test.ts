@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
@@ -51,6 +52,27 @@ describe("LibreOffice pool", { skip }, () => {
     // The target is 1 s; the margin is for a machine shared with other work.
     assert.ok(warmMs < 2000, `a warm conversion took ${warmMs.toFixed(0)} ms`);
     assert.equal(pool.size, 1);
+  });
+
+  test("soffice keeps its temporary files in the worker's directory, which goes with the worker", async () => {
+    const others = new Set(ourOffices());
+    const own = new OfficePool({ workers: 1 });
+    await own.convert(legacy("doc"), "doc", "docx", "MS Word 2007 XML");
+    const mine = ourOffices().filter((pid) => !others.has(pid));
+    const dirs = mine.flatMap((pid) => {
+      try {
+        const env = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+        return env.filter((v) => v.startsWith("TMPDIR=")).map((v) => v.slice("TMPDIR=".length));
+      } catch {
+        return [];
+      }
+    });
+    assert.ok(dirs.length > 0, "no soffice of this process found");
+    for (const dir of dirs) assert.match(path.basename(dir), /^svc-office-/);
+    const theirs = dirs.filter((dir) => readdirSync(dir).some((name) => /^lu.*\.tmp$/.test(name)));
+    assert.ok(theirs.length > 0, `no lu*.tmp in ${dirs.join(", ")}`);
+    await own.shutdown();
+    for (const dir of theirs) assert.equal(existsSync(dir), false, `${dir} left behind`);
   });
 
   test("a file LibreOffice cannot read is a DocumentLoadError, and the worker goes on", async () => {

@@ -55,7 +55,9 @@ class OfficeWorker {
       stdio: ["pipe", "pipe", "ignore"],
       // Its own process group, so that ending the worker ends soffice with it.
       detached: true,
-      env: { ...process.env, SAL_USE_VCLPLUGIN: "svp", HOME: dir },
+      // Its temporary files (`lu*.tmp`) in the worker's own directory, removed with it: soffice leaves them
+      // behind when it is killed, and a long-running server would fill /tmp.
+      env: { ...process.env, SAL_USE_VCLPLUGIN: "svp", HOME: dir, TMPDIR: dir },
     });
     const lines = createInterface({ input: this.#child.stdout as NodeJS.ReadableStream });
     lines.on("line", (line) => {
