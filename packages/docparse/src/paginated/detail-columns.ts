@@ -1,6 +1,6 @@
 import type { Box } from "../model.ts";
 import { box } from "./geometry.ts";
-import type { OptionText } from "./option-columns.ts";
+import { type OptionText, onBaseline } from "./option-columns.ts";
 
 /**
  * A column of details set at the right of entries: a CV's school on the left and, on its baseline at the
@@ -13,18 +13,11 @@ import type { OptionText } from "./option-columns.ts";
  * height away): an entry's name, not a line inside a paragraph, which a margin note level with it must not cut.
  */
 
-/** Bottoms this close (a share of the smaller height) stand on one baseline. */
-const BASELINE_TOLERANCE = 0.25;
 /** Heights differing by more than this share are lines of different sizes. */
 const OTHER_SIZE = 0.12;
 
 interface Row {
   box: Box;
-}
-
-function onBaseline(a: Box, b: Box): boolean {
-  const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
-  return box.overlapY(a, b) > 0 && Math.abs(a.y2 - b.y2) <= smaller * BASELINE_TOLERANCE;
 }
 
 /** Elements grouped into rows standing on one baseline, top to bottom, each as the union of its boxes. */

@@ -42,24 +42,20 @@ export function notesAtFoot(
   candidates: readonly NoteCandidate[],
   furniture: (i: number) => boolean,
 ): Set<number> {
-  const notes = new Set<number>();
-  candidates.forEach((c, i) => {
-    if (!furniture(i) && c.box.y1 > c.pageSize.height / 2 && c.noteMarked) notes.add(i);
-  });
-  const found = new Set(notes);
-  for (const i of found) {
-    const c = candidates[i];
-    const under = candidates.some(
+  const marked = candidates.flatMap((c, i) =>
+    !furniture(i) && c.noteMarked && c.box.y1 > c.pageSize.height / 2 ? [i] : [],
+  );
+  const isNote = new Set(marked);
+  // Nothing of the body below the note across its width.
+  const atFoot = (i: number) =>
+    !candidates.some(
       (o, j) =>
-        j !== i &&
-        o.page === c.page &&
-        !found.has(j) &&
+        o.page === candidates[i].page &&
+        !isNote.has(j) &&
         !furniture(j) &&
-        o.box.y1 >= c.box.y2 - 1 &&
-        o.box.x1 < c.box.x2 &&
-        o.box.x2 > c.box.x1,
+        o.box.y1 >= candidates[i].box.y2 - 1 &&
+        o.box.x1 < candidates[i].box.x2 &&
+        o.box.x2 > candidates[i].box.x1,
     );
-    if (under) notes.delete(i);
-  }
-  return notes;
+  return new Set(marked.filter(atFoot));
 }

@@ -31,7 +31,8 @@ function rows(elements: readonly OptionText[]): OptionText[][] {
   return out;
 }
 
-function onBaseline(a: Box, b: Box): boolean {
+/** Two boxes overlapping in height whose bottoms stand on one baseline (within a share of the smaller height). */
+export function onBaseline(a: Box, b: Box): boolean {
   const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
   const overlap = box.overlapY(a, b);
   return overlap > 0 && Math.abs(a.y2 - b.y2) <= smaller * BASELINE_TOLERANCE;

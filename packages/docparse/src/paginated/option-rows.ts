@@ -1,5 +1,4 @@
-import { box } from "./geometry.ts";
-import type { OptionText } from "./option-columns.ts";
+import { type OptionText, onBaseline } from "./option-columns.ts";
 
 /**
  * A row of answer options (`1. … 2. … 3. … 4.` on one baseline, then `5. …`) whose last option stands past a strip
@@ -16,11 +15,6 @@ function optionRank(text: string): { rank: number; kind: "number" | "letter" } |
   return /\d/.test(match[1])
     ? { rank: Number(match[1]), kind: "number" }
     : { rank: match[1].charCodeAt(0) - 96, kind: "letter" };
-}
-
-function onBaseline(a: OptionText, b: OptionText): boolean {
-  const smaller = Math.min(a.box.y2 - a.box.y1, b.box.y2 - b.box.y1);
-  return box.overlapY(a.box, b.box) > 0 && Math.abs(a.box.y2 - b.box.y2) <= smaller * 0.25;
 }
 
 /**
@@ -43,7 +37,8 @@ export function optionsAcrossGutter(parts: readonly (readonly OptionText[])[]): 
     // letter closing a formula, `2(i + j)`, is no option before a `5.`).
     const row = options
       .filter(
-        (other) => other.kind === option.kind && other.box.x2 <= option.box.x1 && onBaseline(other, option),
+        (other) =>
+          other.kind === option.kind && other.box.x2 <= option.box.x1 && onBaseline(other.box, option.box),
       )
       .sort((a, b) => a.box.x1 - b.box.x1);
     const before = row.at(-1);

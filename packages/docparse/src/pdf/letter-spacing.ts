@@ -20,6 +20,7 @@
  * table, maths set apart). A word tracked so wide that pdf.js made an item of each letter is not read here.
  */
 
+import { median } from "../statistics.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /** A gap pdf.js read as a space inside an item: where the space is in the item's text, its width in ems, and whether a space glyph was drawn in it. */
@@ -83,11 +84,6 @@ const UNDER_WORD_SPACE = 0.75;
 
 /** A letter of a cased script (Latin, Greek, Cyrillic): scripts whose words are set apart by spaces. */
 const CASED_LETTER = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-}
 
 /** `text` (an item's) without the spaces of letter-spaced words (see above); `gaps` are the item's noted gaps. */
 export function joinTrackedLetters(text: string, gaps: readonly ItemGap[]): string {
