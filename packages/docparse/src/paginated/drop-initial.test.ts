@@ -48,3 +48,41 @@ test("a German recipe page's numbered steps read as whole paragraphs, their brok
   assert.match(markdown, /Sahne separat steif schlagen\. Butter und Schokolade/, markdown);
   assert.match(markdown, /unterheben, anschließend sofort Eischnee/, markdown);
 });
+
+test("a drop cap three lines tall opens its paragraph's first line, the lines beside it read in order", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  drawLine(page, "A short heading over the story", 72, 80, fonts.bold, 12);
+  // The initial's middle stands by the second line beside it: grouped by it, that line came first.
+  drawLine(page, "T", 72, 100, fonts.regular, 40);
+  drawLine(page, "HE river rose in the night and by morning the lower fields", 96, 100, fonts.regular, 11);
+  drawLine(page, "were under water; the ferry kept to its moorings all day", 96, 113, fonts.regular, 11);
+  drawLine(page, "while the farmers brought their cattle up to the high road", 96, 126, fonts.regular, 11);
+  drawLine(page, "and waited for the water to fall again before the harvest.", 72, 139, fonts.regular, 11);
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(
+    result.markdown,
+    /THE river rose in the night and by morning the lower fields were under water; the ferry kept to its moorings all day while the farmers/,
+    result.markdown,
+  );
+});
+
+test("a French page of drop caps two and three lines tall, one hanging in the margin, reads each paragraph in order", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "lettrine-dropcaps-fr-p1.pdf"));
+  assert.match(
+    markdown,
+    /JUSTEMENT, à quelques kilomètres au nord d’Aigues-Mortes, se trouve la Tour Carbonnière\./,
+    markdown,
+  );
+  assert.match(
+    markdown,
+    /au nord d’Aigues-Mortes, se trouve la Tour Carbonnière\. Elle contrôlait l’unique voie/,
+    markdown,
+  );
+});

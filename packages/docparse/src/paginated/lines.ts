@@ -140,8 +140,11 @@ export function makeLine(runs: TextRun[]): Line {
 export function buildLines(runs: readonly TextRun[]): Line[] {
   const horizontal = runs.filter((run) => run.vertical !== true);
   const lines: Line[] = runs.filter((run) => run.vertical === true).map((run) => makeLine([run]));
-  // Rows: runs sorted by their vertical middle, added to the row whose band they overlap.
-  const sorted = [...horizontal].sort((a, b) => box.centerY(a.box) - box.centerY(b.box));
+  // Rows: runs sorted by their vertical middle, added to the row whose band they overlap. A drop initial sorts
+  // with the first line beside it (its own middle lies lower, by the lines it reaches down beside).
+  const initials = dropInitials(horizontal);
+  const middle = (run: TextRun) => box.centerY(initials.get(run) ?? run.box);
+  const sorted = [...horizontal].sort((a, b) => middle(a) - middle(b));
   const rows: TextRun[][] = [];
   let current: TextRun[] = [];
   let band: Box = { x1: 0, y1: 0, x2: 0, y2: 0 };
@@ -149,6 +152,11 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
     // Half the smaller height shared: a raised superscript or a lowered subscript stays on its line. The run must
     // also meet the row's first run, so that a tall run (a big number in a banner) does not chain the line
     // below into this one.
+    if (current.length > 0 && initials.has(run) && middle(run) >= band.y1 && middle(run) <= band.y2) {
+      // The initial joins the line without growing its band: the lines below it stay lines of their own.
+      current.push(run);
+      continue;
+    }
     if (
       current.length > 0 &&
       box.verticalOverlap(band, run.box) >= 0.5 &&
@@ -162,7 +170,9 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
     } else {
       if (current.length > 0) rows.push(current);
       current = [run];
-      band = { ...run.box };
+      // An initial opening a row gives it the height of the first line beside it, not its own.
+      const first = initials.get(run);
+      band = first ? { ...run.box, y1: first.y1, y2: first.y2 } : { ...run.box };
     }
   }
   if (current.length > 0) rows.push(current);
@@ -188,6 +198,38 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
     if (segment.length > 0) lines.push(lineInReadingOrder(segment));
   }
   return lines;
+}
+
+/** A drop initial is set at least this many times the size of the lines beside it. */
+const INITIAL_SCALE = 1.5;
+
+/**
+ * Drop initials, each with the box of the first run beside it: a run of one or two letters or digits set
+ * large, with runs of two lines or more of smaller text starting just right of it inside its height (a book's or
+ * a magazine's drop cap, a step's big number). Grouped by its own middle it would join the second or third line
+ * and be read, with that line, before the first.
+ */
+function dropInitials(runs: readonly TextRun[]): Map<TextRun, Box> {
+  const initials = new Map<TextRun, Box>();
+  for (const run of runs) {
+    if (!/^[\p{L}\p{N}]{1,2}$/u.test(run.text.trim())) continue;
+    const beside = runs.filter(
+      (other) =>
+        other !== run &&
+        other.fontSize * INITIAL_SCALE <= run.fontSize &&
+        other.box.x1 >= run.box.x2 - 1 &&
+        other.box.x1 <= run.box.x2 + 2 * other.fontSize &&
+        box.centerY(other.box) > run.box.y1 &&
+        box.centerY(other.box) < run.box.y2,
+    );
+    if (beside.length < 2) continue;
+    const first = beside.reduce((a, b) => (box.centerY(b.box) < box.centerY(a.box) ? b : a));
+    const last = beside.reduce((a, b) => (box.centerY(b.box) > box.centerY(a.box) ? b : a));
+    // Lines beside it, not words of one line: the lowest stands a line below the first.
+    if (box.centerY(last.box) - box.centerY(first.box) < 0.8 * (first.box.y2 - first.box.y1)) continue;
+    initials.set(run, first.box);
+  }
+  return initials;
 }
 
 /**

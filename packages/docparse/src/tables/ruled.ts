@@ -11,6 +11,7 @@ import { booktabsTables } from "./booktabs.ts";
 import { dropFillSeams, mergeSlivers, rectEdges } from "./fill-seams.ts";
 import { frameTable } from "./frame-table.ts";
 import { headerBandTables } from "./header-band.ts";
+import { addLabelsOverGrid } from "./labels-over-grid.ts";
 import { addListColumns, listFrames } from "./list-frames.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
@@ -22,6 +23,7 @@ function groupTable(
 ): DetectedTable | null {
   const frame = gridFrame(group.hs, group.vs);
   if (!frame || ruledShare(frame) < 0.6) return null;
+  addLabelsOverGrid(frame, pageRuns);
   const area = {
     x1: frame.xs[0],
     y1: frame.ys[0],
