@@ -17,7 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { PDFDocument } from "pdf-lib";
 import { parseDocument } from "../packages/docparse/src/index.ts";
-import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
+import { DOCLING_DATA, NO_CORPUS } from "../packages/docparse/src/test-corpus.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -41,7 +41,10 @@ for (const suite of readdirSync(path.join(TEST, "tables")).sort()) {
   for (const pdf of pdfsIn(path.join(TEST, "tables", suite)))
     files.push({ label: `tables-${suite}-${path.basename(pdf)}`, pdf });
 }
-if (DOCLING_DATA) {
+// Without the shared corpus the docling PDFs are left out: say so, or two runs from different places compare
+// different sets of files without a word.
+if (!DOCLING_DATA) console.error(`docling PDFs left out: ${NO_CORPUS}`);
+else {
   for (const sub of ["pdf", "pdf/sources"]) {
     for (const pdf of pdfsIn(path.join(DOCLING_DATA, sub))) {
       files.push({ label: `docling-${sub.replace("/", "-")}-${path.basename(pdf)}`, pdf });
