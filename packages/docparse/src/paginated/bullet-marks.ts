@@ -2,8 +2,14 @@
  * The marks that open a list item, written once: bullets, dashes, check marks and enumerators. The rules that
  * look for list items (paragraph grouping in blocks.ts, the lines of a slide's list in lines.ts, lists side by
  * side in side-lists.ts, a column of marks in tables/aligned.ts) build their patterns from these groups, each
- * taking the groups it means.
+ * taking the groups it means. The marks that open a note are here too.
  */
+
+/**
+ * A note's mark, as a pattern to build on: a number of one to three digits, or a reference sign. Notes
+ * (`note-marker.ts`), line building (`lines.ts`) and footnotes (`footnotes.ts`) ask for the same marks.
+ */
+export const NOTE_MARK = String.raw`(?:\d{1,3}|[*†‡§¶])`;
 
 /**
  * Bullet characters: marks that open a list item and stand for nothing else in running text (a slide's ● and ○,

@@ -1,5 +1,10 @@
 import type { Box } from "../model.ts";
+import { NOTE_MARK } from "./bullet-marks.ts";
 import { furniturePattern } from "./furniture-patterns.ts";
+
+/** A line opened by a note's mark and followed by words; one whose text starts with a capital. */
+const MARKED = new RegExp(String.raw`^\s*${NOTE_MARK}\s*\S.*\p{L}`, "u");
+const MARKED_SENTENCE = new RegExp(String.raw`^\s*${NOTE_MARK}\s*\p{Lu}`, "u");
 
 /**
  * Footnotes at the foot of a page: two lines or more, each opened by a marker (`1`, `*`, `†`) and followed by
@@ -12,10 +17,10 @@ import { furniturePattern } from "./furniture-patterns.ts";
 export function footnotes(c: { text: string; lines?: readonly string[]; noteMarked?: boolean }): boolean {
   if (c.noteMarked) return true;
   const lines = c.lines ?? [c.text];
-  const marked = (line: string) => /^\s*(?:\d{1,3}|[*†‡§¶])\s*\S.*\p{L}/u.test(line);
+  const marked = (line: string) => MARKED.test(line);
   if (lines.length === 1) {
     const text = lines[0].trim();
-    const sentence = /^\s*(?:\d{1,3}|[*†‡§¶])\s*\p{Lu}/u.test(text) && /[.!?]["'”’“)]?$/.test(text);
+    const sentence = MARKED_SENTENCE.test(text) && /[.!?]["'”’“)]?$/.test(text);
     return sentence && marked(text) && text.split(/\s+/).length >= 6 && !furniturePattern(text);
   }
   if (lines.every(marked)) return true;

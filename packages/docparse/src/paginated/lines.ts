@@ -1,6 +1,6 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
-import { BULLET } from "./bullet-marks.ts";
+import { BULLET, NOTE_MARK } from "./bullet-marks.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
@@ -60,6 +60,9 @@ function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
   );
 }
 
+/** A note's mark or an affiliation's letters (`a`, `a,b`). */
+const OPENING_MARK = new RegExp(String.raw`^(?:${NOTE_MARK}|\p{Ll}{1,2}(?:,\p{Ll}{1,2})*)$`, "u");
+
 /**
  * A note's marker opening a line: a superscript number, sign or small letter (`¹`, `*`, `†`, an affiliation's
  * `ᵃ` or `ᵃ,ᵇ`) set smaller than the text after it and raised above its baseline. It is a word of its own
@@ -68,7 +71,7 @@ function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
  */
 function openingMarker(marker: TextRun, next: TextRun): boolean {
   return (
-    /^(?:\d{1,3}|[*†‡§¶]|\p{Ll}{1,2}(?:,\p{Ll}{1,2})*)$/u.test(marker.text.trim()) &&
+    OPENING_MARK.test(marker.text.trim()) &&
     marker.fontSize < next.fontSize * 0.85 &&
     marker.box.y2 < next.box.y2 - next.fontSize * 0.15 &&
     /^\p{L}/u.test(next.text)

@@ -1,7 +1,8 @@
+import { NOTE_MARK } from "./bullet-marks.ts";
 import type { Line } from "./lines.ts";
 
 /** A note's marker: a number of one to three digits, or a reference sign. */
-const MARKER = /^(?:\d{1,3}|[*†‡§¶])$/;
+const MARKER = new RegExp(`^${NOTE_MARK}$`);
 
 /**
  * Whether a line opens a note: its first run is a marker set smaller than the text that follows it on the line
