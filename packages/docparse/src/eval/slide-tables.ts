@@ -278,7 +278,8 @@ export function renderSlideTables(
       out,
       source,
     ],
-    { stdio: "ignore", timeout: 600_000 },
+    // soffice's temporary files (`lu*.tmp`) go in `dir`, not /tmp.
+    { stdio: "ignore", timeout: 600_000, env: { ...process.env, TMPDIR: dir } },
   );
   return { written, libreoffice: new Uint8Array(readFileSync(path.join(out, "slide-tables.pptx"))) };
 }

@@ -44,8 +44,9 @@ const FALLBACK: FontFamily = "DejaVu Sans";
 /**
  * An environment in which LibreOffice (through fontconfig) sees the given family, and DejaVu Sans only for the
  * characters it lacks, and no other font: every text of a converted document is laid out in that family whatever
- * the document names and whatever the machine has installed. The configuration and the font cache live under
- * `dir`.
+ * the document names and whatever the machine has installed. The configuration, the font cache and soffice's
+ * temporary files (`lu*.tmp`, which a killed or timed-out soffice leaves behind) live under `dir`, so removing it
+ * leaves nothing in /tmp.
  *
  * @example
  * execFileSync("soffice", [...], { env: fontFamilyEnv("Liberation Sans", "/tmp/job/fonts") });
@@ -75,5 +76,7 @@ export function fontFamilyEnv(family: FontFamily, dir: string): NodeJS.ProcessEn
       "",
     ].join("\n"),
   );
-  return { ...process.env, FONTCONFIG_FILE: config };
+  const temporary = path.join(dir, "tmp");
+  mkdirSync(temporary, { recursive: true });
+  return { ...process.env, FONTCONFIG_FILE: config, TMPDIR: temporary };
 }
