@@ -1,6 +1,43 @@
 import type { Box } from "../model.ts";
-import { box } from "./geometry.ts";
-import type { Line } from "./lines.ts";
+import { box, type TextRun } from "./geometry.ts";
+
+/** A drop initial is set at least this many times the size of the lines beside it. */
+const INITIAL_SCALE = 1.5;
+
+/** A drop initial's text: one or two letters or digits. */
+const INITIAL = /^[\p{L}\p{N}]{1,2}$/u;
+
+/**
+ * Drop initials, each with the box of the first run beside it: a run of one or two letters or digits set
+ * large, with runs of two lines or more of smaller text starting just right of it inside its height (a book's or
+ * a magazine's drop cap, a step's big number). Grouped by its own middle it would join the second or third line
+ * and be read, with that line, before the first.
+ */
+export function dropInitials(runs: readonly TextRun[]): Map<TextRun, Box> {
+  const initials = new Map<TextRun, Box>();
+  // Nothing on the page is small enough beside a run under this size: most runs are skipped without a scan.
+  const smallest = runs.reduce((min, run) => Math.min(min, run.fontSize), Infinity);
+  for (const run of runs) {
+    if (run.fontSize < smallest * INITIAL_SCALE) continue;
+    if (!INITIAL.test(run.text.trim())) continue;
+    const beside = runs.filter(
+      (other) =>
+        other !== run &&
+        other.fontSize * INITIAL_SCALE <= run.fontSize &&
+        other.box.x1 >= run.box.x2 - 1 &&
+        other.box.x1 <= run.box.x2 + 2 * other.fontSize &&
+        box.centerY(other.box) > run.box.y1 &&
+        box.centerY(other.box) < run.box.y2,
+    );
+    if (beside.length < 2) continue;
+    const first = beside.reduce((a, b) => (box.centerY(b.box) < box.centerY(a.box) ? b : a));
+    const last = beside.reduce((a, b) => (box.centerY(b.box) > box.centerY(a.box) ? b : a));
+    // Lines beside it, not words of one line: the lowest stands a line below the first.
+    if (box.centerY(last.box) - box.centerY(first.box) < 0.8 * (first.box.y2 - first.box.y1)) continue;
+    initials.set(run, first.box);
+  }
+  return initials;
+}
 
 /**
  * A line's box without its drop initial: a letter or a step's number (`1`, `A`) opening the line, set at least
@@ -9,12 +46,12 @@ import type { Line } from "./lines.ts";
  * overlap the line they follow, and each step would be cut after its first line (its hyphenated word unjoined).
  * A line without one keeps its box.
  */
-export function boxBesideDropInitial(line: Line): Box {
+export function boxBesideDropInitial(line: { runs: readonly TextRun[]; box: Box }): Box {
   const [first, ...rest] = line.runs;
-  if (!first || rest.length === 0 || !/^[\p{L}\p{N}]{1,2}$/u.test(first.text.trim())) return line.box;
+  if (!first || rest.length === 0 || !INITIAL.test(first.text.trim())) return line.box;
   const text = box.union(rest.map((run) => run.box));
   const size = Math.max(...rest.map((run) => run.fontSize));
   const drops = first.box.y2 > text.y2 + (text.y2 - text.y1) * 0.5;
   const before = first.box.x2 <= text.x1 + 1;
-  return first.fontSize >= size * 1.5 && drops && before ? text : line.box;
+  return first.fontSize >= size * INITIAL_SCALE && drops && before ? text : line.box;
 }

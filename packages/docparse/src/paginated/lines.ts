@@ -1,6 +1,7 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, NOTE_MARK } from "./bullet-marks.ts";
+import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
@@ -201,38 +202,6 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
     if (segment.length > 0) lines.push(lineInReadingOrder(segment));
   }
   return lines;
-}
-
-/** A drop initial is set at least this many times the size of the lines beside it. */
-const INITIAL_SCALE = 1.5;
-
-/**
- * Drop initials, each with the box of the first run beside it: a run of one or two letters or digits set
- * large, with runs of two lines or more of smaller text starting just right of it inside its height (a book's or
- * a magazine's drop cap, a step's big number). Grouped by its own middle it would join the second or third line
- * and be read, with that line, before the first.
- */
-function dropInitials(runs: readonly TextRun[]): Map<TextRun, Box> {
-  const initials = new Map<TextRun, Box>();
-  for (const run of runs) {
-    if (!/^[\p{L}\p{N}]{1,2}$/u.test(run.text.trim())) continue;
-    const beside = runs.filter(
-      (other) =>
-        other !== run &&
-        other.fontSize * INITIAL_SCALE <= run.fontSize &&
-        other.box.x1 >= run.box.x2 - 1 &&
-        other.box.x1 <= run.box.x2 + 2 * other.fontSize &&
-        box.centerY(other.box) > run.box.y1 &&
-        box.centerY(other.box) < run.box.y2,
-    );
-    if (beside.length < 2) continue;
-    const first = beside.reduce((a, b) => (box.centerY(b.box) < box.centerY(a.box) ? b : a));
-    const last = beside.reduce((a, b) => (box.centerY(b.box) > box.centerY(a.box) ? b : a));
-    // Lines beside it, not words of one line: the lowest stands a line below the first.
-    if (box.centerY(last.box) - box.centerY(first.box) < 0.8 * (first.box.y2 - first.box.y1)) continue;
-    initials.set(run, first.box);
-  }
-  return initials;
 }
 
 /**
