@@ -1,6 +1,6 @@
 import { isRightToLeft, unspacedScript } from "./languages.ts";
 import type { OcrLine, OcrRun } from "./ocr-page.ts";
-import { lineTypeSize } from "./type-size.ts";
+import { lineTypeSizes } from "./type-size.ts";
 
 /**
  * Tesseract's TSV output (the `tsv` config of the program, `tsv: true` in tesseract.js): one row per page, block,
@@ -169,7 +169,8 @@ function mergeWords(a: TsvWord, b: TsvWord): TsvWord {
 /**
  * Words as text runs and lines in points: a pixel is `pointsPerPixel` points. With `verticalColumns` (a page
  * read with vertical CJK data) every word is a column's text, running down. A run's font size is its line's
- * height, the closest an OCR engine comes to the size of the type.
+ * type size as its row and words measure it (`lineTypeSizes`), the closest an OCR engine comes to the size of the
+ * type.
  */
 export function toRunsAndLines(
   page: TsvPage,
@@ -180,7 +181,10 @@ export function toRunsAndLines(
   const round = (v: number) => Math.round(v * 100) / 100;
   if (options.verticalColumns) page = joinColumnWords(page);
   const lineRows = new Map(page.lines.map((l) => [lineId(l), l]));
-  const lines = new Map<string, OcrLine & { words: string[]; heightPx: number }>();
+  const lines = new Map<
+    string,
+    OcrLine & { words: { text: string; heightPx: number }[]; heightPx: number }
+  >();
   const runs: OcrRun[] = [];
   for (const word of page.words) {
     const id = lineId(word);
@@ -211,7 +215,7 @@ export function toRunsAndLines(
       line.heightPx = line.box.y2 - line.box.y1;
     }
     line.runs.push(runs.length);
-    line.words.push(word.text);
+    line.words.push({ text: word.text, heightPx: word.height });
     runs.push({
       text: word.text,
       box: {
@@ -232,16 +236,15 @@ export function toRunsAndLines(
     });
   }
   const out: OcrLine[] = [];
-  for (const { words, heightPx, ...line } of lines.values()) {
+  const sizes = lineTypeSizes([...lines.values()].map((l) => ({ rowHeightPx: l.heightPx, words: l.words })));
+  for (const [i, { words, heightPx, ...line }] of [...lines.values()].entries()) {
     // A column's type size is its width.
-    const sizePx = options.verticalColumns
-      ? line.box.x2 - line.box.x1
-      : lineTypeSize(heightPx, words.join(" "));
+    const sizePx = options.verticalColumns ? line.box.x2 - line.box.x1 : sizes[i];
     const fontSize = Math.max(1, Math.round(sizePx * k * 10) / 10);
     for (const index of line.runs) runs[index].fontSize = fontSize;
     out.push({
       ...line,
-      text: words.join(" "),
+      text: words.map((w) => w.text).join(" "),
       box: {
         x1: round(line.box.x1 * k),
         y1: round(line.box.y1 * k),
