@@ -110,9 +110,15 @@ export function stackedFractions(
   const taken = new Set<TextRun>();
   const bars = new Set<Rule>();
   const made: TextRun[] = [];
+  // A fraction's size is that of its parts, at most the page's largest text: a bar too long or too thick for that
+  // size is no fraction's, and is passed before its parts are looked for (each look scans every run of the page,
+  // and a table's rules are many and long).
+  let largest = 0;
+  for (const run of runs) if (!run.vertical) largest = Math.max(largest, run.fontSize);
   for (const bar of rules) {
     if (bar.orientation !== "h") continue;
     const length = Math.abs(bar.x2 - bar.x1);
+    if (length > MAX_BAR_EMS * largest || bar.width > 0.15 * largest) continue;
     const above = partRuns(bar, runs, "above").filter((run) => !taken.has(run));
     const below = partRuns(bar, runs, "below").filter((run) => !taken.has(run));
     if (above.length === 0 || below.length === 0) continue;
@@ -140,7 +146,6 @@ export function stackedFractions(
     const half = Math.max(...[...parts].map((run) => run.box.y2 - run.box.y1)) / 2;
     const place = { x1: area.x1, y1: y - half, x2: area.x2, y2: y + half };
     made.push({ ...above[0], text: `${numerator}/${denominator}`, box: place, fontSize: size });
-    if (process.env.FRAC_DEBUG) console.error("FRAC", `${numerator}/${denominator}`);
   }
   if (made.length === 0) return { runs: [...runs], rules: [...rules] };
   return {

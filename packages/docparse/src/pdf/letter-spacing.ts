@@ -87,7 +87,10 @@ const CASED_LETTER = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
 
 /** `text` (an item's) without the spaces of letter-spaced words (see above); `gaps` are the item's noted gaps. */
 export function joinTrackedLetters(text: string, gaps: readonly ItemGap[]): string {
-  if (gaps.length < MIN_LETTERS - 1) return text;
+  // A chain is joined only on MIN_LETTERS - 1 gaps without a space glyph: an item with fewer has nothing to join.
+  let drawnFreeGaps = 0;
+  for (const gap of gaps) if (!gap[2]) drawnFreeGaps++;
+  if (drawnFreeGaps < MIN_LETTERS - 1) return text;
   // Code units, as the offsets count them.
   const chars = text.split("");
   const byOffset = new Map(gaps.map((gap) => [gap[0], gap]));
