@@ -11,6 +11,7 @@ import { booktabsTables } from "./booktabs.ts";
 import { dropFillSeams, mergeSlivers, rectEdges } from "./fill-seams.ts";
 import { frameTable } from "./frame-table.ts";
 import { headerBandTables } from "./header-band.ts";
+import { labelValueCut, splitLabelRow } from "./label-value-row.ts";
 import { addLabelsOverGrid } from "./labels-over-grid.ts";
 import { addListColumns, listFrames } from "./list-frames.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
@@ -35,9 +36,12 @@ function groupTable(
   dropFillSeams(frame, runs);
   addTextColumns(frame, runs);
   const table = frameTable(frame, runs, "ruled");
+  if (table && (frame.ys.length > 2 || table.numRows >= 3)) return table;
   // One ruled row holding fewer than three rows of text is boxes side by side (cards, a title over a
-  // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines.
-  return table && (frame.ys.length > 2 || table.numRows >= 3) ? table : null;
+  // paragraph in each), not a table: a table shows rows of cells, ruled or aligned over several lines. Unless
+  // each box is a field, a small label over its value: then the labels are a header over one row of values.
+  const cut = labelValueCut(frame, runs);
+  return cut === null ? null : frameTable(splitLabelRow(frame, cut), runs, "ruled");
 }
 
 /**
