@@ -7,7 +7,7 @@ import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
-import { optionsAcrossGutter } from "./option-rows.ts";
+import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
@@ -159,7 +159,10 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
   if (
     parts.length > 1 &&
     !options.rtl &&
-    (answerColumns(texts) || detailColumns(texts) || optionsAcrossGutter(texts))
+    (answerColumns(texts) ||
+      detailColumns(texts) ||
+      optionsAcrossGutter(texts) ||
+      letteredRowAcrossGutter(texts))
   )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
