@@ -166,6 +166,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     minColumnWidth: size * 4,
     rtl,
     textSize: size,
+    pageMiddle: page.width / 2,
   };
   // Each card's text (and the cards inside it) is ordered on its own, and its groups take the card's place.
   const expand = (source: Placed[][]): Placed[][] => {

@@ -48,3 +48,33 @@ export function optionsAcrossGutter(parts: readonly (readonly OptionText[])[]): 
   }
   return fullRow;
 }
+
+/** A row needs this many lettered choices (`a`, `b`, `c`, …) to be told from letters of a formula. */
+const LETTERED_ROW = 3;
+
+/**
+ * A row of choices lettered `a b c d` (each letter a text of its own, set in a box or a circle, no `)` or `.`)
+ * on one baseline, running across a strip of whitespace that the rows below leave open: the strip would read as
+ * a column gutter and send the row's last choices after everything left of it. The letters say otherwise: from
+ * `a`, in sequence, each the next lone letter along the baseline, three or more, on both sides of the strip.
+ * Letters of a formula or variables in a sentence (`p e q`) do not run `a b c` from `a`. `parts` are the columns'
+ * texts, left to right.
+ */
+export function letteredRowAcrossGutter(parts: readonly (readonly OptionText[])[]): boolean {
+  const letters = parts.flatMap((part, index) =>
+    part.flatMap((e) =>
+      /^[a-z]$/.test(e.text.trim()) ? [{ ...e, letter: e.text.trim(), part: index }] : [],
+    ),
+  );
+  for (const first of letters) {
+    if (first.letter !== "a") continue;
+    const row = letters
+      .filter((other) => other.box.x1 >= first.box.x1 && onBaseline(other.box, first.box))
+      .sort((a, b) => a.box.x1 - b.box.x1);
+    let run = 0;
+    while (run < row.length && row[run].letter === String.fromCharCode(97 + run)) run++;
+    if (run < LETTERED_ROW || run < row.length) continue;
+    if (new Set(row.map((e) => e.part)).size > 1) return true;
+  }
+  return false;
+}

@@ -1,4 +1,5 @@
 import type { Box } from "../model.ts";
+import { centredTitle } from "./centred-title.ts";
 import { closeColumnGutters } from "./close-columns.ts";
 import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
@@ -6,7 +7,7 @@ import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
-import { optionsAcrossGutter } from "./option-rows.ts";
+import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
@@ -43,6 +44,8 @@ export interface ReadingOrderOptions {
   rtl: boolean;
   /** Points: the height of the page's usual text (its median font size), which a title's dwarfs. */
   textSize?: number;
+  /** Points: the page's middle across (a title centred on the page is read before the columns under it). */
+  pageMiddle?: number;
 }
 
 /** Gaps of at least `min` in the projection of the boxes on one axis, between the first and the last box. */
@@ -87,6 +90,18 @@ export function readingOrderGroups<T extends Placed>(
   }
   const columns = columnsOf(elements, options);
   if (columns.length > 1) {
+    // A larger title centred over the columns, nothing beside it, is read before them (see centredTitle).
+    const centred = centredTitle(
+      elements,
+      projectionGaps(
+        elements.filter((e) => !e.aside).map((e) => e.box),
+        "y",
+        options.minGap,
+      ),
+      options.textSize ?? 10,
+      options.pageMiddle,
+    );
+    if (centred) return [centred[0], ...readingOrderGroups(centred[1], options)];
     // Columns that do not start together: the band across the region above the later one is cut first.
     const band = bandBeforeColumns(
       columns.map((part) => part.filter((e) => !e.float && !e.aside).map((e) => e.box)),
@@ -144,7 +159,10 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
   if (
     parts.length > 1 &&
     !options.rtl &&
-    (answerColumns(texts) || detailColumns(texts) || optionsAcrossGutter(texts))
+    (answerColumns(texts) ||
+      detailColumns(texts) ||
+      optionsAcrossGutter(texts) ||
+      letteredRowAcrossGutter(texts))
   )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
