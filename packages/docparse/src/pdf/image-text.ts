@@ -269,12 +269,26 @@ function textRow(row: InkBlob[]): boolean {
 
 /**
  * On a page with this many text-layer characters or more, an image showing more rows of text than
- * MAX_ROWS_ON_TEXT_PAGE is a picture of a document (a screenshot, a scanned form in a report): it stays a figure,
- * as reference parsers keep it, and costs no OCR. Banners, titles and labels are a few rows. On a sparse page (a
- * slide, a cover) every row is read.
+ * MAX_ROWS_ON_TEXT_PAGE is a diagram or a screenshot of a program (labels of boxes, menus, tree views, a chart's
+ * legend): it stays a figure, as reference parsers keep it, and costs no OCR, unless its text is set in lines
+ * (readRows). Banners, titles and labels are a few rows. On a sparse page (a slide, a cover) every row is read.
  */
 const SPARSE_PAGE_CHARS = 300;
 const MAX_ROWS_ON_TEXT_PAGE = 6;
+/**
+ * A picture whose text is set in lines (a slide's screenshot, a scanned notice or letter pasted into a report)
+ * shows at least LINES_TO_READ rows wider than LINE_WIDTH of it: its text is what the picture says, and is read
+ * however many rows it has. A diagram's or a program window's labels are short, each a small part of its width.
+ */
+const LINES_TO_READ = 3;
+const LINE_WIDTH = 1 / 3;
+
+/** Whether a picture's rows of text are to be read: few, or set in lines across it. */
+function readRows(rows: readonly Box[], picture: Box, maxRows: number): boolean {
+  if (rows.length <= maxRows) return true;
+  const lines = rows.filter((row) => box.width(row) >= box.width(picture) * LINE_WIDTH).length;
+  return lines >= LINES_TO_READ;
+}
 
 /** How long to wait for pdf.js to hand over an image once asked to decode it (its decode is asynchronous). */
 const IMAGE_WAIT_MS = 10_000;
@@ -354,7 +368,8 @@ export async function imageTextRegions(
   const regions: Box[] = [];
   for (const picture of touchingGroups(graphics.images.map((image) => image.box))) {
     const rows = picture.flatMap((k) => found.get(k) ?? []);
-    if (rows.length <= maxRows) regions.push(...rows);
+    const pictureBox = box.union(picture.map((k) => graphics.images[k].box));
+    if (readRows(rows, pictureBox, maxRows)) regions.push(...rows);
   }
   return regions;
 }
