@@ -97,6 +97,55 @@ describe("pdf layout: text without a text layer on a digital page", () => {
   });
 });
 
+describe("pdf layout: one-line labels set as images", () => {
+  /** A label as a producer turns it into an image: dark type on a transparent ground, 300 dpi, cut to its line. */
+  async function labelPng(
+    text: string,
+    fontPt: number,
+  ): Promise<{ png: Buffer; width: number; height: number }> {
+    const dpi = 300;
+    const fontPx = (fontPt * dpi) / 72;
+    const measure = createCanvas(10, 10).getContext("2d");
+    measure.font = `bold ${fontPx}px "DejaVu Sans"`;
+    const width = Math.ceil(measure.measureText(text).width) + 8;
+    const height = Math.ceil(fontPx * 1.25);
+    const canvas = createCanvas(width, height);
+    const c = canvas.getContext("2d");
+    c.fillStyle = "#2a1f6e";
+    c.font = `bold ${fontPx}px "DejaVu Sans"`;
+    c.fillText(text, 4, fontPx);
+    return { png: canvas.toBuffer("image/png"), width: (width * 72) / dpi, height: (height * 72) / dpi };
+  }
+
+  test("a sidebar's labels, each a one-line image on a shaded box, are read in the sidebar's order", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const column = [
+      "Ferry crossings rose by a tenth over the quarter while cargo through the harbour stayed level.",
+      "The new timetable adds an early boat on weekdays and a late one on Fridays and Saturdays.",
+      "Repairs to the north quay finished in May, two weeks ahead of the plan agreed with the council.",
+      "Passenger numbers on the island route doubled during the summer festival and stayed high after it.",
+    ].join(" ");
+    drawParagraph(page, column, { x: 40, top: 60, width: 380, font: fonts.regular, size: 11 });
+    page.drawRectangle({
+      x: 440,
+      y: PAGE_HEIGHT - 300,
+      width: 150,
+      height: 250,
+      color: rgb(0.93, 0.92, 0.98),
+    });
+    let top = 70;
+    for (const label of ["Target price:", "EUR 8.00", "Share price:", "EUR 7.50"]) {
+      const { png, width, height } = await labelPng(label, 11);
+      page.drawImage(await pdf.embedPng(png), { x: 452, y: PAGE_HEIGHT - top - height, width, height });
+      top += height + 10;
+    }
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["Target price:", "EUR 8.00", "Share price:", "EUR 7.50"]);
+  });
+});
+
 describe("pdf layout: text in pictures on text-dense pages", () => {
   const body = [
     "Ferry crossings rose by a tenth over the quarter while cargo through the harbour stayed level.",

@@ -20,8 +20,13 @@ import { decodeImage, type JpegImage, jpegImage } from "./worker-patch.ts";
 /** Resolution of the test: 10 pt type is 14 px high, enough to see letters, and a Letter page is under 1 Mpx. */
 const TEST_DPI = 100;
 const MAX_TEST_PIXELS = 2_500_000;
-/** Images smaller than this (points, each side) hold no text worth reading. */
+/**
+ * Images shorter than this (points, their longer side) hold no text worth reading; nor do images thinner than
+ * MIN_IMAGE_THICKNESS, under a line of the smallest type read. A one-line label set as an image (a sidebar's
+ * "Target price:", a word turned into an image mask by the producer) is as thin as its type.
+ */
 const MIN_IMAGE_SIDE = 24;
+const MIN_IMAGE_THICKNESS = 6;
 /** Half the side of the neighbourhood a pixel is compared with, and by how much it must differ to be ink. */
 const NEIGHBOURHOOD = 12;
 const CONTRAST = 40;
@@ -333,7 +338,8 @@ export async function imageTextRegions(
       x2: Math.min(size.width, b.x2),
       y2: Math.min(size.height, b.y2),
     };
-    if (!draw || box.width(seen) < MIN_IMAGE_SIDE || box.height(seen) < MIN_IMAGE_SIDE) continue;
+    const sides = [box.width(seen), box.height(seen)];
+    if (!draw || Math.max(...sides) < MIN_IMAGE_SIDE || Math.min(...sides) < MIN_IMAGE_THICKNESS) continue;
     const [a, bm, c, d] = draw.transform;
     // Upright or mirrored only: the image's axes along the page's.
     if (Math.abs(bm) > 1e-3 * Math.abs(a) || Math.abs(c) > 1e-3 * Math.abs(d)) continue;
