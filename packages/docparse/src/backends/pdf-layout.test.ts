@@ -97,6 +97,55 @@ describe("pdf layout: text without a text layer on a digital page", () => {
   });
 });
 
+describe("pdf layout: one-line labels set as images", () => {
+  /** A label as a producer turns it into an image: dark type on a transparent ground, 300 dpi, cut to its line. */
+  async function labelPng(
+    text: string,
+    fontPt: number,
+  ): Promise<{ png: Buffer; width: number; height: number }> {
+    const dpi = 300;
+    const fontPx = (fontPt * dpi) / 72;
+    const measure = createCanvas(10, 10).getContext("2d");
+    measure.font = `bold ${fontPx}px "DejaVu Sans"`;
+    const width = Math.ceil(measure.measureText(text).width) + 8;
+    const height = Math.ceil(fontPx * 1.25);
+    const canvas = createCanvas(width, height);
+    const c = canvas.getContext("2d");
+    c.fillStyle = "#2a1f6e";
+    c.font = `bold ${fontPx}px "DejaVu Sans"`;
+    c.fillText(text, 4, fontPx);
+    return { png: canvas.toBuffer("image/png"), width: (width * 72) / dpi, height: (height * 72) / dpi };
+  }
+
+  test("a sidebar's labels, each a one-line image on a shaded box, are read in the sidebar's order", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    const column = [
+      "Ferry crossings rose by a tenth over the quarter while cargo through the harbour stayed level.",
+      "The new timetable adds an early boat on weekdays and a late one on Fridays and Saturdays.",
+      "Repairs to the north quay finished in May, two weeks ahead of the plan agreed with the council.",
+      "Passenger numbers on the island route doubled during the summer festival and stayed high after it.",
+    ].join(" ");
+    drawParagraph(page, column, { x: 40, top: 60, width: 380, font: fonts.regular, size: 11 });
+    page.drawRectangle({
+      x: 440,
+      y: PAGE_HEIGHT - 300,
+      width: 150,
+      height: 250,
+      color: rgb(0.93, 0.92, 0.98),
+    });
+    let top = 70;
+    for (const label of ["Target price:", "EUR 8.00", "Share price:", "EUR 7.50"]) {
+      const { png, width, height } = await labelPng(label, 11);
+      page.drawImage(await pdf.embedPng(png), { x: 452, y: PAGE_HEIGHT - top - height, width, height });
+      top += height + 10;
+    }
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, ["Target price:", "EUR 8.00", "Share price:", "EUR 7.50"]);
+  });
+});
+
 describe("pdf layout: text in pictures on text-dense pages", () => {
   const body = [
     "Ferry crossings rose by a tenth over the quarter while cargo through the harbour stayed level.",
@@ -166,23 +215,106 @@ describe("pdf layout: text in pictures on text-dense pages", () => {
     assertInOrder(result.markdown, [body[0], "Quarterly Harbour Results", body[2]]);
   });
 
-  test("a picture of a document (many rows of text) stays a figure on a text page, and is read on a sparse one", async () => {
-    const lines = Array.from({ length: 8 }, (_, i) => `Line ${i + 1} of the scanned harbour notice`);
-    const image = await textImage(lines, { fontPt: 12, dpi: 150, widthIn: 6, heightIn: 3.2 });
-    const rowsOn = async (text: string) => {
-      const { pdf, fonts } = await newPdf();
-      const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
-      drawParagraph(page, text, { x: 72, top: 72, width: 468, font: fonts.regular, size: 12 });
-      page.drawImage(await pdf.embedPng(image), { x: 72, y: 200, width: 432, height: 230 });
-      const doc = await openPdf(await pdfBytes(pdf));
-      try {
-        return (await extractPdfPage(doc, 1, { findImageText: true })).imageText ?? [];
-      } finally {
-        await closePdf(doc);
-      }
-    };
-    assert.deepEqual(await rowsOn(body.join(" ")), []);
-    assert.ok((await rowsOn("Notice")).length >= 8);
+  /** The rows of text the image test finds in `image`, drawn 432 × 324 pt under `text` on a Letter page. */
+  async function imageRowsUnder(text: string, image: Buffer): Promise<unknown[]> {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawParagraph(page, text, { x: 72, top: 72, width: 468, font: fonts.regular, size: 12 });
+    page.drawImage(await pdf.embedPng(image), { x: 72, y: 150, width: 432, height: 324 });
+    const doc = await openPdf(await pdfBytes(pdf));
+    try {
+      return (await extractPdfPage(doc, 1, { findImageText: true })).imageText ?? [];
+    } finally {
+      await closePdf(doc);
+    }
+  }
+
+  /** A diagram: twelve boxes, each with a short label, over a 10 × 7.5 inch picture at 150 dpi. */
+  async function diagramPng(): Promise<Buffer> {
+    const canvas = createCanvas(1500, 1125);
+    const c = canvas.getContext("2d");
+    c.fillStyle = "#ffffff";
+    c.fillRect(0, 0, 1500, 1125);
+    c.font = '40px "DejaVu Sans"';
+    for (let i = 0; i < 12; i++) {
+      const x = 80 + (i % 3) * 480;
+      const y = 80 + Math.floor(i / 3) * 260;
+      c.strokeStyle = "#333333";
+      c.lineWidth = 4;
+      c.strokeRect(x, y, 360, 120);
+      c.fillStyle = "#000000";
+      c.fillText(`Stage ${i + 1}`, x + 60, y + 75);
+    }
+    return canvas.toBuffer("image/png");
+  }
+
+  test("a diagram's many labels stay in the figure on a text page, and are read on a sparse one", async () => {
+    assert.deepEqual(await imageRowsUnder(body.join(" "), await diagramPng()), []);
+    assert.ok((await imageRowsUnder("Notice", await diagramPng())).length >= 8);
+  });
+
+  /**
+   * A slide's screenshot, 10 × 7.5 inches at 150 dpi: a title bar, a block with a coloured title bar and a
+   * shaded body, then two columns of text.
+   */
+  async function slidePng(): Promise<Buffer> {
+    const canvas = createCanvas(1500, 1125);
+    const c = canvas.getContext("2d");
+    c.fillStyle = "#ffffff";
+    c.fillRect(0, 0, 1500, 1125);
+    c.fillStyle = "#23238e";
+    c.fillRect(0, 0, 1500, 170);
+    c.fillStyle = "#ffffff";
+    c.font = '64px "DejaVu Sans"';
+    c.fillText("Parts of a finite automaton", 80, 110);
+    c.fillStyle = "#3333b3";
+    c.fillRect(80, 240, 1340, 80);
+    c.fillStyle = "#ffffff";
+    c.font = '44px "DejaVu Sans"';
+    c.fillText("Input tape", 110, 296);
+    c.fillStyle = "#e8e8f4";
+    c.fillRect(80, 320, 1340, 170);
+    c.fillStyle = "#000000";
+    c.fillText("The device that holds the word to be read,", 110, 390);
+    c.fillText("one symbol in each of its cells.", 110, 455);
+    const columns = [
+      ["The control unit", "keeps the state", "of the machine."],
+      ["The program maps", "a state and symbol", "to the next state."],
+    ];
+    for (const [k, lines] of columns.entries()) {
+      for (const [i, line] of lines.entries()) c.fillText(line, 110 + k * 700, 620 + i * 70);
+    }
+    return canvas.toBuffer("image/png");
+  }
+
+  test("a slide's screenshot on a text page is read, its words in order in the figure's place", async () => {
+    const { pdf, fonts } = await newPdf();
+    const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    drawParagraph(page, body.slice(0, 3).join(" "), {
+      x: 72,
+      top: 60,
+      width: 468,
+      font: fonts.regular,
+      size: 12,
+    });
+    page.drawImage(await pdf.embedPng(await slidePng()), {
+      x: 90,
+      y: PAGE_HEIGHT - 190 - 324,
+      width: 432,
+      height: 324,
+    });
+    drawParagraph(page, body[3], { x: 72, top: 540, width: 468, font: fonts.regular, size: 12 });
+
+    const result = await parsePdf(await pdfBytes(pdf));
+    assertInOrder(result.markdown, [
+      body[2],
+      "Parts of a finite automaton",
+      "Input tape",
+      "The device that holds the word to be read",
+      "keeps the state",
+      "a state and symbol",
+      body[3],
+    ]);
   });
 
   test("a picture without words (a chart) is not sent to OCR", async () => {

@@ -20,8 +20,13 @@ import { decodeImage, type JpegImage, jpegImage } from "./worker-patch.ts";
 /** Resolution of the test: 10 pt type is 14 px high, enough to see letters, and a Letter page is under 1 Mpx. */
 const TEST_DPI = 100;
 const MAX_TEST_PIXELS = 2_500_000;
-/** Images smaller than this (points, each side) hold no text worth reading. */
+/**
+ * Images shorter than this (points, their longer side) hold no text worth reading; nor do images thinner than
+ * MIN_IMAGE_THICKNESS, under a line of the smallest type read. A one-line label set as an image (a sidebar's
+ * "Target price:", a word turned into an image mask by the producer) is as thin as its type.
+ */
 const MIN_IMAGE_SIDE = 24;
+const MIN_IMAGE_THICKNESS = 6;
 /** Half the side of the neighbourhood a pixel is compared with, and by how much it must differ to be ink. */
 const NEIGHBOURHOOD = 12;
 const CONTRAST = 40;
@@ -269,12 +274,26 @@ function textRow(row: InkBlob[]): boolean {
 
 /**
  * On a page with this many text-layer characters or more, an image showing more rows of text than
- * MAX_ROWS_ON_TEXT_PAGE is a picture of a document (a screenshot, a scanned form in a report): it stays a figure,
- * as reference parsers keep it, and costs no OCR. Banners, titles and labels are a few rows. On a sparse page (a
- * slide, a cover) every row is read.
+ * MAX_ROWS_ON_TEXT_PAGE is a diagram or a screenshot of a program (labels of boxes, menus, tree views, a chart's
+ * legend): it stays a figure, as reference parsers keep it, and costs no OCR, unless its text is set in lines
+ * (readRows). Banners, titles and labels are a few rows. On a sparse page (a slide, a cover) every row is read.
  */
 const SPARSE_PAGE_CHARS = 300;
 const MAX_ROWS_ON_TEXT_PAGE = 6;
+/**
+ * A picture whose text is set in lines (a slide's screenshot, a scanned notice or letter pasted into a report)
+ * shows at least LINES_TO_READ rows wider than LINE_WIDTH of it: its text is what the picture says, and is read
+ * however many rows it has. A diagram's or a program window's labels are short, each a small part of its width.
+ */
+const LINES_TO_READ = 3;
+const LINE_WIDTH = 1 / 3;
+
+/** Whether a picture's rows of text are to be read: few, or set in lines across it. */
+function readRows(rows: readonly Box[], picture: Box, maxRows: number): boolean {
+  if (rows.length <= maxRows) return true;
+  const lines = rows.filter((row) => box.width(row) >= box.width(picture) * LINE_WIDTH).length;
+  return lines >= LINES_TO_READ;
+}
 
 /** How long to wait for pdf.js to hand over an image once asked to decode it (its decode is asynchronous). */
 const IMAGE_WAIT_MS = 10_000;
@@ -319,7 +338,8 @@ export async function imageTextRegions(
       x2: Math.min(size.width, b.x2),
       y2: Math.min(size.height, b.y2),
     };
-    if (!draw || box.width(seen) < MIN_IMAGE_SIDE || box.height(seen) < MIN_IMAGE_SIDE) continue;
+    const sides = [box.width(seen), box.height(seen)];
+    if (!draw || Math.max(...sides) < MIN_IMAGE_SIDE || Math.min(...sides) < MIN_IMAGE_THICKNESS) continue;
     const [a, bm, c, d] = draw.transform;
     // Upright or mirrored only: the image's axes along the page's.
     if (Math.abs(bm) > 1e-3 * Math.abs(a) || Math.abs(c) > 1e-3 * Math.abs(d)) continue;
@@ -354,7 +374,8 @@ export async function imageTextRegions(
   const regions: Box[] = [];
   for (const picture of touchingGroups(graphics.images.map((image) => image.box))) {
     const rows = picture.flatMap((k) => found.get(k) ?? []);
-    if (rows.length <= maxRows) regions.push(...rows);
+    const pictureBox = box.union(picture.map((k) => graphics.images[k].box));
+    if (readRows(rows, pictureBox, maxRows)) regions.push(...rows);
   }
   return regions;
 }
