@@ -1,5 +1,4 @@
 import type { Box } from "../model.ts";
-import { centredTitle } from "./centred-title.ts";
 import { closeColumnGutters } from "./close-columns.ts";
 import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
@@ -8,7 +7,7 @@ import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
-import { titleBeside } from "./page-title.ts";
+import { centredTitle, titleBeside } from "./page-title.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
 

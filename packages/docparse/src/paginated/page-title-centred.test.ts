@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { drawLine, newPdf } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
-import { centredTitle } from "./centred-title.ts";
+import { centredTitle } from "./page-title.ts";
 
 const b = (x1: number, y1: number, x2: number, y2: number) => ({ box: { x1, y1, x2, y2 } });
 
