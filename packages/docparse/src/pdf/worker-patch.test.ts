@@ -102,11 +102,16 @@ describe("the patched pdf.js worker", () => {
     for (const edit of WORKER_EDITS) assert.ok(patched.includes(edit.replace), edit.why);
   });
 
-  test("an anchor missing, or found twice, fails loudly instead of patching", () => {
+  test("an anchor missing, found twice or overlapping another, fails loudly instead of patching", () => {
     const edits = [{ why: "an edit", find: "needle", replace: "thread" }];
     assert.equal(patchedWorkerSource("hay needle hay", edits), "hay thread hay");
     assert.throws(() => patchedWorkerSource("hay hay", edits), WorkerPatchError);
     assert.throws(() => patchedWorkerSource("needle hay needle", edits), /found more than once/);
+    // Edits apply wherever they stand in the source, whatever their order in the list, and never overlap.
+    const two = [{ why: "a second edit", find: "hay", replace: "straw" }, ...edits];
+    assert.equal(patchedWorkerSource("needle hay", two), "thread straw");
+    const overlapping = [...edits, { why: "an overlapping edit", find: "dle h", replace: "x" }];
+    assert.throws(() => patchedWorkerSource("a needle hay", overlapping), /inside another edit's anchor/);
   });
 
   test("an operator list leaves images undecoded until asked for, once; renders afterwards still draw images and text", {

@@ -387,20 +387,35 @@ export class WorkerPatchError extends Error {
   override name = "WorkerPatchError";
 }
 
-/** `source` with every edit applied; throws WorkerPatchError when an anchor is missing or found twice. */
+/**
+ * `source` with every edit applied; throws WorkerPatchError when an anchor is missing, found twice, or overlaps
+ * another edit's. Every anchor is looked for in the published source (no edit is anchored in another's
+ * replacement), and the result is joined once: applying the edits one after the other, each on the string the last
+ * one made, cost a second of CPU per thread at start (each search flattened a 2.3-million-character string of
+ * pieces), against a few milliseconds this way.
+ */
 export function patchedWorkerSource(source: string, edits: readonly WorkerEdit[] = WORKER_EDITS): string {
-  let out = source;
-  for (const edit of edits) {
-    const at = out.indexOf(edit.find);
-    if (at < 0 || out.indexOf(edit.find, at + 1) >= 0) {
-      throw new WorkerPatchError(
-        `pdf.js worker patch (${edit.why}): its anchor is ${at < 0 ? "missing" : "found more than once"} in pdfjs-dist; ` +
-          `the patch fits pdfjs-dist ${PINNED_VERSION} (packages/docparse/src/pdf/worker-patch.ts)`,
-      );
-    }
-    out = out.slice(0, at) + edit.replace + out.slice(at + edit.find.length);
+  const fail = (edit: WorkerEdit, problem: string) =>
+    new WorkerPatchError(
+      `pdf.js worker patch (${edit.why}): its anchor is ${problem} in pdfjs-dist; ` +
+        `the patch fits pdfjs-dist ${PINNED_VERSION} (packages/docparse/src/pdf/worker-patch.ts)`,
+    );
+  const places = edits.map((edit) => {
+    const at = source.indexOf(edit.find);
+    if (at < 0) throw fail(edit, "missing");
+    if (source.indexOf(edit.find, at + 1) >= 0) throw fail(edit, "found more than once");
+    return { at, edit };
+  });
+  places.sort((a, b) => a.at - b.at);
+  const parts: string[] = [];
+  let from = 0;
+  for (const { at, edit } of places) {
+    if (at < from) throw fail(edit, "inside another edit's anchor");
+    parts.push(source.slice(from, at), edit.replace);
+    from = at + edit.find.length;
   }
-  return out;
+  parts.push(source.slice(from));
+  return parts.join("");
 }
 
 const PACKAGE_JSON = fileURLToPath(
