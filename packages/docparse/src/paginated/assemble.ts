@@ -17,9 +17,11 @@ import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
 import { type Block, blockText, spelledBlockText } from "./blocks.ts";
 import { spelledWords } from "./capital-hyphen.ts";
+import { drawnBoxAround } from "./drawn-box.ts";
 import { notesAtFoot } from "./footnotes.ts";
 import {
   detectFurniture,
+  edgeBand,
   edgeBlocks,
   type FurnitureCandidate,
   type FurnitureKind,
@@ -93,6 +95,10 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           edge: edges[blocks.indexOf(entry.block)],
           sideways: entry.block.lines.every((line) => line.vertical),
           boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
+          drawnBox:
+            edges[blocks.indexOf(entry.block)] !== null || edgeBand(entry.block.box, size.height) !== null
+              ? drawnBoxAround(entry.block.box, layout.page.rules, layout.page.rects)
+              : null,
           caption: label.label === "figure_caption" || label.label === "table_caption",
           lines: entry.block.lines.map((line) => line.text),
           noteMarked: opensNote(entry.block.lines[0]),

@@ -26,6 +26,8 @@ export interface FurnitureCandidate {
   sideways?: boolean;
   /** Ruled on its left and right along its whole height: a cell of a drawn form, not a margin stamp. */
   boxed?: boolean;
+  /** The smallest box drawn around it (drawn-box.ts), for blocks near the page's top or foot; null: none. */
+  drawnBox?: Box | null;
   /** Labeled a figure or table caption: content, never furniture. */
   caption?: boolean;
   /** The block's lines, when it has several (footnotes are told apart by them). */
@@ -105,6 +107,34 @@ function partOfBody(c: FurnitureCandidate, page: readonly FurnitureCandidate[]):
   );
 }
 
+/** The band of the page a block lies in where furniture is looked for: its top or bottom 12%. */
+export function edgeBand(b: Box, pageHeight: number): "top" | "bottom" | null {
+  if (b.y2 < pageHeight * 0.12) return "top";
+  if (b.y1 > pageHeight * 0.88) return "bottom";
+  return null;
+}
+
+/** Boxes drawn around furniture are no taller than this share of the page (a frame around the page is no form). */
+const MAX_CONTENT_BOX_SHARE = 0.3;
+
+/**
+ * Whether `c` stands in a drawn box (a form's field, a framed title block) that also holds another block outside
+ * the page's margins: a running head's frame or bar stays in the margin with it.
+ */
+function sharesBoxWithBody(c: FurnitureCandidate, page: readonly FurnitureCandidate[]): boolean {
+  const frame = c.drawnBox;
+  const height = c.pageSize.height;
+  if (!frame || box.height(frame) > height * MAX_CONTENT_BOX_SHARE) return false;
+  return page.some(
+    (o) =>
+      o !== c &&
+      !o.sideways &&
+      box.containsCenter(frame, o.box) &&
+      o.box.y2 >= height * 0.08 &&
+      o.box.y1 <= height * 0.92,
+  );
+}
+
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */
 function signature(text: string): string {
   return text.toLowerCase().replace(/\d+/g, "#").replace(/\s+/g, " ").trim();
@@ -122,9 +152,12 @@ export function detectFurniture(
 ): Map<number, FurnitureKind> {
   const kinds = new Map<number, FurnitureKind>();
   const bands = candidates.map((c) => {
-    const top = c.box.y2 < c.pageSize.height * 0.12 || c.edge === "top";
-    const bottom = c.box.y1 > c.pageSize.height * 0.88 || c.edge === "bottom";
-    return top ? "top" : bottom ? "bottom" : null;
+    const band = edgeBand(c.box, c.pageSize.height);
+    return c.edge === "top" || band === "top"
+      ? "top"
+      : c.edge === "bottom" || band === "bottom"
+        ? "bottom"
+        : null;
   });
   // Repetition: the same signature in the same band, at about the same height, on at least two pages (and a third
   // of them for long documents). Heights are compared with a tolerance, not bucketed: scans jitter.
@@ -185,6 +218,9 @@ export function detectFurniture(
     // A block of labelled details at the foot (a letter's bank details) is content a reader looks up.
     if (!repeated && !pattern && !c.pageNumber && band === "bottom" && detailsBlock(c.lines ?? [c.text]))
       return;
+    // A line in a drawn box that also holds text of the page's body (a test's name field over the class field,
+    // a score box at the foot) is a part of that box's content, not a running head or foot.
+    if (!repeated && !pattern && !c.pageNumber && sharesBoxWithBody(c, samePage)) return;
     // A letterhead over a memo's fields is the document's own head, however small it is set or read.
     if (!repeated && !pattern && !c.pageNumber && band === "top" && headsMemo(c, samePage)) return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
