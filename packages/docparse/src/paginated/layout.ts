@@ -134,14 +134,25 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     while (parent && !withText.has(parent)) parent = parents.get(parent) ?? null;
     return parent;
   };
-  const placed: Placed[] = [
-    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
-    ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
-    ...tables.map((table) => ({
+  // A table inside a card with text (a key-figures table in a sidebar's shaded box) is read among that text, in
+  // its place, not after the card. A card that is only the table's own frame holds no text of its own.
+  const tableCards = new Map<Box, Placed[]>();
+  const looseTables: Placed[] = [];
+  for (const table of tables) {
+    const placedTable = {
       box: table.box,
       float: true,
       entry: { kind: "table" as const, table, box: table.box },
-    })),
+    };
+    const card = innermost([...withText], table.box);
+    if (card && box.iou(card, table.box) < 0.8)
+      tableCards.set(card, [...(tableCards.get(card) ?? []), placedTable]);
+    else looseTables.push(placedTable);
+  }
+  const placed: Placed[] = [
+    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
+    ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
+    ...looseTables,
     ...figures
       // An image that is a signature or a barcode is reported as that, not as a figure too.
       .filter(
@@ -182,6 +193,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
         pending = [];
         const inside: Placed[] = [
           ...(cardRuns.get(p.box) ?? []).map((run) => ({ box: run.box, run, text: run.text })),
+          ...(tableCards.get(p.box) ?? []),
           ...cards
             .filter((card) => withText.has(card) && host(card) === p.box)
             .map((card) => ({ box: card, card: true })),

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { blockText } from "./blocks.ts";
-import type { TextRun } from "./geometry.ts";
+import type { DetectedTable, TextRun } from "./geometry.ts";
 import { layoutPage } from "./layout.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { pageGeometry, textRun } from "./test-geometry.ts";
@@ -34,6 +35,38 @@ test("a note box inside a page's frame is read in its place, not after the frame
   assert.ok(at("NOTE:") < at("Inspect the following:"), text);
 });
 
+test("a table inside a card with text is read in its place among that text, not after the card", () => {
+  // A sidebar's shaded box: a rating and a risk note side by side at its top, a table of figures, a source line
+  // under it, then a guidance note.
+  const sidebar = { x1: 400, y1: 40, x2: 590, y2: 500 };
+  const table = { x1: 405, y1: 150, x2: 585, y2: 230 };
+  const runs = [
+    ...lines(["Rating", "Buy", "Target price", "EUR 8.00"], 405, 60),
+    ...lines(["Business risk", "Valuation risk"], 500, 60),
+    ...lines(["Source: Research"], 405, 236),
+    ...lines(["Guidance", "Revenue will grow this year."], 405, 280),
+    ...lines(["A column of the page's own text runs", "down the left of the sidebar."], 60, 60),
+  ];
+  const figures: DetectedTable = {
+    box: table,
+    numRows: 1,
+    numCols: 1,
+    cells: [
+      { row: 0, col: 0, rowSpan: 1, colSpan: 1, text: "", box: table, columnHeader: false, rowHeader: false },
+    ],
+    method: "ruled",
+  };
+  const layout = layoutPage(pageGeometry({ runs, rects: [sidebar] }), {
+    detectTables: () => [figures],
+    dropStruck: false,
+  });
+  const order = layout.entries.map((entry) => (entry.kind === "block" ? blockText(entry.block) : entry.kind));
+  const at = (s: string) => order.findIndex((text) => text.startsWith(s));
+  assert.ok(at("Target price") < at("table"), order.join(" | "));
+  assert.ok(at("table") < at("Source: Research"), order.join(" | "));
+  assert.ok(at("table") < at("Guidance"), order.join(" | "));
+});
+
 test("cardParents gives each card the smallest card holding it; a card drawn twice is one", () => {
   const page = { x1: 0, y1: 0, x2: 400, y2: 600 };
   const frame = { x1: 45, y1: 50, x2: 350, y2: 470 };
@@ -44,4 +77,11 @@ test("cardParents gives each card the smallest card holding it; a card drawn twi
   assert.equal(parents.get(note), frame);
   assert.equal(parents.get(frame), page);
   assert.equal(parents.get(page), null);
+});
+
+test("public page: a research note's key-figures table is read in the sidebar before its source line", async () => {
+  await assertPdfFacts("inderes-kreate-update-p2.pdf", [
+    { before: ["Share price:", "2025e"] },
+    { before: ["EV/S", "Source: Inderes"] },
+  ]);
 });

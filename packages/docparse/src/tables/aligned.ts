@@ -16,6 +16,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { twoRowColumns } from "./two-row.ts";
 
 /**
  * Tables without ruling lines, found from text alignment: a block of consecutive lines whose words leave the same
@@ -656,7 +657,13 @@ export function detectAlignedTables(
       const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
       return table ? [table] : [];
     });
+  const twoRow: DetectedTable[] = [];
   for (const found of findBands(textLines, true)) {
+    // Two lines are a table only as a header row over one row of values (see two-row.ts).
+    const columns = found.lines.length === 2 ? twoRowColumns(found.lines) : null;
+    const grid = columns ? gridOf(found.lines, columns) : null;
+    const pair = grid && !inSeparateBoxes(grid, page.rects) ? tableOf(grid) : null;
+    if (pair) twoRow.push(pair);
     if (found.lines.length < 3) continue;
     const whole = bandTables(found);
     // Groups that make no table together may each be one (a table, then aligned lines of another kind).
@@ -666,5 +673,11 @@ export function detectAlignedTables(
         : [];
     tables.push(...whole, ...parts);
   }
-  return tables;
+  // A line shared with a table of more rows (a band that starts one line earlier and stops short) is that table's.
+  return [
+    ...tables,
+    ...twoRow.filter(
+      (pair) => !tables.some((t) => box.overlapY(t.box, pair.box) > 0 && box.overlapX(t.box, pair.box) > 0),
+    ),
+  ];
 }

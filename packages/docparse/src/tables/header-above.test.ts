@@ -145,3 +145,54 @@ test("items ruled one by one under a header with no top rule: the header is the 
   assert.deepEqual(grid(table), [["Item", "Qty", "Price", "Total"], ...items]);
   assert.equal(table.cells.filter((c) => c.columnHeader).length, 4);
 });
+
+/** A key-figures table: a label column, figures under a row of years, a rule under the years and every row. */
+function keyFigures(years: readonly string[]) {
+  const xs = [300, 380, 460];
+  const runs = [
+    ...years.map((year, i) => run(year, xs[i], 100)),
+    ...[
+      ["Revenue", "275.5", "295.6", "319.4"],
+      ["EBITA", "8.8", "10.3", "12.2"],
+      ["EPS", "0.43", "0.63", "0.80"],
+    ].flatMap((row, r) => row.map((text, c) => run(text, c === 0 ? 72 : xs[c - 1], 120 + 20 * r))),
+  ];
+  return ruledPage(runs, [h(114, 70, 520), h(134, 70, 520), h(154, 70, 520), h(174, 70, 520)]);
+}
+
+test("a row of years, forecasts marked, over the columns of figures heads the table", () => {
+  const [table, ...more] = detectRuledTables(keyFigures(["2024", "2025e", "2026E"]));
+  assert.equal(more.length, 0);
+  assert.deepEqual(grid(table), [
+    ["", "2024", "2025e", "2026E"],
+    ["Revenue", "275.5", "295.6", "319.4"],
+    ["EBITA", "8.8", "10.3", "12.2"],
+    ["EPS", "0.43", "0.63", "0.80"],
+  ]);
+  assert.deepEqual(
+    table.cells.filter((c) => c.columnHeader && c.text !== "").map((c) => c.text),
+    ["2024", "2025e", "2026E"],
+  );
+});
+
+test("numbers over a table that are no row of years (a repeated year, amounts) head nothing", () => {
+  for (const header of [
+    ["2024", "2024", "2025"],
+    ["2024", "2026", "2025"],
+    ["120", "130", "140"],
+  ]) {
+    const [table] = detectRuledTables(keyFigures(header));
+    assert.ok(!table.cells.some((c) => header.includes(c.text)), JSON.stringify(grid(table)));
+  }
+});
+
+test("public page: a research note's key figures are headed by their years", async () => {
+  const table = (await realWorldRuledTables("inderes-kreate-update-p2.pdf")).find((t) =>
+    t.cells.some((c) => c.text === "Revenue"),
+  );
+  assert.ok(table);
+  assert.deepEqual(grid(table).slice(0, 2), [
+    ["", "2024", "2025e", "2026e", "2027e"],
+    ["Revenue", "275.5", "295.6", "319.4", "330.7"],
+  ]);
+});

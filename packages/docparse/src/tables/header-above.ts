@@ -2,11 +2,12 @@
  * The header of a horizontally ruled table that has no top rule: the rule under the header is the table's first
  * (an invoice's item table, a bank statement's entries), its header labels stand just above it. The labels are
  * taken into the table when they line up with the columns of the rows below the rule: each label over one column,
- * three columns or more labelled, and no number among them (a caption or a paragraph above a rule is neither).
+ * three columns or more labelled, and no number among them (a caption or a paragraph above a rule is neither)
+ * unless the numbers are a row of years heading columns of figures (a key-figures table: 2024 2025e 2026e).
  */
 import type { TextRun } from "../paginated/geometry.ts";
 import { mergeCoverage, type WordLine, wordLines } from "./aligned.ts";
-import { isNumeric } from "./cells.ts";
+import { isNumeric, type TextPiece } from "./cells.ts";
 import { runsIn } from "./ruled-frame.ts";
 
 /** Header lines wrapped under one another stand at most this many ems apart (baseline to top of the next). */
@@ -43,7 +44,7 @@ export function headerAbove(
   }
   if (header.length === 0) return null;
   const words = header.flatMap((l) => l.words);
-  if (words.some((w) => isNumeric(w.text))) return null;
+  if (words.some((w) => isNumeric(w.text)) && !yearsOverFigures(words, data)) return null;
   // The columns of the rows: the text extents of their cells, merged down the rows.
   const segments = data.flatMap((l) => l.segments).sort((p, q) => p.x1 - q.x1);
   const columns = mergeCoverage(segments, []);
@@ -58,4 +59,26 @@ export function headerAbove(
   }
   if (labelled.size < 3 || labelled.size < columns.length - 1) return null;
   return Math.min(...header.map((l) => l.y1));
+}
+
+/** A year heading a column, perhaps marked as an estimate or forecast (2025e, 2026E). */
+const YEAR = /^(?:1[89]|20)\d\d[eE]?$/;
+
+/**
+ * Whether the header's numbers are a row of years each heading a column of figures: every number a year, the
+ * years distinct and running one way (up or down) from left to right, and under each year the rows' cells are
+ * figures. A year over a text column, a repeated year or a jumble of numbers is no header row.
+ */
+function yearsOverFigures(words: readonly TextPiece[], data: readonly WordLine[]): boolean {
+  const numbers = words.filter((w) => isNumeric(w.text) || YEAR.test(w.text));
+  if (numbers.length < 2 || !numbers.every((w) => YEAR.test(w.text))) return false;
+  const years = [...numbers].sort((p, q) => p.box.x1 - q.box.x1).map((w) => Number.parseInt(w.text, 10));
+  const steps = years.slice(1).map((y, k) => Math.sign(y - years[k]));
+  if (steps.some((d) => d === 0 || d !== steps[0])) return false;
+  return numbers.every((year) => {
+    const under = data.flatMap((l) =>
+      l.words.filter((w) => w.box.x1 < year.box.x2 && w.box.x2 > year.box.x1),
+    );
+    return under.length > 0 && under.every((w) => isNumeric(w.text));
+  });
 }
