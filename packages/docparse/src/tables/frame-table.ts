@@ -7,6 +7,7 @@ import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts"
 import { wordLines } from "./aligned.ts";
 import { alignedRowCuts } from "./aligned-rows.ts";
 import { assignRuns, bandIndex, finishTable, type Lattice, latticeRegions, runWords } from "./cells.ts";
+import { joinFrameSigns } from "./currency.ts";
 import { namedColumns } from "./named-columns.ts";
 import { covered, EDGE_COVER, type Segment } from "./rule-segments.ts";
 import { bucketRuns, type Frame, ruledV } from "./ruled-frame.ts";
@@ -30,10 +31,11 @@ import {
  * or a single text is centered over the columns they divide (a spanning header).
  */
 export function frameTable(
-  frame: Frame,
+  ruled: Frame,
   runs: readonly TextRun[],
   method: DetectedTable["method"],
 ): DetectedTable | null {
+  const frame = joinFrameSigns(ruled, runs);
   const { xs, xRules } = frame;
   const baseRows = frame.ys.length - 1;
   const ys: number[] = [frame.ys[0]];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { hRule as h, vRule as v } from "../paginated/test-geometry.ts";
 import { realWorldRuledTables } from "./real-world.testing.ts";
@@ -226,4 +227,42 @@ test("sub-headers set tightly under their group, each centered on its column, st
   );
   assert.equal(table.cells.find((c) => c.text === "Traditional method")?.colSpan, 3);
   assert.deepEqual(rows.at(-1), ["row 8", "17.2", "27.4", "37.6"]);
+});
+
+test("a statement's group label over its first item, both in one band between rules, is a row of its own", () => {
+  // Rules under each row; the group label and its first item share a band (no rule between them), the item
+  // indented under the label.
+  const lines: [string, number, string, string][] = [
+    ["", 0, "2020", "2021"],
+    ["Net profit", 0, "233,512", "201,683"],
+    ["Items that may be reclassified to net profit", 0, "", ""],
+    ["Exchange differences on translating foreign operations", 12, "(49,360)", "61,880"],
+    ["Net changes in the fair value of cash flow hedges", 12, "20", "92"],
+    ["Total items that may be reclassified to net profit", 12, "(51,774)", "63,154"],
+  ];
+  const runs: TextRun[] = [];
+  lines.forEach(([label, indent, a, b], k) => {
+    const y = 104 + 16 * k;
+    if (label) runs.push(run(label, 104 + indent, y));
+    if (a) runs.push(run(a, 520 - a.length * 5, y));
+    if (b) runs.push(run(b, 600 - b.length * 5, y));
+  });
+  // No rule between the group label (line 2) and its first item (line 3).
+  const rules = [100, 116, 132, 164, 180, 196].map((y, k) => h(y, 100, 610, k === 1 ? 1 : 0.5));
+  const [table] = detectRuledTables(ruledPage(runs, rules));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["", "2020", "2021"],
+    ["Net profit", "233,512", "201,683"],
+    ["Items that may be reclassified to net profit", "", ""],
+    ["Exchange differences on translating foreign operations", "(49,360)", "61,880"],
+    ["Net changes in the fair value of cash flow hedges", "20", "92"],
+    ["Total items that may be reclassified to net profit", "(51,774)", "63,154"],
+  ]);
+});
+
+test("public page: an annual report's group label stands apart from its first item", async () => {
+  await assertPdfFacts("mitsubishi-income-equity-statements.pdf", [
+    { neighbours: ["Exchange differences on translating foreign operations", "(49,360)"] },
+  ]);
 });

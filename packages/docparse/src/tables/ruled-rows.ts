@@ -20,13 +20,17 @@ export interface RowWords {
  * Text rows inside one band between two horizontal boundaries. The band splits at its text lines when every line
  * stands apart (no line straddles two others, as a label centered beside a pair of rows does); a line with text
  * in one column only, under text in that column, continues the row above (a wrapped cell), unless that column is
- * the first in the line's reading direction (the last for right-to-left text): a row's label column. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells.
+ * the first in the line's reading direction (the last for right-to-left text): a row's label column. Returns the inner boundaries; none when the band holds fewer than two rows of two or more cells, unless the one such row
+ * comes under headings: label lines alone, each set out before the line under it (a statement's group label,
+ * "Items that may be reclassified", over its first item, in one band between two rules).
  */
 export function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): number[] {
   if (lines.length < 2) return [];
   const cuts: number[] = [];
   let groupColumns = new Set<number>();
+  let groupLines = 0;
   let multi = 0;
+  let headings = 0;
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k];
     const columns = new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box))));
@@ -45,13 +49,25 @@ export function textRowCuts(lines: readonly WordLine[], xs: readonly number[]): 
       if (!continues) {
         cuts.push((Math.min(prev.y2, line.y1) + Math.max(prev.y2, line.y1)) / 2);
         if (groupColumns.size >= 2) multi++;
+        else if (groupLines === 1 && groupColumns.has(label) && setOutBefore(prev, line, rtl)) headings++;
         groupColumns = new Set();
+        groupLines = 0;
       }
     }
     for (const c of columns) groupColumns.add(c);
+    groupLines++;
   }
-  if (groupColumns.size >= 2) multi++;
-  return multi >= 2 ? cuts : [];
+  const last = groupColumns.size >= 2;
+  if (last) multi++;
+  return multi >= 2 || (multi === 1 && last && headings === cuts.length && headings > 0) ? cuts : [];
+}
+
+/** Whether a line starts before the line under it by more than a small step: outdented (indented, right to left). */
+function setOutBefore(above: WordLine, below: WordLine, rtl: boolean): boolean {
+  if (above.words.length === 0 || below.words.length === 0) return false;
+  if (rtl)
+    return Math.max(...above.words.map((w) => w.box.x2)) > Math.max(...below.words.map((w) => w.box.x2)) + 2;
+  return Math.min(...above.words.map((w) => w.box.x1)) < Math.min(...below.words.map((w) => w.box.x1)) - 2;
 }
 
 /**
