@@ -73,3 +73,33 @@ test("public page: on a page set all in one size, the head beside the page numbe
     { present: "GENERAL ELECTION" },
   ]);
 });
+
+test("a docket stamp's line, its page number written `Pg: 1 of 1`, is left out as the page's head", async () => {
+  // A court's filing stamp across the top of a form: case, document, date and page, each a block of its own.
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  drawLine(page, "Appeal: 17-2218", 20, 12, fonts.regular, 11);
+  drawLine(page, "Doc: 17", 128, 12, fonts.regular, 11);
+  drawLine(page, "Filed: 10/31/2017", 209, 12, fonts.regular, 11);
+  drawLine(page, "Pg: 1 of 1", 322, 12, fonts.regular, 11);
+  drawLine(page, "Appearance of Counsel", 200, 90, fonts.bold, 14);
+  for (const top of [130, 210])
+    drawParagraph(page, PROSE, { x: 72, top, width: 468, font: fonts.regular, size: 10 });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  const words = markdownSubject(result.markdown).words;
+  assert.ok(!words.includes(" appeal 17 2218 "), result.markdown);
+  assert.ok(!words.includes(" pg 1 of 1 "), result.markdown);
+  assert.ok(words.includes(" appearance of counsel "), result.markdown);
+  assert.ok(words.includes(" the spring meeting agreed "), result.markdown);
+});
+
+test("public page: a scanned form's docket stamp is its running head", { timeout: 600_000 }, async () => {
+  await assertPdfFacts("scan-appearance-of-counsel-form.pdf", [
+    { absent: "Appeal: 17-2218 Doc: 17 Filed: 10/31/2017 Pg: 1 of 1" },
+    { present: "APPEARANCE OF COUNSEL FORM" },
+  ]);
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { type Fact, factHolds, markdownRows } from "../eval/facts.ts";
+import { assertPdfFacts, type Fact, factHolds, markdownRows } from "../eval/facts.ts";
 import { engineMarkdown, plainWords, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
@@ -169,4 +169,38 @@ test("a patent page: its gutter line numbers no longer mix the two columns", {
     { before: ["PET DISPLAY CLOTHING", "FIELD OF THE INVENTION"] },
   ];
   for (const fact of facts) assert.ok(factHolds(fact, subject), `${JSON.stringify(fact)} in:\n${markdown}`);
+});
+
+/** Pleading paper: a ruler of line numbers 1 to 12 down the left margin at 24 pt, the text beside it at 27 pt. */
+function pleadingPage(): Uint8Array {
+  const parts = LEFT.map((line, i) => justified(line, 110, 700 - 27 * i, width(line, 12), 12));
+  for (let n = 1; n <= 12; n++) {
+    const label = String(n);
+    parts.push(`BT /F1 12 Tf 0 Tw ${86 - width(label, 12)} ${706 - 24 * (n - 1)} Td (${label}) Tj ET`);
+  }
+  return onePagePdf(parts.join("\n"));
+}
+
+test("a margin's ruler of line numbers off the text's lines stays out of the sentences", async () => {
+  const text = await pageText(pleadingPage());
+  assert.ok(text.includes(LEFT.join(" ")), text);
+  // Nothing is lost: the numbers are read after the text.
+  assert.match(text, /its very last line here at the bottom\. 1 2 3 4 5 6 7 8 9 10 11 12$/, text);
+});
+
+test("an order on pleading paper: its sentences run on across the margin's line numbers", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("cacd-injunction-order-p2.pdf", [
+    {
+      present:
+        "the Court issued a Temporary Restraining Order (“TRO”) and Order to Show Cause Re Preliminary Injunction that was set to expire on July 25, 2016",
+    },
+    {
+      before: [
+        "THUS, IT IS HEREBY ORDERED THAT:",
+        "Defendant Leon, his agents, servants, employees, and attorneys",
+      ],
+    },
+  ]);
 });

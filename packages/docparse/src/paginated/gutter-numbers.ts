@@ -57,3 +57,64 @@ function crossings(strip: readonly TextRun[], others: readonly TextRun[]): numbe
 function middle(run: TextRun): number {
   return (run.box.x1 + run.box.x2) / 2;
 }
+
+/** Fewest numbers that make a margin's ruler of line numbers (pleading paper numbers 25 or 28 lines a page). */
+const MIN_RULER = 8;
+
+/**
+ * Line numbers set at the page's margin on a grid of their own (pleading paper: 1 to 28 down the left edge at a
+ * fixed pitch, whatever the spacing of the text beside them). Found from position and values, not from one
+ * document: runs of one to three digits, at least eight of them stacked at one right edge, nothing set to their
+ * left, their values counting up by one, their steps even; and most of them not level with a line of the text
+ * beside them. Left in place, each lands inside the line of text it overlaps, in the middle of its sentences.
+ * Numbers level with their lines (a transcript's, a table's row numbers) number those lines and stay where they
+ * are; so do numbers with text set to their left (a column's own numbers).
+ */
+export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
+  const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
+  if (numbers.length < MIN_RULER) return new Set();
+  const others = runs.filter((run) => !run.vertical && !numbers.includes(run));
+  const found = new Set<TextRun>();
+  // Rulers: numbers set flush right at one edge (1 to 9 and 10 to 28 end where each other end).
+  const byEdge = [...numbers].sort((a, b) => a.box.x2 - b.box.x2);
+  let start = 0;
+  for (let i = 1; i <= byEdge.length; i++) {
+    if (i < byEdge.length && byEdge[i].box.x2 - byEdge[i - 1].box.x2 <= size * 0.3) continue;
+    const strip = byEdge.slice(start, i).sort((a, b) => a.box.y1 - b.box.y1);
+    start = i;
+    if (strip.length < MIN_RULER || !ruler(strip)) continue;
+    const x1 = Math.min(...strip.map((run) => run.box.x1));
+    const top = strip[0].box.y1;
+    const bottom = strip[strip.length - 1].box.y2;
+    // At the margin: no text set to the left of the strip anywhere down its length.
+    if (others.some((o) => o.box.x2 <= x1 && o.box.y2 > top && o.box.y1 < bottom)) continue;
+    // On a grid of its own: most numbers that have text beside them are not level with it.
+    const beside = strip.map((n) =>
+      others.filter(
+        (o) => o.box.x1 >= n.box.x2 && Math.min(o.box.y2, n.box.y2) > Math.max(o.box.y1, n.box.y1),
+      ),
+    );
+    const withText = beside.filter((line) => line.length > 0).length;
+    const level = strip.filter((n, k) =>
+      beside[k].some((o) => Math.abs(centerY(o) - centerY(n)) <= (n.box.y2 - n.box.y1) * 0.2),
+    ).length;
+    if (withText < MIN_RULER / 2 || level * 2 > withText) continue;
+    for (const run of strip) found.add(run);
+  }
+  return found;
+}
+
+/** Values counting up by one (OCR misreads one now and then) at an even pitch down the page. */
+function ruler(strip: readonly TextRun[]): boolean {
+  const values = strip.map((run) => Number(run.text.trim()));
+  const steps = values.slice(1).filter((value, k) => value === values[k] + 1).length;
+  if (steps < (strip.length - 1) * 0.8) return false;
+  const gaps = strip.slice(1).map((run, k) => centerY(run) - centerY(strip[k]));
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const pitch = sorted[Math.floor(sorted.length / 2)];
+  return pitch > 0 && gaps.filter((gap) => Math.abs(gap - pitch) <= pitch * 0.15).length >= gaps.length * 0.8;
+}
+
+function centerY(run: TextRun): number {
+  return (run.box.y1 + run.box.y2) / 2;
+}

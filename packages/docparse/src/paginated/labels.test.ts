@@ -159,6 +159,7 @@ test("a number at the bottom or top of the page is a page number", () => {
   const style = documentStyle(BODY, []);
   assert.deepEqual(label(block("12", 760), style), { label: "page_number" });
   assert.deepEqual(label(block("Page 3 of 10", 760), style), { label: "page_number" });
+  assert.deepEqual(label(block("Pg: 1 of 1", 30), style), { label: "page_number" });
   assert.deepEqual(label(block("- 4 -", 760), style), { label: "page_number" });
   assert.deepEqual(label(block("xiv", 30), style), { label: "page_number" });
 });

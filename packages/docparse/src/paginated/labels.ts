@@ -42,8 +42,12 @@ const MATH_FONT =
  */
 const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|example|algorithm|scheme|plate)\s*/i;
 const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
+/**
+ * `12`, `Page 3 of 10`, `Pg: 1 of 1`, `- 4 -`, `xiv`: a page number alone, its word spelt out or shortened (a
+ * court's docket stamp writes `Pg:`).
+ */
 const PAGE_NUMBER =
-  /^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
+  /^(?:(?:page|pg\.?)\s*:?\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
 /**
  * `2.1 Methods`, `IV. RESULTS`, `A.2 Proofs`, `B. Data`, `Chapter 3`, `Section 2.3.1`: numbering that says a
  * heading's depth. A lone capital without a dot (`A Note on…`) is a word, not a number.

@@ -7,7 +7,7 @@ import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { dottedRule } from "./dotted-rules.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
-import { gutterLineNumbers } from "./gutter-numbers.ts";
+import { gutterLineNumbers, marginLineNumbers } from "./gutter-numbers.ts";
 import { splitIndentedParagraphs } from "./indent-paragraphs.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
@@ -118,8 +118,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // A card inside a card (a note box in a page's frame) is read among its parent's text, in its place.
   const parents = cardParents(cards);
   const loose: TextRun[] = [];
-  // Line numbers in a column gutter would close it: they are read after the page's text, as a strip of their own.
-  const gutterNumbers = gutterLineNumbers(free, size);
+  // Line numbers in a column gutter would close it, and a margin's ruler of line numbers (pleading paper) would
+  // land inside the lines it overlaps: both are read after the page's text, as a strip of their own.
+  const gutterNumbers = new Set([...gutterLineNumbers(free, size), ...marginLineNumbers(free, size)]);
   for (const run of free) {
     if (gutterNumbers.has(run)) continue;
     const card = innermost(cards, run.box);

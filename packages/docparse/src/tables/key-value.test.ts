@@ -10,6 +10,7 @@ import {
   pdfBytes,
 } from "../backends/pdf-fixtures.ts";
 import { markdownRows } from "../eval/facts.ts";
+import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { parseDocument } from "../index.ts";
 import type { PageGeometry, TextRun } from "../paginated/geometry.ts";
 import { tableStage } from "../paginated/tables-stage.ts";
@@ -298,4 +299,24 @@ test("a bold label's value wrapping over many lines keeps the labels below it in
   assert.ok(table);
   assert.deepEqual(grid(table).at(-1), ["License", "Apache 2.0"]);
   assert.equal(grid(table).length, 5);
+});
+
+test("bullets set bold beside their items are a list's marks, not labels: no table", () => {
+  const items = [
+    "User-centered design",
+    "Iterative development",
+    "Unified infrastructure",
+    "Open source software",
+  ];
+  const runs = infobox(items.map((item) => ["•", item] as const));
+  assert.deepEqual(detectKeyValueTables(page(runs)), []);
+});
+
+test("public page: a booklet's list with coloured bullets is read as a list, not a table", {
+  timeout: 600_000,
+}, async () => {
+  const markdown = await engineMarkdown(`${REAL_WORLD_DIR}/derisking-guide-spreads-p6-12.pdf`);
+  const cells = markdownRows(markdown).flat();
+  assert.ok(!cells.includes("open source software"), markdown);
+  assert.match(markdown, /Open source software/);
 });

@@ -48,6 +48,8 @@ function besideOnLine(label: TextRun, pieces: readonly Piece[]): Piece[] {
  */
 function labelLike(run: TextRun, weightKnown: boolean): boolean {
   const text = run.text.trim();
+  // A mark alone (a list's bullet or dash, set bold or in a colour font) labels nothing: its items are a list.
+  if (!/[\p{L}\p{N}]/u.test(text)) return false;
   const words = text.split(/\s+/).length;
   if (colonLabel(run)) return true;
   if (!weightKnown) return words <= 3 && text.length <= 30 && /^\p{Lu}/u.test(text) && !/[.!?;,]$/.test(text);
