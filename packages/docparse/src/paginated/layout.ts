@@ -136,7 +136,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     return parent;
   };
   // A table inside a card with text (a key-figures table in a sidebar's shaded box) is read among that text, in
-  // its place, not after the card. A card that is only the table's own frame holds no text of its own.
+  // its place, not after the card. A card that is only the table's own frame holds no text of its own; a table
+  // set beside the card's text (a recipe's ingredients beside its steps) stays a whole placed beside that text,
+  // as before: inside, the card's lines would be sorted around it.
   const tableCards = new Map<Box, Placed[]>();
   const looseTables: Placed[] = [];
   for (const table of tables) {
@@ -146,7 +148,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
       entry: { kind: "table" as const, table, box: table.box },
     };
     const card = innermost([...withText], table.box);
-    if (card && box.iou(card, table.box) < 0.8)
+    if (card && box.iou(card, table.box) < 0.8 && box.width(table.box) >= box.width(card) * TABLE_ACROSS_CARD)
       tableCards.set(card, [...(tableCards.get(card) ?? []), placedTable]);
     else looseTables.push(placedTable);
   }
@@ -267,6 +269,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const charted = gatherChartLabels(entries, chartAreas(page));
   return { page, entries: rtl ? charted : joinContinuedParagraphs(charted), rtl, droppedStruck };
 }
+
+/** A table this share of its card's width or wider runs across the card, with no text of the card beside it. */
+const TABLE_ACROSS_CARD = 0.8;
 
 /** Cards smaller than this share of the page hold a label, not a piece of text; larger ones frame the page. */
 const CARD_SHARE = { min: 0.01, max: 0.6 };
