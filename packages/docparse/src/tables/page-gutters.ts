@@ -13,11 +13,8 @@ interface SegmentLine {
   fontSize: number;
 }
 
-/**
- * Points: how far apart two line ends (or starts) may be and still be one edge: a justified margin, whose lines end
- * within a few hundredths of a point; option lines of similar length in a form end within a point by chance.
- */
-const EDGE_TOLERANCE = 0.25;
+/** Points: how far apart two line ends (or starts) may be and still be one edge: a justified margin. */
+const EDGE_TOLERANCE = 1;
 
 /** The fewest lines that end (or start) at one x for a margin to count as a column's edge. */
 const EDGE_LINES = 3;
