@@ -16,7 +16,6 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
-import { isPageGutter } from "./page-gutters.ts";
 import { twoRowColumns } from "./two-row.ts";
 
 /**
@@ -554,7 +553,6 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
   const inBand = new Set(band.lines);
   const near = all.filter((l) => !inBand.has(l) && l.y2 > top && l.y1 < bottom);
   const gutters = band.gaps.filter((gap) => {
-    if (isPageGutter(gap, band.lines, all)) return true;
     if (gap.x2 - gap.x1 < 0.15 * pageWidth) return false;
     const mid = (gap.x1 + gap.x2) / 2;
     const segments = near.flatMap((l) => l.segments);
