@@ -73,7 +73,8 @@ const MIN_RULER = 8;
 export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
   const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
   if (numbers.length < MIN_RULER) return new Set();
-  const others = runs.filter((run) => !run.vertical && !numbers.includes(run));
+  const isNumber = new Set(numbers);
+  const others = runs.filter((run) => !run.vertical && !isNumber.has(run));
   const found = new Set<TextRun>();
   // Rulers: numbers set flush right at one edge (1 to 9 and 10 to 28 end where each other end).
   const byEdge = [...numbers].sort((a, b) => a.box.x2 - b.box.x2);
