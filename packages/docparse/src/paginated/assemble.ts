@@ -84,6 +84,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
       if (label.label === "title") titleTaken = true;
       labeled.set(entry.block, { block: entry.block, label, furniture: null });
       if (!options.plain) {
+        const edge = edges[blocks.indexOf(entry.block)];
         candidates.push({
           page: layout.page.pageNumber,
           pageSize: size,
@@ -92,11 +93,11 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           fontSize: entry.block.lines[0].fontSize,
           heading: label.label === "section_header" || label.label === "title",
           pageNumber: label.label === "page_number",
-          edge: edges[blocks.indexOf(entry.block)],
+          edge,
           sideways: entry.block.lines.every((line) => line.vertical),
           boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
           drawnBox:
-            edges[blocks.indexOf(entry.block)] !== null || edgeBand(entry.block.box, size.height) !== null
+            edge !== null || edgeBand(entry.block.box, size.height) !== null
               ? drawnBoxAround(entry.block.box, layout.page.rules, layout.page.rects)
               : null,
           caption: label.label === "figure_caption" || label.label === "table_caption",
