@@ -123,6 +123,8 @@ async function withUnreadText(
         grayscale: true,
         crop,
         keepPage: crops.length > 1,
+        // The text layer's glyphs are drawn only where OCR reads garbled runs in place of theirs.
+        text: unread.garbled.size > 0,
       });
       const read = queue.read({
         pageNumber: page.pageNumber,

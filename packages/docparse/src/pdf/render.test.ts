@@ -120,6 +120,57 @@ describe("renderPage", () => {
     }
   });
 
+  test("without its text a render draws no glyph of the text layer, and the page's other ink as before", async () => {
+    // Text, then a black bar to its right on the same line; both in the crop.
+    const doc = await openPdf(
+      onePagePdf("BT /F1 24 Tf 72 600 Td (Hello Helvetica) Tj ET 0 g 320 600 100 20 re f"),
+    );
+    try {
+      const crop = { x1: 60, y1: 170, x2: 440, y2: 200 };
+      const bar = { x1: 330, y1: 174, x2: 410, y2: 190 };
+      const textless = await renderPage(doc, 1, {
+        dpi: 150,
+        crop: { ...crop, x2: 300 },
+        text: false,
+        keepPage: true,
+      });
+      const barOnly = await renderPage(doc, 1, { dpi: 150, crop: bar, text: false, keepPage: true });
+      // With keepPage the page's operator lists stay cached: a render with text after one without draws it.
+      const withText = await renderPage(doc, 1, { dpi: 150, crop: { ...crop, x2: 300 }, keepPage: true });
+      await releasePage(doc, 1);
+      assert.equal((await inspect(textless.png)).dark, 0);
+      assert.equal((await inspect(barOnly.png)).dark, 1);
+      assert.ok((await inspect(withText.png)).dark > 0.05);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("text that clips (render mode 7) still clips in a render without text", async () => {
+    // The glyphs of "WWW" are the clip of a black square drawn after them: only the letters' shapes are inked.
+    const doc = await openPdf(onePagePdf("BT /F1 48 Tf 7 Tr 72 600 Td (WWW) Tj ET 0 g 60 590 200 60 re f"));
+    try {
+      const crop = { x1: 60, y1: 142, x2: 260, y2: 202 };
+      const drawn = await inspect((await renderPage(doc, 1, { dpi: 100, crop, grayscale: true })).png);
+      const textless = await inspect(
+        (await renderPage(doc, 1, { dpi: 100, crop, grayscale: true, text: false })).png,
+      );
+      assert.ok(drawn.dark > 0.1 && drawn.dark < 0.9, `dark share ${drawn.dark}`);
+      assert.equal(textless.dark, drawn.dark);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
+  test("a render without text and with annotations is refused", async () => {
+    const doc = await openPdf(onePagePdf("BT /F1 24 Tf 72 600 Td (Hello) Tj ET"));
+    try {
+      await assert.rejects(renderPage(doc, 1, { dpi: 72, text: false, annotations: true }), RangeError);
+    } finally {
+      await closePdf(doc);
+    }
+  });
+
   test("a page too large for the pixel budget is rendered at a lower resolution", async () => {
     const doc = await openPdf(onePagePdf("0 g 100 100 1000 1000 re f", { width: 14400, height: 14400 }));
     try {

@@ -27,6 +27,13 @@ export interface RenderOptions {
    * not one each. By default a render frees them.
    */
   keepPage?: boolean;
+  /**
+   * Draw the text layer's glyphs (the default). Off for crops that OCR reads for what the text layer lacks (text in
+   * images, glyphs drawn as outlines): the layer's own text would only be read again, and drawing it is most of a
+   * render's cost (each glyph compiled to an outline). Type3 glyphs and text that clips are drawn either way. Only
+   * with `annotations` off; pdf.js as published (SVC_PDFJS_UNPATCHED) draws the text regardless.
+   */
+  text?: boolean;
 }
 
 export interface RenderedPage {
@@ -60,6 +67,8 @@ export async function renderPage(
 ): Promise<RenderedPage> {
   if (!(options.dpi > 0) || !Number.isFinite(options.dpi))
     throw new RangeError(`dpi must be positive, not ${options.dpi}`);
+  if (options.text === false && options.annotations)
+    throw new RangeError("a render without text draws no annotations");
   const page = await doc.getPage(pageNumber);
   try {
     const frame = page.getViewport({ scale: 1 });
@@ -87,6 +96,8 @@ export async function renderPage(
         viewport,
         intent: options.annotations ? "print" : "display",
         annotationMode: options.annotations ? AnnotationMode.ENABLE_STORAGE : AnnotationMode.DISABLE,
+        // The patched worker's sign for a render without the text layer's glyphs (worker-patch.ts).
+        isEditing: options.text === false,
       } as unknown as RenderParameters;
       await page.render(params).promise;
       const rgba = entry.context.getImageData(0, 0, widthPx, heightPx).data;

@@ -37,6 +37,12 @@ import type { WorkerEdit } from "./worker-edit.ts";
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
  *   for the same bytes.
  *
+ * - a render of a page's crops for OCR (load.ts: text in images, outlined glyphs) needs none of the text layer's
+ *   glyphs, which OCR would only read again: such a render (render.ts `text: false`) keeps each glyph's advance
+ *   and draws none, so no glyph outline is compiled for it. pdf.js has no render option for that, so it is asked
+ *   with `isEditing` and annotations off, a combination that changes nothing else (editing only hides
+ *   annotations) and gives the render an operator list of its own in pdf.js's cache.
+ *
  * Some edits change what is read rather than what it costs (actual-text.ts's, and this one): pdf.js reads a glyph that its font's ToUnicode maps to
  * an empty string as if it had no mapping, and takes its code for a character. Shaping engines map a cluster's
  * text onto one of its glyphs and the others to nothing (an Arabic word whose last glyph carries the whole word),
@@ -72,6 +78,15 @@ function svcDeferredImages(handler) {
   return store;
 }
 let svcShadingWithoutColours = false;
+const svcUndrawnGlyphs = new WeakMap();
+function svcUndrawnGlyph(glyph) {
+  let undrawn = svcUndrawnGlyphs.get(glyph);
+  if (!undrawn) {
+    undrawn = { ...glyph, isInFont: false };
+    svcUndrawnGlyphs.set(glyph, undrawn);
+  }
+  return undrawn;
+}
 class SvcLazyData {
   constructor(build) {
     this.build = build;
@@ -266,12 +281,14 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     });`,
   },
   {
-    why: "an operator list pass (not a render) defers image decodes and skips glyph outlines",
+    why: "an operator list pass (not a render) defers image decodes and skips glyph outlines; a render asked without its text (render.ts: isEditing with annotations off) draws none of the text layer's glyphs",
     find: `    const partialEvaluator = this.#createPartialEvaluator(handler, pageIndex);
     const newAnnotsByPage`,
     replace: `    const partialEvaluator = this.#createPartialEvaluator(handler, pageIndex);
     if (intent & RenderingIntentFlag.OPLIST) {
       partialEvaluator.svcDeferredImages = svcDeferredImages(handler);
+    } else if (intent & RenderingIntentFlag.IS_EDITING && intent & RenderingIntentFlag.ANNOTATIONS_DISABLE) {
+      partialEvaluator.svcTextless = true;
     }
     const newAnnotsByPage`,
   },
@@ -346,6 +363,16 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
     why: "of a font's extra properties (fontExtraProperties), only /Differences goes to the main thread: glyph-names.ts reads it, pdf.js's display side reads none, and copying the others (ToUnicode and CID maps, widths, font-char maps) cost more than any other message",
     find: "      extra: this.fontExtraProperties ? this.#getExportData(EXPORT_DATA_EXTRA_PROPERTIES) : undefined",
     replace: '      extra: this.fontExtraProperties ? this.#getExportData(["differences"]) : undefined',
+  },
+  {
+    why: "a render without its text keeps each glyph's advance but draws none (isInFont false: pdf.js's display side skips such glyphs), so no outline is built; Type3 glyphs, text inside a Type3 procedure (cached with its font) and text that clips keep being drawn",
+    find: `  handleText(chars, state) {
+    const font = state.font;`,
+    replace: `  handleText(chars, state) {
+    const font = state.font;
+    if (this.svcTextless && !this.parsingType3Font && !font.isType3Font && !(state.textRenderingMode & TextRenderingMode.ADD_TO_PATH_FLAG)) {
+      return font.charsToGlyphs(chars).map(svcUndrawnGlyph);
+    }`,
   },
   {
     why: "no glyph outlines in an operator list pass, except in Type3 glyph procedures (cached with their font)",
