@@ -50,13 +50,14 @@ function scriptsMeet(before: string, after: string): boolean {
 
 /**
  * Two words OCR told apart: a space between them, however close they stand (an OCR run's size is its line's
- * height, so a tight word space falls under the gap that spaces text-layer runs). Scripts written without spaces
- * (Chinese, Japanese, Thai) aside.
+ * height, so a tight word space falls under the gap that spaces text-layer runs). So is a word OCR read beside a
+ * text-layer run: OCR reads whole words, in an image or outlines the text layer does not cover, and the two can
+ * touch or overlap (a title's last word over the edge of a banner image holding the next). Scripts written without
+ * spaces (Chinese, Japanese, Thai) aside.
  */
 function ocrWords(previous: TextRun, run: TextRun, before: string): boolean {
   return (
-    previous.fontName === "ocr" &&
-    run.fontName === "ocr" &&
+    (previous.fontName === "ocr" || run.fontName === "ocr") &&
     !(unspacedScript(before.at(-1)) && unspacedScript(run.text[0]))
   );
 }

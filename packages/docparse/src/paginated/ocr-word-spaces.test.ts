@@ -30,6 +30,16 @@ test("words OCR told apart keep a space however close they stand", () => {
   assert.deepEqual(text(words(["Sch", "edule"], 1.5, { fontSize: 14 })), ["Schedule"]);
 });
 
+test("a word OCR read beside a text-layer run is a word of its own, even where the two touch or overlap", () => {
+  // A title's last word of the text layer runs over the edge of a banner image whose own word OCR read.
+  const title = textRun("Directorate", { x1: 50, y1: 100, x2: 130, y2: 114 }, { fontSize: 14 });
+  const banner = textRun("IT", { x1: 128, y1: 99, x2: 142, y2: 115 }, { fontName: "ocr", fontSize: 16 });
+  assert.deepEqual(text([title, banner]), ["Directorate IT"]);
+  assert.deepEqual(text([banner, { ...title, box: { x1: 141, y1: 100, x2: 221, y2: 114 } }]), [
+    "IT Directorate",
+  ]);
+});
+
 test("Chinese words OCR split stay joined without a space", () => {
   assert.deepEqual(text(words(["土地", "利用"], 1.5, { fontName: "ocr", fontSize: 14 })), ["土地利用"]);
 });
