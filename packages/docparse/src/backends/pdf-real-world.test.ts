@@ -45,6 +45,8 @@ describe("pdf layout on public pages", () => {
       { absent: "Official - Subject to Final Review" },
       { absent: "Alderson Reporting Company" },
       { before: ["MICHAEL A. KNOWLES", "ALEXANDRE MIRZAYANCE"] },
+      // Its line numbers, level with the lines at the margin, are read after the text: the sentence runs whole.
+      { present: "came on for oral argument before the Supreme Court of the United States at 1:01 p.m." },
     ]);
   });
 

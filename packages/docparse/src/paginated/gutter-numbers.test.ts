@@ -122,12 +122,33 @@ test("the same columns without numbers read the same way (the rule only takes th
   );
 });
 
-test("line numbers at the page's margin stay at the start of their lines", async () => {
-  const parts = LEFT.map((line, i) => justified(line, 100, 700 - 12 * i, 220));
+test("a transcript's line numbers at the page's margin, level with its running prose, are read after it", async () => {
+  // Set ragged right, as a transcript is (typewriter lines, not justified).
+  const parts = LEFT.map((line, i) => `BT /F1 10 Tf 0 Tw 100 ${700 - 12 * i} Td (${line}) Tj ET`);
   for (let i = 0; i < LEFT.length; i++)
     parts.push(`BT /F1 10 Tf 0 Tw 72 ${700 - 12 * i} Td (${i + 1}) Tj ET`);
   const text = await pageText(onePagePdf(parts.join("\n")));
-  assert.match(text, /\b2 about the first part of the description 3 which runs on/, text);
+  assert.ok(text.includes(LEFT.join(" ")), text);
+  // Nothing is lost: the numbers are read after the text.
+  assert.match(text, /its very last line here at the bottom\. 1 2 3 4 5 6 7 8$/, text);
+});
+
+test("row numbers at the page's margin, level with rows that do not run on, stay at the start of their rows", async () => {
+  const rows = [
+    "Alpha Centauri.",
+    "Barnard's Star.",
+    "Wolf 359.",
+    "Lalande 21185.",
+    "Sirius.",
+    "Luyten 726-8.",
+    "Ross 154.",
+    "Ross 248.",
+  ];
+  const parts = rows.map((row, i) => `BT /F1 10 Tf 0 Tw 100 ${700 - 12 * i} Td (${row}) Tj ET`);
+  for (let i = 0; i < rows.length; i++)
+    parts.push(`BT /F1 10 Tf 0 Tw 72 ${700 - 12 * i} Td (${i + 1}) Tj ET`);
+  const text = await pageText(onePagePdf(parts.join("\n")));
+  assert.match(text, /^1 Alpha Centauri\. 2 Barnard's Star\./, text);
 });
 
 test("numbers inside the lines of a code listing are words of their lines, not a gutter strip", async () => {

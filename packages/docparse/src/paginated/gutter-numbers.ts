@@ -67,8 +67,10 @@ const MIN_RULER = 8;
  * document: runs of one to three digits, at least eight of them stacked at one right edge, nothing set to their
  * left, their values counting up by one, their steps even; and most of them not level with a line of the text
  * beside them. Left in place, each lands inside the line of text it overlaps, in the middle of its sentences.
- * Numbers level with their lines (a transcript's, a table's row numbers) number those lines and stay where they
- * are; so do numbers with text set to their left (a column's own numbers).
+ * Numbers level with their lines number them: a table's row numbers stay where they are, but a transcript's (its
+ * prose running on from one numbered line into the next) are taken out too, so that its sentences read whole, not
+ * cut by a number at each line's start, nor each line made a paragraph of its own beside its number. Numbers with
+ * text set to their left (a column's own numbers) stay where they are.
  */
 export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
   const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
@@ -99,10 +101,29 @@ export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<T
     const level = strip.filter((n, k) =>
       beside[k].some((o) => Math.abs(centerY(o) - centerY(n)) <= (n.box.y2 - n.box.y1) * 0.2),
     ).length;
-    if (withText < MIN_RULER / 2 || level * 2 > withText) continue;
+    if (withText < MIN_RULER / 2) continue;
+    // Level with their lines, they number those lines; a transcript's numbers (prose running on from one numbered
+    // line into the next) are apparatus beside the text, a table's row numbers (no row runs on) belong to it.
+    if (level * 2 > withText && !runsOn(beside)) continue;
     for (const run of strip) found.add(run);
   }
   return found;
+}
+
+/**
+ * Some numbered line of prose runs on into the next numbered line: it ends inside a sentence (a lower-case letter
+ * or a comma) and the next begins with a lower-case letter.
+ */
+function runsOn(lines: readonly (readonly TextRun[])[]): boolean {
+  const texts = lines.map((line) =>
+    [...line]
+      .sort((a, b) => a.box.x1 - b.box.x1)
+      .map((run) => run.text.trim())
+      .join(" "),
+  );
+  return texts.some(
+    (text, k) => k + 1 < texts.length && /[\p{Ll},]$/u.test(text) && /^\p{Ll}/u.test(texts[k + 1]),
+  );
 }
 
 /** Values counting up by one (OCR misreads one now and then) at an even pitch down the page. */

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { closeColumnGutters } from "./close-columns.ts";
+import { gapUnderColumnTag } from "./column-tag.ts";
 import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
@@ -102,15 +103,17 @@ export function readingOrderGroups<T extends Placed>(
     );
     if (centred) return [centred[0], ...readingOrderGroups(centred[1], options)];
     // Columns that do not start together: the band across the region above the later one is cut first.
-    const band = bandBeforeColumns(
-      columns.map((part) => part.filter((e) => !e.float && !e.aside).map((e) => e.box)),
-      projectionGaps(
-        elements.filter((e) => !e.aside).map((e) => e.box),
-        "y",
-        options.minGap,
-      ),
-      options.textSize ?? 10,
+    const columnBoxes = columns.map((part) => part.filter((e) => !e.float && !e.aside).map((e) => e.box));
+    const across = projectionGaps(
+      elements.filter((e) => !e.aside).map((e) => e.box),
+      "y",
+      options.minGap,
     );
+    // A tag alone at a column's top, level with the line above the columns, is read with that line (see
+    // column-tag.ts).
+    const band =
+      bandBeforeColumns(columnBoxes, across, options.textSize ?? 10) ??
+      gapUnderColumnTag(columnBoxes, across, options.textSize ?? 10);
     if (band) return splitAt(elements, [band], "y").flatMap((part) => readingOrderGroups(part, options));
     const ordered = options.rtl ? columns.reverse() : columns;
     return ordered.flatMap((part) => readingOrderGroups(part, options));
