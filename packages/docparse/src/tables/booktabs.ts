@@ -39,6 +39,8 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (stack.length < 2) continue;
     // The stack ends at the first band that holds no tabular text.
     let end = 0;
+    // The rules opening a group of rows after a blank band: left out of the frame, the blank joins the row under it.
+    const blanks = new Set<Segment>();
     for (let k = 1; k < stack.length; k++) {
       const band = runsIn(runs, {
         x1: first.a - tol,
@@ -46,6 +48,10 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
         x2: first.b + tol,
         y2: stack[k].pos,
       });
+      if (band.length === 0 && k >= 2 && blankBetweenGroups(stack, k, runs, first.a - tol, first.b + tol)) {
+        blanks.add(stack[k]);
+        continue;
+      }
       if (band.length === 0 || !bandIsTabular(wordLines(band))) break;
       end = k;
     }
@@ -58,8 +64,9 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     const header = headerOverRows(runs, stack[0].pos, first.a - tol, first.b + tol, body);
     const headerTop = header?.top ?? null;
     const rowsEnd = header?.rowsEnd ?? null;
-    const rules = rowsEnd === null ? stack.slice(0, end + 1) : [first];
-    for (const s of rules) used.add(s);
+    const ruled = rowsEnd === null ? stack.slice(0, end + 1) : [first];
+    for (const s of ruled) used.add(s);
+    const rules = ruled.filter((s) => !blanks.has(s));
     const bottom = rowsEnd ?? rules[rules.length - 1].pos;
     const top = headerTop === null ? rules[0].pos : headerTop - 1;
     const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
@@ -75,7 +82,7 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
       (s) =>
         s.pos > rules[0].pos + SNAP &&
         s.pos < bottom - SNAP &&
-        !rules.includes(s) &&
+        !ruled.includes(s) &&
         s.a >= first.a - tol &&
         s.b <= first.b + tol,
     );
@@ -145,6 +152,28 @@ function underlinedColumns(
     return [...cuts, ...inner].sort((a, b) => a - b);
   }
   return null;
+}
+
+/** A blank band between two groups of rows is at most this many times as tall as the rows above it. */
+const BLANK_ROWS = 2.5;
+
+/**
+ * Whether the empty band between rules k-1 and k of a stack only sets two groups of ruled rows apart (a
+ * key-figures table's income rows, then its valuation rows): no taller than a few rows above it, and the band
+ * under it holds tabular text again. The stack runs on across it, the groups one table in one set of columns.
+ */
+function blankBetweenGroups(
+  stack: readonly Segment[],
+  k: number,
+  runs: readonly TextRun[],
+  x1: number,
+  x2: number,
+): boolean {
+  if (k + 1 >= stack.length) return false;
+  const row = (stack[k - 1].pos - stack[0].pos) / (k - 1);
+  if (stack[k].pos - stack[k - 1].pos > BLANK_ROWS * row) return false;
+  const next = runsIn(runs, { x1, y1: stack[k].pos, x2, y2: stack[k + 1].pos });
+  return next.length > 0 && bandIsTabular(wordLines(next));
 }
 
 /** The fewest lines of totals under an items table read as a table of their own. */
