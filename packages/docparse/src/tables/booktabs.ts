@@ -14,8 +14,9 @@ import {
   type WordLine,
   wordLines,
 } from "./aligned.ts";
+import { isNumeric } from "./cells.ts";
 import { frameTable } from "./frame-table.ts";
-import { headerAbove } from "./header-above.ts";
+import { headerOverRows } from "./header-above.ts";
 import { lines, type Segment, SNAP } from "./rule-segments.ts";
 import { type Frame, runsIn } from "./ruled-frame.ts";
 
@@ -38,6 +39,8 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (stack.length < 2) continue;
     // The stack ends at the first band that holds no tabular text.
     let end = 0;
+    // The rules opening a group of rows after a blank band: left out of the frame, the blank joins the row under it.
+    const blanks = new Set<Segment>();
     for (let k = 1; k < stack.length; k++) {
       const band = runsIn(runs, {
         x1: first.a - tol,
@@ -45,18 +48,26 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
         x2: first.b + tol,
         y2: stack[k].pos,
       });
+      if (band.length === 0 && k >= 2 && blankBetweenGroups(stack, k, runs, first.a - tol, first.b + tol)) {
+        blanks.add(stack[k]);
+        continue;
+      }
       if (band.length === 0 || !bandIsTabular(wordLines(band))) break;
       end = k;
     }
     if (end === 0) continue;
-    const rules = stack.slice(0, end + 1);
-    for (const s of rules) used.add(s);
-    const bottom = rules[rules.length - 1].pos;
-    // No top rule: the header's labels stand over the first rule, the rows of data below it.
+    // No top rule: the header's labels stand over the first rule, the rows of data below it; the rows may end
+    // above the second rule, at a line that bridges their columns (an invoice's totals under its items).
     const body = wordLines(
-      runsIn(runs, { x1: first.a - tol, y1: rules[0].pos, x2: first.b + tol, y2: rules[1].pos }),
+      runsIn(runs, { x1: first.a - tol, y1: stack[0].pos, x2: first.b + tol, y2: stack[1].pos }),
     );
-    const headerTop = headerAbove(runs, rules[0].pos, first.a - tol, first.b + tol, body);
+    const header = headerOverRows(runs, stack[0].pos, first.a - tol, first.b + tol, body);
+    const headerTop = header?.top ?? null;
+    const rowsEnd = header?.rowsEnd ?? null;
+    const ruled = rowsEnd === null ? stack.slice(0, end + 1) : [first];
+    for (const s of ruled) used.add(s);
+    const rules = ruled.filter((s) => !blanks.has(s));
+    const bottom = rowsEnd ?? rules[rules.length - 1].pos;
     const top = headerTop === null ? rules[0].pos : headerTop - 1;
     const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
     const inside = runsIn(runs, area);
@@ -65,12 +76,13 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     if (multi.length < 2) continue;
     const gaps = sharedGaps(multi).filter((g) => g.x1 > first.a - tol && g.x2 < first.b + tol);
     if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
-    if (entriesOnly(textLines, [top, ...rules.map((s) => s.pos)])) continue;
+    const ends = rowsEnd === null ? [] : [rowsEnd];
+    if (entriesOnly(textLines, [top, ...rules.map((s) => s.pos), ...ends])) continue;
     const partial = sorted.filter(
       (s) =>
         s.pos > rules[0].pos + SNAP &&
         s.pos < bottom - SNAP &&
-        !rules.includes(s) &&
+        !ruled.includes(s) &&
         s.a >= first.a - tol &&
         s.b <= first.b + tol,
     );
@@ -85,14 +97,18 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
         Math.max(first.b, ...inside.map((r) => r.box.x2)),
       ],
       xRules: [[], ...cuts.map(() => null), []],
-      ys: [...(headerTop === null ? [] : [top]), ...yLines.map((l) => l.pos)],
-      yRules: [...(headerTop === null ? [] : [[]]), ...yLines.map((l) => l.segments)],
+      ys: [...(headerTop === null ? [] : [top]), ...yLines.map((l) => l.pos), ...ends],
+      yRules: [...(headerTop === null ? [] : [[]]), ...yLines.map((l) => l.segments), ...ends.map(() => [])],
       booktabs: rules.length >= 3 || headerTop !== null,
       headerBand: headerTop !== null,
     };
     const table = frameTable(frame, inside, "ruled");
     // Between a top and a bottom rule alone (no header rule) sits many a code listing or boxed note: ask for rows.
     if (table && (frame.booktabs || rowsOfSeveralCells(table) >= 3)) tables.push(table);
+    if (table && rowsEnd !== null) {
+      const totals = totalsUnder(body, rowsEnd, frame.xs[frame.xs.length - 1], runs);
+      if (totals) tables.push(totals);
+    }
   }
   return tables;
 }
@@ -136,6 +152,76 @@ function underlinedColumns(
     return [...cuts, ...inner].sort((a, b) => a - b);
   }
   return null;
+}
+
+/** A blank band between two groups of rows is at most this many times as tall as the rows above it. */
+const BLANK_ROWS = 2.5;
+
+/**
+ * Whether the empty band between rules k-1 and k of a stack only sets two groups of ruled rows apart (a
+ * key-figures table's income rows, then its valuation rows): no taller than a few rows above it, and the band
+ * under it holds tabular text again. The stack runs on across it, the groups one table in one set of columns.
+ */
+function blankBetweenGroups(
+  stack: readonly Segment[],
+  k: number,
+  runs: readonly TextRun[],
+  x1: number,
+  x2: number,
+): boolean {
+  if (k + 1 >= stack.length) return false;
+  const row = (stack[k - 1].pos - stack[0].pos) / (k - 1);
+  if (stack[k].pos - stack[k - 1].pos > BLANK_ROWS * row) return false;
+  const next = runsIn(runs, { x1, y1: stack[k].pos, x2, y2: stack[k + 1].pos });
+  return next.length > 0 && bandIsTabular(wordLines(next));
+}
+
+/** The fewest lines of totals under an items table read as a table of their own. */
+const MIN_TOTALS = 2;
+/** Totals lines stand at most this many of their heights apart. */
+const TOTALS_GAP = 1.5;
+
+/**
+ * The totals under an items table whose rows end above its next rule (header-above.ts): the lines from the first
+ * under the rows on, each a label and an amount, the amount ending at the table's right edge `right` (its last
+ * column, right-aligned) and a figure, one close under the next. Read as blocks, the labels make one paragraph and
+ * the amounts another; read as the two columns they are, each label sits beside its amount.
+ */
+function totalsUnder(
+  body: readonly WordLine[],
+  rowsEnd: number,
+  right: number,
+  runs: readonly TextRun[],
+): DetectedTable | null {
+  const rows: WordLine[] = [];
+  for (const line of body) {
+    if (line.y1 <= rowsEnd) continue;
+    const last = rows[rows.length - 1];
+    if (last && line.y1 - last.y2 > TOTALS_GAP * (line.y2 - line.y1)) break;
+    const [label, amount] = line.segments;
+    const amountWords = line.words.filter((w) => w.box.x1 >= (amount?.x1 ?? 0) - 0.5);
+    if (
+      line.segments.length !== 2 ||
+      Math.abs(amount.x2 - right) > 0.5 * line.fontSize ||
+      !amountWords.some((w) => isNumeric(w.text)) ||
+      label.x2 >= amount.x1
+    )
+      break;
+    rows.push(line);
+  }
+  if (rows.length < MIN_TOTALS) return null;
+  const cut =
+    (Math.max(...rows.map((l) => l.segments[0].x2)) + Math.min(...rows.map((l) => l.segments[1].x1))) / 2;
+  const x1 = Math.min(...rows.map((l) => l.segments[0].x1)) - 1;
+  const ys = [rows[0].y1 - 1, rows[rows.length - 1].y2 + 1];
+  const frame: Frame = {
+    xs: [x1, cut, right + 1],
+    xRules: [[], null, []],
+    ys,
+    yRules: ys.map(() => []),
+    booktabs: false,
+  };
+  return frameTable(frame, runsIn(runs, { x1, y1: ys[0], x2: right + 1, y2: ys[ys.length - 1] }), "ruled");
 }
 
 function rowsOfSeveralCells(table: DetectedTable): number {
