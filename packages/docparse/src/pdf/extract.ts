@@ -2,7 +2,7 @@ import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { annotationTextRuns } from "./annotation-text.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
-import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { fallbackGlyphs } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
 import { stackedFractions } from "./fractions.ts";
 import { shortLigatures } from "./glyph-names.ts";
@@ -60,7 +60,7 @@ export async function extractPdfPage(
       },
       {
         rtlLigatures: rtlLigatureWords(ops),
-        fallbacks: fallbackGlyphWords(ops),
+        fallbacks: fallbackGlyphs(ops),
         ligatures: shortLigatures(page, ops),
         sizes: new DrawnSizes(ops),
       },

@@ -5,7 +5,8 @@ import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
 import { parseDocument } from "../index.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
-import { fallbackGlyphWords } from "./fallback-glyphs.ts";
+import { fallbackGlyphs, withoutFallbackGlyphs } from "./fallback-glyphs.ts";
+import { onePagePdf } from "./test-pdf.ts";
 
 /** A glyph of a two-byte font: `code` read through ToUnicode as `unicode`, or as itself when `unicode` is left out. */
 const glyph = (code: number, unicode = String.fromCodePoint(code)) => ({ unicode, originalCharCode: code });
@@ -19,32 +20,28 @@ function drawn(font: string, glyphs: object[]): PDFOperatorList {
 // 블록체인에 mapped by ToUnicode from codes that are not their Unicode values.
 const mapped = [0xcbe2, 0xc62b, 0xda82, 0xd546, 0xd39e].map((code, i) => glyph(code, "블록체인에"[i]));
 
-test("in a font whose ToUnicode maps most codes elsewhere, glyphs read as their own code are left out", () => {
-  const glyphs = [
-    ...mapped,
-    glyph(0xceea),
-    glyph(0xd526),
-    space,
-    ...mapped,
-    space,
-    ...mapped,
-    glyph(0xceea),
-    ...mapped,
-  ];
-  const words = fallbackGlyphWords(drawn("f1", glyphs));
+test("in a font whose ToUnicode maps most codes elsewhere, the characters of glyphs read as their own code", () => {
+  const glyphs = [...mapped, glyph(0xceea), glyph(0xd526), space, ...mapped, space, ...mapped, glyph(0xceea)];
   assert.deepEqual(
-    [...words],
-    [
-      ["블록체인에컪픦", "블록체인에"],
-      ["블록체인에컪블록체인에", "블록체인에 블록체인에"],
-    ],
+    [...fallbackGlyphs(drawn("f1", glyphs))].map(([font, chars]) => [font, [...chars]]),
+    [["f1", ["컪", "픦"]]],
   );
+  // A character one of the font's mapped glyphs gives is text, wherever it comes from.
+  const also = [...mapped, ...mapped, glyph(0x1234, "컪"), glyph(0xceea)];
+  assert.equal(fallbackGlyphs(drawn("f1", also)).size, 0);
+});
+
+test("fallback glyphs read as word breaks: a space between letters, nothing beside a space or at an end", () => {
+  const chars = new Set(["컪", "픦"]);
+  assert.equal(withoutFallbackGlyphs("블록체인에컪픦", chars), "블록체인에");
+  assert.equal(withoutFallbackGlyphs("블록체인에컪블록체인에 컪방지", chars), "블록체인에 블록체인에 방지");
+  assert.equal(withoutFallbackGlyphs("블록체인에", undefined), "블록체인에");
 });
 
 test("a font whose codes are mostly their own characters, or with few two-byte glyphs, is left alone", () => {
   const identity = [0xac00, 0xac01, 0xac02, 0xac03, 0xac04, 0xac05, 0xac06, 0xac07, 0xac08, 0xac09, 0xac0a];
   assert.equal(
-    fallbackGlyphWords(
+    fallbackGlyphs(
       drawn(
         "f1",
         identity.map((code) => glyph(code)),
@@ -52,10 +49,73 @@ test("a font whose codes are mostly their own characters, or with few two-byte g
     ).size,
     0,
   );
-  assert.equal(fallbackGlyphWords(drawn("f1", [...mapped, glyph(0xceea)])).size, 0);
+  assert.equal(fallbackGlyphs(drawn("f1", [...mapped, glyph(0xceea)])).size, 0);
   // One-byte codes read as themselves are the usual case.
   const ascii = [..."Harbour lights"].map((c) => glyph(c.charCodeAt(0)));
-  assert.equal(fallbackGlyphWords(drawn("f1", [...mapped, ...mapped, ...ascii])).size, 0);
+  assert.equal(fallbackGlyphs(drawn("f1", [...mapped, ...mapped, ...ascii])).size, 0);
+});
+
+/** Two-byte codes 0x1000 + i for the letters a–z, mapped by ToUnicode; other codes are left out. */
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const letterCode = (c: string) => (0x1000 + LETTERS.indexOf(c)).toString(16);
+const LETTER_CMAP = [
+  "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapType 2 def",
+  "1 begincodespacerange <0000> <ffff> endcodespacerange",
+  `27 beginbfchar <0003> <0020> ${[...LETTERS].map((c) => `<${letterCode(c)}> <00${c.charCodeAt(0).toString(16)}>`).join(" ")} endbfchar`,
+  "endcmap CMapName currentdict /CMap defineresource pop end end",
+].join("\n");
+
+test("a glyph its font's ToUnicode leaves out, drawn in a show of its own, breaks the word it stands in", async () => {
+  // A two-byte font (not embedded) that draws each cluster in its own show, as XeTeX sets Devanagari; the
+  // glyph 0x0441 is not in the ToUnicode, so pdf.js reads it as U+0441 (Cyrillic es).
+  const font =
+    "<< /Type /Font /Subtype /Type0 /BaseFont /Helvetica /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 6 0 R >>";
+  const cidFont =
+    "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Helvetica /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 500 /FontDescriptor 8 0 R >>";
+  const descriptor =
+    "<< /Type /FontDescriptor /FontName /Helvetica /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 80 >>";
+  const show = (cluster: string) =>
+    `<${[...cluster].map((c) => (c === "?" ? "0441" : c === " " ? "0003" : letterCode(c))).join("")}> Tj`;
+  const clusters = [
+    "fe",
+    "rr",
+    "y",
+    " ",
+    "cro",
+    "ss",
+    "in",
+    "gs",
+    " ",
+    "ro",
+    "se",
+    "?",
+    "ab",
+    "ove",
+    " ",
+    "the",
+    " ",
+    "ti",
+    "de",
+  ];
+  const content = `BT /F1 12 Tf 72 700 Td ${clusters.map(show).join(" ")} ET`;
+  const bytes = onePagePdf(content, {
+    fonts: [font],
+    objects: [`<< /Length ${LETTER_CMAP.length} >>\nstream\n${LETTER_CMAP}\nendstream`, cidFont, descriptor],
+  });
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  assert.match(result.markdown, /ferry crossings rose above the tide/);
+  assert.doesNotMatch(result.markdown, /\u0441/);
+});
+
+test("public: XeTeX's Devanagari loses the conjuncts its font does not map, and its words stand apart", async () => {
+  const file = new URL("../../test/real-world/hi-velthuis-xetex-examples-p1.pdf", import.meta.url);
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(file)),
+    mimeType: "application/pdf",
+  });
+  // pdftotext reads the same page `उ यते द यं तीि ियं`: each unmapped conjunct a break.
+  assert.match(result.markdown, /उ यते द यं/);
+  assert.doesNotMatch(result.markdown, /[\u0300-\u036f\u0400-\u04ff]/);
 });
 
 test("public: a Korean diagram's labels lose the syllables its font does not map", {

@@ -3,10 +3,14 @@ import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
 
 /**
  * Glyphs a CID font's ToUnicode leaves out. pdf.js then falls back to reading the glyph's code as a character,
- * which in a subset font is a random one (a Hangul syllable for CID 0xCEEA): text no one wrote, glued to real
- * words (`블록체인에컪픦`). In a font whose ToUnicode sends most two-byte codes elsewhere, a glyph that comes
- * back as its own code is such a fallback, and is left out, as pdftotext leaves it out. (Reading them by OCR
- * was tried: on short Korean crops Tesseract returns Latin noise, worse than leaving them out.)
+ * which in a subset font is a random one (a Hangul syllable for CID 0xCEEA, a Cyrillic letter or a combining
+ * mark for a Devanagari conjunct): text no one wrote, glued to real words (`블록체인에컪픦`, `गिणतूारͭभेऽभी`). In a
+ * font whose ToUnicode sends most two-byte codes elsewhere, a glyph that comes back as its own code is such a
+ * fallback, and is read as a break between words, as pdftotext reads it. (Reading them by OCR was tried: on
+ * short Korean crops Tesseract returns Latin noise, worse than leaving them out.)
+ *
+ * The characters are learnt per font over all of a page's shows and taken out of that font's text items: a
+ * producer that sets each cluster in a show of its own (XeTeX's Devanagari) gives no whole word to match.
  */
 
 interface Glyph {
@@ -27,44 +31,60 @@ const isFallback = (g: Glyph) =>
   g.unicode === String.fromCodePoint(g.originalCharCode);
 
 /**
- * Words (runs of glyphs between spaces) holding fallback glyphs, as pdf.js spells them, mapped to their spelling
- * with a space for each stretch of those glyphs.
+ * Per font (pdf.js's loaded name, as text items carry it), the characters its fallback glyphs are read as, less
+ * any character one of its mapped glyphs also gives (that one is text).
  */
-export function fallbackGlyphWords(ops: PDFOperatorList): Map<string, string> {
-  // Per font: how many two-byte glyphs it draws, how many of them are fallbacks, and its words.
-  const fonts = new Map<string, { wide: number; fallbacks: number; words: Glyph[][] }>();
+export function fallbackGlyphs(ops: PDFOperatorList): Map<string, Set<string>> {
+  const fonts = new Map<
+    string,
+    { wide: number; fallbacks: Set<string>; mapped: Set<string>; count: number }
+  >();
   let font = "";
   for (let i = 0; i < ops.fnArray.length; i++) {
     if (ops.fnArray[i] === OPS.setFont) font = String(ops.argsArray[i]?.[0] ?? "");
     if (ops.fnArray[i] !== OPS.showText) continue;
     const glyphs = ops.argsArray[i]?.[0];
     if (!Array.isArray(glyphs)) continue;
-    const stats = fonts.get(font) ?? { wide: 0, fallbacks: 0, words: [] };
+    const stats = fonts.get(font) ?? { wide: 0, fallbacks: new Set(), mapped: new Set(), count: 0 };
     fonts.set(font, stats);
-    let word: Glyph[] = [];
     for (const glyph of glyphs) {
       // Numbers are kerning.
       if (glyph === null || typeof glyph !== "object" || typeof glyph.unicode !== "string") continue;
       const g = glyph as Glyph;
+      if (g.isSpace || /^\s*$/.test(g.unicode)) continue;
       if ((g.originalCharCode ?? 0) >= MIN_CODE) stats.wide++;
-      if (isFallback(g)) stats.fallbacks++;
-      if (g.isSpace || /^\s+$/.test(g.unicode)) {
-        if (word.length > 0) stats.words.push(word);
-        word = [];
-      } else word.push(g);
+      if (isFallback(g)) {
+        stats.count++;
+        stats.fallbacks.add(g.unicode);
+      } else for (const c of g.unicode) stats.mapped.add(c);
     }
-    if (word.length > 0) stats.words.push(word);
   }
-  const out = new Map<string, string>();
-  for (const stats of fonts.values()) {
-    if (stats.fallbacks === 0 || stats.wide < MIN_GLYPHS) continue;
-    if (stats.wide - stats.fallbacks < stats.wide * MAPPED_SHARE) continue;
-    for (const word of stats.words) {
-      if (!word.some(isFallback)) continue;
-      // What is left on either side of the unknown glyphs does not make one word.
-      const kept = word.map((g) => (isFallback(g) ? " " : g.unicode)).join("");
-      out.set(word.map((g) => g.unicode).join(""), kept.replace(/ +/g, " ").trim());
+  const out = new Map<string, Set<string>>();
+  for (const [name, stats] of fonts) {
+    if (stats.count === 0 || stats.wide < MIN_GLYPHS) continue;
+    if (stats.wide - stats.count < stats.wide * MAPPED_SHARE) continue;
+    const chars = new Set([...stats.fallbacks].filter((c) => !stats.mapped.has(c)));
+    if (chars.size > 0) out.set(name, chars);
+  }
+  return out;
+}
+
+/**
+ * `text` with each stretch of `chars` read as a word break: a space between letters, nothing beside a space or
+ * at either end of the text.
+ */
+export function withoutFallbackGlyphs(text: string, chars: ReadonlySet<string> | undefined): string {
+  if (!chars || chars.size === 0) return text;
+  let out = "";
+  let gap = false;
+  for (const c of text) {
+    if (chars.has(c)) {
+      gap = true;
+      continue;
     }
+    if (gap && out !== "" && !/\s$/.test(out) && !/\s/.test(c)) out += " ";
+    gap = false;
+    out += c;
   }
   return out;
 }

@@ -3,6 +3,7 @@ import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
+import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { type ItemGap, joinTrackedLetters } from "./letter-spacing.ts";
 import { respelled } from "./ligatures.ts";
@@ -216,8 +217,8 @@ export function spaceGlyphBetween(before: PdfTextItem, space: PdfTextItem, after
 export interface GlyphWords {
   /** Right-to-left words with a ligature pdf.js reversed (`rtlLigatureWords`). */
   rtlLigatures: ReadonlyMap<string, string>;
-  /** Words with glyphs a CID font's ToUnicode leaves out, without those glyphs (`fallbackGlyphWords`). */
-  fallbacks: ReadonlyMap<string, string>;
+  /** Per font, the characters of glyphs its ToUnicode leaves out (`fallbackGlyphs`), read as word breaks. */
+  fallbacks: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
   ligatures?: ReadonlyMap<string, Drawn[]>;
   /** The size each character is drawn at, for items pdf.js sized from a first glyph of another size. */
@@ -252,7 +253,7 @@ export async function pageTextRuns(
   for (const item of content.items) {
     if (!("str" in item)) continue;
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
-    item.str = respelled(item.str, words.fallbacks);
+    item.str = withoutFallbackGlyphs(item.str, words.fallbacks.get(item.fontName));
   }
   const read = textRuns(page, content, viewportTransform, words.sizes);
   if (read.quarterTurns === 0 || !upright) return read;
