@@ -8,6 +8,7 @@ import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box, type Rule } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
+import { meetsUnspaced } from "./unspaced-wrap.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
 export interface Block {
@@ -27,9 +28,6 @@ export const LIST_MARKER = new RegExp(
 
 /** A contents entry's end: a leader of dots, then a page number (arabic or roman). */
 const CONTENTS_ENTRY = /(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i;
-
-/** Characters of Chinese and Japanese text (ideographs, kana, full-width forms): lines wrap without spaces. */
-const UNSPACED_CHAR = /[\u3000-\u9FFF\uFF00-\uFFEF]/;
 
 /** What paragraph grouping knows of the page. */
 export interface BlockContext {
@@ -124,7 +122,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line
   // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading
   // or paragraph, and joined to the next line without a space its last word would run into the next one's first.
-  if (UNSPACED_CHAR.test(last.text.slice(-1)) && UNSPACED_CHAR.test(next.text.charAt(0))) {
+  if (meetsUnspaced(last.text, next.text)) {
     const reach = Math.max(next.box.x2, ...block.lines.map((line) => line.box.x2));
     if (last.box.x2 < reach - size * 3) return false;
   }
@@ -177,7 +175,7 @@ export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): st
       text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
     } else if (brokenAtCapital(text, line.text)) {
       text = joinAtCapital(text, line.text, spelled);
-    } else if (UNSPACED_CHAR.test(text.slice(-1)) && UNSPACED_CHAR.test(line.text.charAt(0))) {
+    } else if (meetsUnspaced(text, line.text)) {
       // Chinese and Japanese lines wrap without spaces between words.
       text += line.text;
     } else {

@@ -110,6 +110,30 @@ test("a short label at the page's top edge is content when its drawn box also ho
   );
 });
 
+test("a short label at the page's top edge is content when a cell beside its own holds text below the margin", () => {
+  const body = candidate("A paragraph of the page's body, long enough to be nothing else.", {
+    x1: 40,
+    y1: 300,
+    x2: 550,
+    y2: 340,
+  });
+  // A title block's grid: the number cell at the top edge, the document and revision cells stacked under it.
+  const numberCell = { x1: 400, y1: 30, x2: 560, y2: 58 };
+  const documentCell = { x1: 400, y1: 58, x2: 560, y2: 86 };
+  const page = (under: Box) => [
+    candidate(
+      "Sheet no. AB-0000034000",
+      { x1: 405, y1: 40, x2: 540, y2: 50 },
+      { edge: "top", drawnBox: numberCell },
+    ),
+    candidate("Document CSW-0034", { x1: 405, y1: 70, x2: 520, y2: 80 }, { drawnBox: under }),
+    body,
+  ];
+  assert.equal(detectFurniture(page(documentCell), 10, 1).has(0), false);
+  // A box apart from the number's cell (not sharing a side with it) leaves the number a running head.
+  assert.equal(detectFurniture(page({ x1: 400, y1: 64, x2: 560, y2: 90 }), 10, 1).get(0), "page_header");
+});
+
 /** A test's first page: a title box and a name box at the top, questions, a score box at the foot. */
 async function testPage(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

@@ -119,20 +119,36 @@ const MAX_CONTENT_BOX_SHARE = 0.3;
 
 /**
  * Whether `c` stands in a drawn box (a form's field, a framed title block) that also holds another block outside
- * the page's margins: a running head's frame or bar stays in the margin with it.
+ * the page's margins, or in a cell of a ruled grid whose neighbouring cell (sharing a side with it) holds one (a
+ * title block's number cell over its revision cell): a running head's frame or bar stays in the margin with it.
  */
 function sharesBoxWithBody(c: FurnitureCandidate, page: readonly FurnitureCandidate[]): boolean {
   const frame = c.drawnBox;
   const height = c.pageSize.height;
   if (!frame || box.height(frame) > height * MAX_CONTENT_BOX_SHARE) return false;
+  const inBody = (o: FurnitureCandidate) => o.box.y2 >= height * 0.08 && o.box.y1 <= height * 0.92;
   return page.some(
     (o) =>
       o !== c &&
       !o.sideways &&
-      box.containsCenter(frame, o.box) &&
-      o.box.y2 >= height * 0.08 &&
-      o.box.y1 <= height * 0.92,
+      inBody(o) &&
+      (box.containsCenter(frame, o.box) ||
+        (o.drawnBox != null &&
+          box.height(o.drawnBox) <= height * MAX_CONTENT_BOX_SHARE &&
+          sharesSide(frame, o.drawnBox))),
   );
+}
+
+/** How far apart two cells' touching sides may be drawn, in points (one rule, or two strokes over each other). */
+const SIDE_GAP = 2;
+
+/** Whether two drawn boxes are neighbouring cells: one's side lies on the other's, along part of its length. */
+function sharesSide(a: Box, b: Box): boolean {
+  const acrossOverlap = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  const downOverlap = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  const stacked = Math.abs(a.y2 - b.y1) <= SIDE_GAP || Math.abs(b.y2 - a.y1) <= SIDE_GAP;
+  const beside = Math.abs(a.x2 - b.x1) <= SIDE_GAP || Math.abs(b.x2 - a.x1) <= SIDE_GAP;
+  return (stacked && acrossOverlap > SIDE_GAP) || (beside && downOverlap > SIDE_GAP);
 }
 
 /** Digits stand for any number, so `Page 3 of 9` on one page matches `Page 4 of 9` on the next. */

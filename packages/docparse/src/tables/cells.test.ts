@@ -78,6 +78,22 @@ test("a cell's text joins its lines with spaces and touching runs without", () =
   assert.equal(hasVisibleText(" \u0002 "), false);
 });
 
+test("a cell's Chinese lines wrapped inside a word join without a space; a line stopping short keeps it", () => {
+  // A wrapped line fills the cell: its word runs on into the next line (`损` + `益`).
+  const wrapped = [run("归属于上市公司股东的扣除非经常性损", 0, 0), run("益的净利润（元）", 0, 14)].map(
+    runPiece,
+  );
+  assert.equal(cellText(wrapped), "归属于上市公司股东的扣除非经常性损益的净利润（元）");
+  // A line ending well short of the cell's widest line ended there: two entries, kept apart.
+  const entries = [run("说明", 0, 0), run("清偿债务减少预计负债计入营业外收入", 0, 14)].map(runPiece);
+  assert.equal(cellText(entries), "说明 清偿债务减少预计负债计入营业外收入");
+  // Latin lines still join with a space.
+  assert.equal(
+    cellText([run("net profit", 0, 0), run("attributable", 0, 14)].map(runPiece)),
+    "net profit attributable",
+  );
+});
+
 test("a right-to-left line reads right to left, its numbers left to right", () => {
   const rtl = { dir: "rtl" as const };
   // Visual order from the left: "ساليانه" 4 7.500 "توليد" — read: توليد 47.500 ساليانه.

@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts";
+import { meetsUnspaced } from "../paginated/unspaced-wrap.ts";
 import { isQuantity } from "./quantity.ts";
 
 /**
@@ -243,13 +244,34 @@ function withRaisedMarks(lines: readonly TextPiece[][]): TextPiece[][] {
   return out;
 }
 
-/** A cell's text: its lines top to bottom, joined with spaces. Vertical text reads in its own order. */
+/**
+ * A cell's text: its lines top to bottom, joined with spaces, but for Chinese or Japanese wrapped inside a word,
+ * which joins without one (`扣除非经常性损` + `益的净利润`); a line stopping three characters short of the cell's
+ * widest line ended there on purpose and keeps its space. Vertical text reads in its own order.
+ */
 export function cellText(pieces: readonly TextPiece[]): string {
   const vertical = pieces.filter((p) => p.vertical);
   const horizontal = pieces.filter((p) => !p.vertical);
-  const parts = withRaisedMarks(groupLines(horizontal)).map(lineText);
+  const lines = withRaisedMarks(groupLines(horizontal));
+  const reach = Math.max(...lines.map((line) => Math.max(...line.map((p) => p.box.x2))));
+  let text = "";
+  let previous: readonly TextPiece[] | null = null;
+  for (const line of lines) {
+    const part = lineText(line);
+    if (part === "") continue;
+    if (text === "") text = part;
+    else text += previous && wrapped(previous, reach) && meetsUnspaced(text, part) ? part : ` ${part}`;
+    previous = line;
+  }
+  const parts = [text];
   for (const piece of vertical.sort((a, b) => a.box.x1 - b.box.x1)) parts.push(piece.text.trim());
   return parts.filter((p) => p !== "").join(" ");
+}
+
+/** Whether a cell's line runs to within three characters of the cell's widest line, as a wrapped line does. */
+function wrapped(line: readonly TextPiece[], reach: number): boolean {
+  const size = Math.max(...line.map((p) => p.fontSize));
+  return Math.max(...line.map((p) => p.box.x2)) >= reach - 3 * size;
 }
 
 const NUMERIC =
