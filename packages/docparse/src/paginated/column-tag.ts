@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
-import type { Gap } from "./geometry.ts";
+import { box, type Gap } from "./geometry.ts";
+import { startLevelUnder } from "./later-column.ts";
 
 /**
  * A short tag alone at the top of a column (a test's `[Points 5]`, a score or a mark set at the right end of the
@@ -13,8 +14,6 @@ import type { Gap } from "./geometry.ts";
  * start level, so the line, the tag and what follows them above the columns are read before the columns.
  */
 
-/** Tops this close (in text sizes) start together. */
-const LEVEL = 1.5;
 /** A tag is no wider than this share of its column. */
 const SHORT = 1 / 3;
 
@@ -31,8 +30,8 @@ export function gapUnderColumnTag(
     const tag = firsts[k];
     const rest = part.filter((b) => !tag.includes(b));
     if (rest.length === 0) continue;
-    const tagBox = hull(tag);
-    const column = hull(part);
+    const tagBox = box.union(tag);
+    const column = box.union(part);
     if (tagBox.x1 < (column.x1 + column.x2) / 2) continue;
     if (tagBox.x2 - tagBox.x1 > (column.x2 - column.x1) * SHORT) continue;
     const below = Math.min(...rest.map((b) => b.y1)) - tagBox.y2;
@@ -40,7 +39,7 @@ export function gapUnderColumnTag(
     // Level with the first line of a column beside it, whose own next line is nearer than the tag's.
     const beside = texts.some((other, j) => {
       if (j === k) return false;
-      const line = hull(firsts[j]);
+      const line = box.union(firsts[j]);
       if (Math.min(line.y2, tagBox.y2) <= Math.max(line.y1, tagBox.y1)) return false;
       const under = other.filter((b) => !firsts[j].includes(b)).map((b) => b.y1 - line.y2);
       return under.length > 0 && Math.min(...under) * 2 < below;
@@ -48,9 +47,7 @@ export function gapUnderColumnTag(
     if (!beside) continue;
     for (const gap of [...gaps].sort((a, b) => a.start - b.start)) {
       if (gap.start < tagBox.y2 || gap.end > tagBox.y2 + below) continue;
-      const tops = texts.map((p) => Math.min(...p.filter((b) => b.y1 >= gap.end).map((b) => b.y1)));
-      if (tops.every(Number.isFinite) && Math.max(...tops) - Math.min(...tops) <= textSize * LEVEL)
-        return gap;
+      if (startLevelUnder(texts, gap, textSize)) return gap;
     }
   }
   return null;
@@ -60,13 +57,4 @@ export function gapUnderColumnTag(
 function firstLine(part: readonly Box[]): Box[] {
   const top = part.reduce((a, b) => (b.y1 < a.y1 ? b : a));
   return part.filter((b) => b.y1 < top.y2);
-}
-
-function hull(boxes: readonly Box[]): Box {
-  return {
-    x1: Math.min(...boxes.map((b) => b.x1)),
-    y1: Math.min(...boxes.map((b) => b.y1)),
-    x2: Math.max(...boxes.map((b) => b.x2)),
-    y2: Math.max(...boxes.map((b) => b.y2)),
-  };
 }

@@ -32,8 +32,13 @@ export function bandBeforeColumns(
     const above = texts.map((part) => part.some((b) => b.y2 <= gap.start));
     if (!above.some(Boolean) || above.every(Boolean)) continue;
     // Under the band the columns start together, level (the recipient's address beside the letter's date).
-    const tops = texts.map((part) => Math.min(...part.filter((b) => b.y1 >= gap.end).map((b) => b.y1)));
-    if (tops.every(Number.isFinite) && Math.max(...tops) - Math.min(...tops) <= textSize * LEVEL) return gap;
+    if (startLevelUnder(texts, gap, textSize)) return gap;
   }
   return null;
+}
+
+/** Whether every column has text under `gap` and their first boxes there start level with each other. */
+export function startLevelUnder(texts: readonly (readonly Box[])[], gap: Gap, textSize: number): boolean {
+  const tops = texts.map((part) => Math.min(...part.filter((b) => b.y1 >= gap.end).map((b) => b.y1)));
+  return tops.every(Number.isFinite) && Math.max(...tops) - Math.min(...tops) <= textSize * LEVEL;
 }
