@@ -148,7 +148,7 @@ function labelsShareColumn(header: readonly WordLine[], data: readonly WordLine[
 /** The columns of rows: the text extents of their cells, merged down the rows. */
 function columnsOf(data: readonly WordLine[]): Interval[] {
   return mergeCoverage(
-    [...data.flatMap((l) => l.segments)].sort((p, q) => p.x1 - q.x1),
+    data.flatMap((l) => l.segments).sort((p, q) => p.x1 - q.x1),
     [],
   );
 }
