@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import { DocumentLoadError } from "../model.ts";
-import { installPatchedWorker } from "./worker-patch.ts";
+import { workerSide } from "./worker-patch.ts";
+import { WorkerPort } from "./worker-port.ts";
 
 /** The most pages a PDF may have; a longer one is refused before any page is read. */
 export const MAX_PDF_PAGES = 5000;
@@ -33,6 +34,9 @@ const CMAP_FOLDER = pdfjsFolder("cmaps");
 const STANDARD_FONT_FOLDER = pdfjsFolder("standard_fonts");
 const WASM_FOLDER = pdfjsFolder("wasm");
 
+/** pdf.js logs errors only: its warnings are about damage it repairs, which the parse reports its own way. */
+const VERBOSITY = pdfjs.VerbosityLevel.ERRORS;
+
 /**
  * Opens a PDF with pdf.js, offline: no eval, no network (the bytes are given, and fonts, CMaps and decoders come
  * from pdfjs-dist's own folders), no system fonts. Bad input is a DocumentLoadError: a password-protected PDF
@@ -58,9 +62,9 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
   const maxPages = options.maxPages ?? MAX_PDF_PAGES;
   if (bytes.byteLength === 0)
     throw new DocumentLoadError("The PDF cannot be read: the file is empty", "INVALID_FILE");
-  // pdf.js's worker with the edits that spare the geometry pass images' pixels and glyph outlines.
-  await installPatchedWorker();
+  const worker = await documentWorker();
   const task = pdfjs.getDocument({
+    worker,
     data: new Uint8Array(bytes),
     password: options.password,
     isEvalSupported: false,
@@ -73,15 +77,17 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
     wasmUrl: WASM_FOLDER,
     maxImageSize: MAX_IMAGE_PIXELS,
     enableXfa: false,
-    verbosity: pdfjs.VerbosityLevel.ERRORS,
+    verbosity: VERBOSITY,
   });
   let doc: PDFDocumentProxy;
   try {
     doc = await task.promise;
   } catch (error) {
     await task.destroy().catch(() => {});
+    worker.destroy();
     throw loadError(error, options.password !== undefined, hasPdfHeader(bytes));
   }
+  workers.set(doc, worker);
   if (doc.numPages > maxPages) {
     await closePdf(doc);
     throw new DocumentLoadError(
@@ -94,6 +100,21 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
     throw new DocumentLoadError("The PDF cannot be read: it has no pages", "INVALID_FILE");
   }
   return doc;
+}
+
+/** The worker each open document was given, destroyed with it by closePdf (pdf.js destroys only its own). */
+const workers = new WeakMap<PDFDocumentProxy, pdfjs.PDFWorker>();
+
+/**
+ * A pdf.js worker of its own for one document, both sides in this thread: the patched worker side
+ * (worker-patch.ts: the geometry pass spares images' pixels and glyph outlines) joined to the display side by a
+ * port that hands pages' operators and text over without copying them (worker-port.ts).
+ */
+async function documentWorker(): Promise<pdfjs.PDFWorker> {
+  const port = new WorkerPort();
+  (await workerSide()).initializeFromPort(port);
+  const options = { port, verbosity: VERBOSITY };
+  return new pdfjs.PDFWorker(options as unknown as ConstructorParameters<typeof pdfjs.PDFWorker>[0]);
 }
 
 /** True when `%PDF-` appears in the first KiB, where readers look for it. */
@@ -129,4 +150,6 @@ function loadError(error: unknown, passwordGiven: boolean, pdfHeader: boolean): 
 /** Releases a document opened by openPdf: its pages, fonts, decoded images and pdf.js's worker side. */
 export async function closePdf(doc: PDFDocumentProxy): Promise<void> {
   await doc.destroy();
+  workers.get(doc)?.destroy();
+  workers.delete(doc);
 }

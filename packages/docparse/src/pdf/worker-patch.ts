@@ -512,6 +512,20 @@ export function installPatchedWorker(): Promise<void> {
   return installing;
 }
 
+/** pdf.js's worker side, as `initializeFromPort` sets it up on a port (worker-port.ts). */
+export interface WorkerSide {
+  initializeFromPort(port: unknown): void;
+}
+
+/** This thread's pdf.js worker side: the patched one, or pdf.js's as published where it runs unpatched. */
+export async function workerSide(): Promise<WorkerSide> {
+  await installPatchedWorker();
+  const slot = globalThis as { pdfjsWorker?: PatchedWorker };
+  if (slot.pdfjsWorker?.svcPatched) return slot.pdfjsWorker.WorkerMessageHandler as WorkerSide;
+  const published = (await import(pathToFileURL(WORKER_SOURCE).href)) as { WorkerMessageHandler: unknown };
+  return published.WorkerMessageHandler as WorkerSide;
+}
+
 /**
  * Asks pdf.js to decode an image its operator list pass kept aside (the `img_...` id of a paintImageXObject
  * operator's first argument); its pixels then arrive in the page's `objs` under that id. False when there was
