@@ -94,18 +94,21 @@ export function shortLigatures(page: PDFPageProxy, ops: PDFOperatorList): Map<st
         } catch {
           // A font that failed to load: nothing to read its glyph names from.
         }
-        differences.set(font, Array.isArray(extra?.differences) ? extra.differences : undefined);
+        const names = extra?.differences;
+        differences.set(font, Array.isArray(names) && names.length > 0 ? names : undefined);
       }
     }
     if (ops.fnArray[i] !== OPS.showText) continue;
     const glyphs = ops.argsArray[i]?.[0];
-    if (!Array.isArray(glyphs)) continue;
+    // Only a font with /Differences names its glyphs: another reads no ligature short.
+    const names = differences.get(font);
+    if (!Array.isArray(glyphs) || names === undefined) continue;
     const stats = fonts.get(font) ?? { drawn: [], fixes: 0 };
     fonts.set(font, stats);
     for (const glyph of glyphs) {
       // Numbers are kerning.
       if (glyph === null || typeof glyph !== "object" || typeof glyph.unicode !== "string") continue;
-      const fix = repair(glyph as Glyph, differences.get(font));
+      const fix = repair(glyph as Glyph, names);
       // Spaces are left out: the text content adds and drops them on its own.
       const chars = [...glyph.unicode].filter((c) => !/\s/.test(c));
       if (fix !== undefined) stats.fixes++;

@@ -24,6 +24,8 @@ interface Glyph {
  */
 export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
   const words = new Map<string, string>();
+  // Most pages have no such glyph: their words are not spelled out at all.
+  if (!hasRtlLigature(ops)) return words;
   const spelled = new Set<string>();
   const add = (word: Glyph[]) => {
     const right = word
@@ -60,6 +62,20 @@ export function rtlLigatureWords(ops: PDFOperatorList): Map<string, string> {
   }
   for (const wrong of words.keys()) if (spelled.has(wrong)) words.delete(wrong);
   return words;
+}
+
+/** Whether some glyph the page shows stands for several characters of a right-to-left script. */
+function hasRtlLigature(ops: PDFOperatorList): boolean {
+  for (let i = 0; i < ops.fnArray.length; i++) {
+    if (ops.fnArray[i] !== OPS.showText) continue;
+    const glyphs = ops.argsArray[i]?.[0];
+    if (!Array.isArray(glyphs)) continue;
+    for (const glyph of glyphs) {
+      const unicode = glyph?.unicode;
+      if (typeof unicode === "string" && unicode.length > 1 && RTL.test(unicode)) return true;
+    }
+  }
+  return false;
 }
 
 /** Whether two spellings have the same characters, each as many times. */
