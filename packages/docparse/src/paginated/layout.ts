@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
+import { backdropRuns } from "./backdrop-text.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { splitHandBrokenLines } from "./card-lines.ts";
 import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
@@ -121,8 +122,11 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // Line numbers in a column gutter would close it, and a margin's ruler of line numbers (pleading paper) would
   // land inside the lines it overlaps: both are read after the page's text, as a strip of their own.
   const gutterNumbers = new Set([...gutterLineNumbers(free, size), ...marginLineNumbers(free, size)]);
+  // Letters far larger than the text with text drawn over them (a watermark) would close the gutters they lie
+  // under: they are read after the page's text too (see backdropRuns).
+  const backdrop = backdropRuns(free, size);
   for (const run of free) {
-    if (gutterNumbers.has(run)) continue;
+    if (gutterNumbers.has(run) || backdrop.has(run)) continue;
     const card = innermost(cards, run.box);
     if (card && !run.vertical) cardRuns.get(card)?.push(run);
     else loose.push(run);
@@ -210,6 +214,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const groups: Placed[][] = expand(readingOrderGroups(placed, orderOptions));
   if (gutterNumbers.size > 0)
     groups.push([...gutterNumbers].sort((a, b) => a.box.y1 - b.box.y1).map((run) => ({ box: run.box, run })));
+  if (backdrop.size > 0) groups.push([...backdrop].map((run) => ({ box: run.box, run })));
   type Ordered = { line: Line } | { entry: Float };
   const ordered: Ordered[] = [];
   for (const group of groups) {

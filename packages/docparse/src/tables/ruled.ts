@@ -3,11 +3,13 @@
  * inner rule is missing) and horizontally ruled tables in the booktabs style (booktabs.ts). This file groups a
  * page's rules into connected sets and decides which make tables: a frame around the whole page is peeled off,
  * diagrams of boxes and connectors (few ruled edges) are not tables, lists framed side by side are read apart.
- * The frame of a group comes from ruled-frame.ts, its cells from frame-table.ts.
+ * Boxes drawn inside single cells are taken out first (cell-boxes.ts). The frame of a group comes from
+ * ruled-frame.ts, its cells from frame-table.ts.
  */
 import type { Box } from "../model.ts";
 import type { DetectedTable, PageGeometry, TextRun } from "../paginated/geometry.ts";
 import { booktabsTables } from "./booktabs.ts";
+import { withoutCellBoxes } from "./cell-boxes.ts";
 import { dropFillSeams, mergeSlivers, rectEdges } from "./fill-seams.ts";
 import { frameTable } from "./frame-table.ts";
 import { headerBandTables } from "./header-band.ts";
@@ -153,7 +155,7 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
   const loose: Segment[] = [];
   for (const group of connectedGroups(hs, vs)) {
     if (group.vs.length === 0) loose.push(...group.hs);
-    else if (group.hs.length > 0) tables.push(...groupTables(group, page, 0));
+    else if (group.hs.length > 0) tables.push(...groupTables(withoutCellBoxes(group) ?? group, page, 0));
   }
   tables.push(...booktabsTables(loose, page.runs));
   tables.push(
