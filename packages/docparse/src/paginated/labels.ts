@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { readsAsCode } from "./code-evidence.ts";
 import { opensWithDayDate } from "./day-dates.ts";
 import { box } from "./geometry.ts";
 import { opensNote } from "./note-marker.ts";
@@ -243,7 +244,11 @@ export function labelBlock(
   if (isCaption(text)) {
     return { label: /^(table|tab\.)/i.test(text) ? "table_caption" : "figure_caption" };
   }
-  if (charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6) return { label: "code" };
+  if (
+    charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6 &&
+    readsAsCode(block.lines.map((line) => line.text))
+  )
+    return { label: "code" };
   // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`).
   if (
     charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 &&
