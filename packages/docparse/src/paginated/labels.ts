@@ -28,8 +28,6 @@ export interface DocumentStyle {
   bodySize: number;
   /** The font most body-size text is set in, when known. */
   bodyFont?: string;
-  /** Heading styles (`size|bold`) by level, 1 for the largest. */
-  headingLevels: Map<string, number>;
   /** Largest size on the first page: the title's candidate. */
   titleSize: number;
 }
@@ -119,6 +117,21 @@ function mixedWeight(block: Block): boolean {
   });
 }
 
+/**
+ * An unnumbered heading's level from its own size and weight against the body: half as large again as the body
+ * (a LaTeX section, a report's chapter head) is 1, about a quarter larger (a subsection) 2, a little larger or
+ * bold in the body's size 3, a heading set only apart by its face (italic, another font) 4. Bold counts as a step of
+ * about 15% in size. The level is the heading's own: what other headings the document happens to hold does not
+ * move it.
+ */
+function levelBySize(size: number, bold: boolean, bodySize: number): number {
+  const weight = (size / bodySize) * (bold ? 1.15 : 1);
+  if (weight >= 1.5) return 1;
+  if (weight >= 1.25) return 2;
+  if (weight >= 1.12) return 3;
+  return 4;
+}
+
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
 function headingLike(block: Block, text: string, bodySize: number, bodyFont?: string): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
@@ -146,8 +159,18 @@ function headingLike(block: Block, text: string, bodySize: number, bodyFont?: st
   );
 }
 
-/** Body size and heading levels from every block of the document. */
-export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonly Block[]): DocumentStyle {
+/**
+ * Body size and heading levels from every block of the document. `layerBodySize`, when given, is the size most of
+ * the whole text layer is set in, table cells included: the body is the larger of the two, as either count can be
+ * pulled down by small print that dominates it (a table's cells in small type, a form's fine print, an invoice
+ * whose running text sits in its tables) but neither is pulled up by headings; and text moving between a table
+ * and the blocks around it then leaves the body, which every heading is judged against, where it was.
+ */
+export function documentStyle(
+  blocks: readonly Block[],
+  firstPageBlocks: readonly Block[],
+  layerBodySize = 0,
+): DocumentStyle {
   const weight = new Map<number, number>();
   for (const block of blocks) {
     for (const line of block.lines) {
@@ -155,14 +178,15 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
       weight.set(size, (weight.get(size) ?? 0) + line.text.length);
     }
   }
-  let bodySize = 10;
+  let blockBody = 10;
   let best = -1;
   for (const [size, w] of weight) {
     if (w > best) {
-      bodySize = size;
+      blockBody = size;
       best = w;
     }
   }
+  const bodySize = Math.max(blockBody, layerBodySize);
   const fonts = new Map<string, number>();
   for (const block of blocks) {
     for (const line of block.lines) {
@@ -171,22 +195,8 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
     }
   }
   const bodyFont = [...fonts].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const styles = new Map<string, number>();
-  for (const block of blocks) {
-    const text = blockText(block);
-    if (!opensWithRaisedMark(block) && headingLike(block, text, bodySize, bodyFont)) {
-      const size = blockSize(block);
-      const key = styleKey(
-        size,
-        block.lines.every((line) => line.bold),
-      );
-      styles.set(key, size + (key.endsWith("b") ? 0.25 : 0));
-    }
-  }
-  const ranked = [...styles.entries()].sort((a, b) => b[1] - a[1]);
-  const headingLevels = new Map(ranked.map(([key], index) => [key, Math.min(index + 1, 6)]));
   const titleSize = Math.max(0, ...firstPageBlocks.map(blockSize));
-  return { bodySize, bodyFont, headingLevels, titleSize };
+  return { bodySize, bodyFont, titleSize };
 }
 
 /**
@@ -281,13 +291,11 @@ export function labelBlock(
   ) {
     const numbered = opensWithDayDate(text) ? null : HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
-    const byStyle =
-      style.headingLevels.get(
-        styleKey(
-          size,
-          block.lines.every((line) => line.bold),
-        ),
-      ) ?? 2;
+    const byStyle = levelBySize(
+      size,
+      block.lines.every((line) => line.bold),
+      style.bodySize,
+    );
     // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading, and
     // so is a `(1)` set larger than the body, as list items are not.
     if (!marker || numbered || size >= style.bodySize * 1.05)
