@@ -78,3 +78,9 @@ test("the Supreme Court transcript, set in Courier, has no code fence", async ()
   assert.doesNotMatch(result.markdown, /```/);
   assert.match(result.markdown, /IN THE SUPREME COURT OF THE UNITED STATES/);
 });
+
+test("a poster's mail address in a typewriter face is plain text: neither code nor a heading", async () => {
+  const bytes = readFileSync(new URL("../../test/real-world/modernposter-demo.pdf", import.meta.url));
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: {} });
+  assert.match(result.markdown, /^firstname\.lastname@domain\.com$/m);
+});

@@ -210,3 +210,9 @@ test("lines of `label: value` pairs make a key-value region; one such line, or p
     "text",
   );
 });
+
+test("a mail address alone, however large, is not a heading", () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(label(block("firstname.lastname@example.org", 100, { fontSize: 14 }), style).label, "text");
+  assert.equal(label(block("Harbour Office", 100, { fontSize: 14 }), style).label, "section_header");
+});

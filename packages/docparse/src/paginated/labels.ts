@@ -57,8 +57,11 @@ const HEADING_NUMBER =
 /** `end`, `end for`, `return`, `differentiate`: one word or two, all in small letters. */
 const LOWERCASE_KEYWORD = /^\p{Ll}+(?: \p{Ll}+)?$/u;
 
-/** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
-const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
+/**
+ * `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`, `name@example.org`: a web or mail address alone, which
+ * names no section.
+ */
+const WEB_ADDRESS = /^(?:https?:\/\/|[\w.+-]+@)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
 
 /** `Invoice number: 4711`, `Date: 2 May`: a short label, a colon, a value on the same line. */
 const KEY_VALUE = /^[^:.!?]{1,40}:(?!\/\/)\s*\S/;
