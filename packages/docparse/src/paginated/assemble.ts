@@ -56,7 +56,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
   const allBlocks = layouts.flatMap((l) => l.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])));
   const first = layouts[0];
   const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
-  const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : []);
+  const layerBody = textBodySize(layouts.flatMap((l) => l.page.runs));
+  const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : [], layerBody);
   const spelled = spelledWords(allBlocks.flatMap((b) => b.lines.map((line) => line.text)));
 
   // Labels per block, then furniture over the whole document.
@@ -109,7 +110,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     }
   }
   const pageCount = options.pages.length;
-  const furnitureBody = Math.max(style.bodySize, textBodySize(layouts.flatMap((l) => l.page.runs)));
+  const furnitureBody = Math.max(style.bodySize, layerBody);
   const furniture = detectFurniture(candidates, furnitureBody, pageCount);
   for (const [index, kind] of furniture) {
     const entry = labeled.get(candidateBlocks[index]);

@@ -56,7 +56,7 @@ test("the body size is the size most characters are set in", () => {
 test("larger type makes section headers, levels ordered by size", () => {
   const h16 = block("Background", 100, { fontSize: 16 });
   const h13 = block("Earlier work", 150, { fontSize: 13, bold: true });
-  const h11 = block("Datasets used", 180, { fontSize: 11, bold: true });
+  const h11 = block("Datasets used", 180, { fontSize: 12 });
   const style = documentStyle([...BODY, h16, h13, h11], []);
   const levels = [h16, h13, h11].map((b) => level(label(b, style)));
   assert.deepEqual(levels, [1, 2, 3]);
@@ -209,4 +209,10 @@ test("lines of `label: value` pairs make a key-value region; one such line, or p
     ).label,
     "text",
   );
+});
+
+test("a mail address alone, however large, is not a heading", () => {
+  const style = documentStyle(BODY, []);
+  assert.equal(label(block("firstname.lastname@example.org", 100, { fontSize: 14 }), style).label, "text");
+  assert.equal(label(block("Harbour Office", 100, { fontSize: 14 }), style).label, "section_header");
 });

@@ -1,5 +1,6 @@
 import type { PageSize } from "../model.ts";
 import { type Block, blockText, LIST_MARKER } from "./blocks.ts";
+import { readsAsCode } from "./code-evidence.ts";
 import { opensWithDayDate } from "./day-dates.ts";
 import { box } from "./geometry.ts";
 import { opensNote } from "./note-marker.ts";
@@ -27,8 +28,6 @@ export interface DocumentStyle {
   bodySize: number;
   /** The font most body-size text is set in, when known. */
   bodyFont?: string;
-  /** Heading styles (`size|bold`) by level, 1 for the largest. */
-  headingLevels: Map<string, number>;
   /** Largest size on the first page: the title's candidate. */
   titleSize: number;
 }
@@ -58,8 +57,11 @@ const HEADING_NUMBER =
 /** `end`, `end for`, `return`, `differentiate`: one word or two, all in small letters. */
 const LOWERCASE_KEYWORD = /^\p{Ll}+(?: \p{Ll}+)?$/u;
 
-/** `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`: a web address alone, which names no section. */
-const WEB_ADDRESS = /^(?:https?:\/\/)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
+/**
+ * `ibm.com/redbooks`, `www.example.org`, `https://x.io/a`, `name@example.org`: a web or mail address alone, which
+ * names no section.
+ */
+const WEB_ADDRESS = /^(?:https?:\/\/|[\w.+-]+@)?(?:[\w-]+\.)+\p{L}{2,}(?:\/\S*)?$/iu;
 
 /** `Invoice number: 4711`, `Date: 2 May`: a short label, a colon, a value on the same line. */
 const KEY_VALUE = /^[^:.!?]{1,40}:(?!\/\/)\s*\S/;
@@ -118,6 +120,21 @@ function mixedWeight(block: Block): boolean {
   });
 }
 
+/**
+ * An unnumbered heading's level from its own size and weight against the body: half as large again as the body
+ * (a LaTeX section, a report's chapter head) is 1, about a quarter larger (a subsection) 2, a little larger or
+ * bold in the body's size 3, a heading set only apart by its face (italic, another font) 4. Bold counts as a step of
+ * about 15% in size. The level is the heading's own: what other headings the document happens to hold does not
+ * move it.
+ */
+function levelBySize(size: number, bold: boolean, bodySize: number): number {
+  const weight = (size / bodySize) * (bold ? 1.15 : 1);
+  if (weight >= 1.5) return 1;
+  if (weight >= 1.25) return 2;
+  if (weight >= 1.12) return 3;
+  return 4;
+}
+
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
 function headingLike(block: Block, text: string, bodySize: number, bodyFont?: string): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
@@ -145,8 +162,18 @@ function headingLike(block: Block, text: string, bodySize: number, bodyFont?: st
   );
 }
 
-/** Body size and heading levels from every block of the document. */
-export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonly Block[]): DocumentStyle {
+/**
+ * Body size and heading levels from every block of the document. `layerBodySize`, when given, is the size most of
+ * the whole text layer is set in, table cells included: the body is the larger of the two, as either count can be
+ * pulled down by small print that dominates it (a table's cells in small type, a form's fine print, an invoice
+ * whose running text sits in its tables) but neither is pulled up by headings; and text moving between a table
+ * and the blocks around it then leaves the body, which every heading is judged against, where it was.
+ */
+export function documentStyle(
+  blocks: readonly Block[],
+  firstPageBlocks: readonly Block[],
+  layerBodySize = 0,
+): DocumentStyle {
   const weight = new Map<number, number>();
   for (const block of blocks) {
     for (const line of block.lines) {
@@ -154,14 +181,15 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
       weight.set(size, (weight.get(size) ?? 0) + line.text.length);
     }
   }
-  let bodySize = 10;
+  let blockBody = 10;
   let best = -1;
   for (const [size, w] of weight) {
     if (w > best) {
-      bodySize = size;
+      blockBody = size;
       best = w;
     }
   }
+  const bodySize = Math.max(blockBody, layerBodySize);
   const fonts = new Map<string, number>();
   for (const block of blocks) {
     for (const line of block.lines) {
@@ -170,22 +198,8 @@ export function documentStyle(blocks: readonly Block[], firstPageBlocks: readonl
     }
   }
   const bodyFont = [...fonts].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const styles = new Map<string, number>();
-  for (const block of blocks) {
-    const text = blockText(block);
-    if (!opensWithRaisedMark(block) && headingLike(block, text, bodySize, bodyFont)) {
-      const size = blockSize(block);
-      const key = styleKey(
-        size,
-        block.lines.every((line) => line.bold),
-      );
-      styles.set(key, size + (key.endsWith("b") ? 0.25 : 0));
-    }
-  }
-  const ranked = [...styles.entries()].sort((a, b) => b[1] - a[1]);
-  const headingLevels = new Map(ranked.map(([key], index) => [key, Math.min(index + 1, 6)]));
   const titleSize = Math.max(0, ...firstPageBlocks.map(blockSize));
-  return { bodySize, bodyFont, headingLevels, titleSize };
+  return { bodySize, bodyFont, titleSize };
 }
 
 /**
@@ -243,7 +257,11 @@ export function labelBlock(
   if (isCaption(text)) {
     return { label: /^(table|tab\.)/i.test(text) ? "table_caption" : "figure_caption" };
   }
-  if (charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6) return { label: "code" };
+  if (
+    charsOf(block, (font) => MONOSPACE.test(font)) > chars * 0.6 &&
+    readsAsCode(block.lines.map((line) => line.text))
+  )
+    return { label: "code" };
   // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`).
   if (
     charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 &&
@@ -276,13 +294,11 @@ export function labelBlock(
   ) {
     const numbered = opensWithDayDate(text) ? null : HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;
-    const byStyle =
-      style.headingLevels.get(
-        styleKey(
-          size,
-          block.lines.every((line) => line.bold),
-        ),
-      ) ?? 2;
+    const byStyle = levelBySize(
+      size,
+      block.lines.every((line) => line.bold),
+      style.bodySize,
+    );
     // A numbered heading's depth is its level; a `1.` that opens a list of bold phrases is still a heading, and
     // so is a `(1)` set larger than the body, as list items are not.
     if (!marker || numbered || size >= style.bodySize * 1.05)

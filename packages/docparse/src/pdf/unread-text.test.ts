@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { parseDocument } from "../index.ts";
 import type { Box } from "../model.ts";
 import { pageGeometry, textRun } from "../paginated/test-geometry.ts";
 import { garbledRun, ocrCrops, unreadText, withOcrWords } from "./unread-text.ts";
@@ -100,4 +102,35 @@ test("ocrCrops: regions with a margin, kept on the page, overlapping ones merged
     { x1: 0, y1: 0, x2: 206, y2: 46 },
     { x1: 294, y1: 294, x2: 406, y2: 326 },
   ]);
+});
+
+test("withOcrWords drops a short word read with little confidence alone on its line, and keeps short words of type", () => {
+  const page = pageGeometry({
+    runs: [],
+    images: [{ box: { x1: 0, y1: 0, x2: 600, y2: 200 } }],
+    imageText: [{ x1: 10, y1: 10, x2: 590, y2: 190 }],
+  });
+  const unread = unreadText(page);
+  const words = [
+    // A logo's name and its line of small capitals, read with confidence.
+    word("Harbour", { x1: 100, y1: 20, x2: 300, y2: 60 }, 0.85),
+    word("PORT", { x1: 100, y1: 64, x2: 130, y2: 70 }, 0.95),
+    word("AUTHORITY", { x1: 134, y1: 64, x2: 190, y2: 70 }, 0.95),
+    // Shapes of the mascot beside it, read as a word and a digit with little confidence, alone on their lines.
+    word("as", { x1: 40, y1: 50, x2: 52, y2: 60 }, 0.63),
+    word("4", { x1: 40, y1: 15, x2: 50, y2: 28 }, 0.7),
+    // A banner's short word read with confidence, alone; a short word of little confidence beside another.
+    word("IT", { x1: 400, y1: 20, x2: 440, y2: 60 }, 0.9),
+    word("NO", { x1: 100, y1: 120, x2: 130, y2: 140 }, 0.6),
+    word("ENTRY", { x1: 140, y1: 120, x2: 230, y2: 140 }, 0.9),
+  ];
+  const runs = withOcrWords(page, unread, words).runs.map((run) => run.text);
+  assert.deepEqual(runs.sort(), ["AUTHORITY", "ENTRY", "Harbour", "IT", "NO", "PORT"]);
+});
+
+test("the OpenSSF slide's logo mascot gives no stray word", async () => {
+  const bytes = readFileSync(new URL("../../test/real-world/openssf-roadmap-slide.pdf", import.meta.url));
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: {} });
+  assert.doesNotMatch(result.markdown, /^as$/m);
+  assert.match(result.markdown, /OPEN SOURCE SECURITY FOUNDATION/);
 });

@@ -212,9 +212,31 @@ export function ocrCrops(unread: UnreadText, page: PageGeometry): Box[] {
   return crops.sort((a, b) => box.area(b) - box.area(a)).slice(0, MAX_CROPS);
 }
 
+/** A word of this many letters or digits at most, read with less than this confidence, needs company. */
+const STRAY = { chars: 2, confidence: 0.8 };
+
+/**
+ * A short word OCR read with little confidence alone on its line: no word of the page, read or in its text layer,
+ * on the same line within a few letter heights of it. Shapes in a picture (a mascot's outline, a logo's swirl)
+ * come out of OCR as such words (`as`, `4`); a short word of type (a banner's `IT`, a poster's `NO`) is read with
+ * confidence, or sits on a line with others.
+ */
+function strayWord(word: TextRun, page: readonly TextRun[]): boolean {
+  if (word.confidence >= STRAY.confidence) return false;
+  if ((word.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) > STRAY.chars) return false;
+  const height = box.height(word.box);
+  return !page.some(
+    (other) =>
+      other !== word &&
+      box.verticalOverlap(other.box, word.box) >= 0.5 &&
+      -box.overlapX(other.box, word.box) <= height * 3,
+  );
+}
+
 /**
  * The page with OCR's words added where its text layer is unread: words whose middle lies in a region and that
- * do not cover a text-layer run, read with some confidence and holding a letter or digit. Garbled runs go.
+ * do not cover a text-layer run, read with some confidence, holding a letter or digit, and not a stray short word
+ * alone on its line (strayWord). Garbled runs go.
  */
 export function withOcrWords(
   page: PageGeometry,
@@ -222,12 +244,14 @@ export function withOcrWords(
   words: readonly TextRun[],
 ): PageGeometry {
   const kept = page.runs.filter((run) => !unread.garbled.has(run));
-  const added = words.filter(
+  const read = words.filter(
     (word) =>
       word.confidence >= 0.5 &&
       /[\p{L}\p{N}]/u.test(word.text) &&
       unread.regions.some((region) => box.containsCenter(region, word.box)) &&
       !kept.some((run) => box.intersection(run.box, word.box) > box.area(word.box) * 0.3),
   );
+  const all = [...kept, ...read];
+  const added = read.filter((word) => !strayWord(word, all));
   return { ...page, runs: [...kept, ...added] };
 }
