@@ -7,7 +7,7 @@
  * columns or fills one).
  */
 import type { DetectedTable, TextRun } from "../paginated/geometry.ts";
-import { cellText } from "./cells.ts";
+import { cellText, runPiece } from "./cells.ts";
 import { runsIn } from "./ruled-frame.ts";
 
 /** The row's baseline stands within this share of a row pitch of where the next row's would. */
@@ -57,7 +57,7 @@ export function withRowUnder(table: DetectedTable, runs: readonly TextRun[]): De
     col,
     rowSpan: 1,
     colSpan: 1,
-    text: byColumn[col].length > 0 ? cellText(byColumn[col]) : "",
+    text: byColumn[col].length > 0 ? cellText(byColumn[col].map(runPiece)) : "",
     box: { x1: c.x1, y1, x2: c.x2, y2 },
     columnHeader: false,
     rowHeader: table.cells.some((cell) => cell.col === col && cell.row > 0 && cell.rowHeader),
