@@ -225,3 +225,53 @@ test("an order on pleading paper: its sentences run on across the margin's line 
     },
   ]);
 });
+
+/**
+ * A journal's review copy: every line numbered 1 to 17 down the left margin in 6 pt on its line's baseline, the
+ * steps wider where a display breaks a paragraph and where a heading stands between two (uneven: no grid of
+ * their own, as pleading paper's ruler is).
+ */
+function reviewCopyPage(): Uint8Array {
+  const parts: string[] = [];
+  let baseline = 700;
+  let n = 1;
+  // Ragged right: word spaces that line up down a few justified lines could pass for a gutter.
+  const line = (text: string) => {
+    parts.push(justified(text, 90, baseline, width(text, 10)));
+    const label = String(n++);
+    parts.push(`BT /F1 6 Tf 0 Tw ${72 - width(label, 6)} ${baseline} Td (${label}) Tj ET`);
+    baseline -= 12;
+  };
+  LEFT.forEach((text, i) => {
+    line(text);
+    if (i === 3) baseline -= 24;
+  });
+  baseline -= 14;
+  line("Results");
+  baseline -= 8;
+  RIGHT.forEach((text, i) => {
+    line(text);
+    if (i === 3) baseline -= 24;
+  });
+  return onePagePdf(parts.join("\n"));
+}
+
+test("a review copy's line numbers, level with their lines but stepping unevenly, stay out of the sentences", async () => {
+  const text = await pageText(reviewCopyPage());
+  assert.ok(text.includes(LEFT.join(" ")), text);
+  assert.ok(text.includes(RIGHT.join(" ")), text);
+  // Nothing is lost: the numbers are read after the text.
+  assert.match(text, /1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17$/, text);
+});
+
+test("a journal sample's first page: its sentences run on across the margin's line numbers", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("aastex-sample-p1.pdf", [
+    { present: "authors to use when writing their own AAS Journal articles" },
+    {
+      present:
+        "Substantial revisions were made by Lee Brotzman and Pierre Landau when the package was updated to v4.0",
+    },
+  ]);
+});

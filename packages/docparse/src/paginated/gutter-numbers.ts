@@ -85,7 +85,7 @@ export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<T
     if (i < byEdge.length && byEdge[i].box.x2 - byEdge[i - 1].box.x2 <= size * 0.3) continue;
     const strip = byEdge.slice(start, i).sort((a, b) => a.box.y1 - b.box.y1);
     start = i;
-    if (strip.length < MIN_RULER || !ruler(strip)) continue;
+    if (strip.length < MIN_RULER || !counting(strip)) continue;
     const x1 = Math.min(...strip.map((run) => run.box.x1));
     const top = strip[0].box.y1;
     const bottom = strip[strip.length - 1].box.y2;
@@ -98,43 +98,65 @@ export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<T
       ),
     );
     const withText = beside.filter((line) => line.length > 0).length;
-    const level = strip.filter((n, k) =>
-      beside[k].some((o) => Math.abs(centerY(o) - centerY(n)) <= (n.box.y2 - n.box.y1) * 0.2),
-    ).length;
+    const level = strip.filter((n, k) => beside[k].some((o) => levelWith(n, o))).length;
     if (withText < MIN_RULER / 2) continue;
+    // Off the text's lines, the numbers stand on a grid of their own, at an even pitch.
+    if (level * 2 <= withText && !evenPitch(strip)) continue;
     // Level with their lines, they number those lines; a transcript's numbers (prose running on from one numbered
     // line into the next) are apparatus beside the text, a table's row numbers (no row runs on) belong to it.
-    if (level * 2 > withText && !runsOn(beside)) continue;
+    // Numbering each line of an article (a journal's review copy), they step as its lines do, wider at a heading
+    // or a block's edge: uneven, they are taken out when the prose beside them runs on line after line, as a
+    // transcript's does and a table's rows do not (a quarter of the numbered lines at least).
+    if (level * 2 > withText) {
+      const runOns = runsOnCount(beside);
+      if (runOns === 0 || (!evenPitch(strip) && runOns * 4 < withText)) continue;
+    }
     for (const run of strip) found.add(run);
   }
   return found;
 }
 
 /**
- * Some numbered line of prose runs on into the next numbered line: it ends inside a sentence (a lower-case letter
- * or a comma) and the next begins with a lower-case letter.
+ * How many numbered lines of prose run on into the next numbered line: each ends inside a sentence (a lower-case
+ * letter or a comma) and the next begins with a lower-case letter.
  */
-function runsOn(lines: readonly (readonly TextRun[])[]): boolean {
+function runsOnCount(lines: readonly (readonly TextRun[])[]): number {
   const texts = lines.map((line) =>
     [...line]
       .sort((a, b) => a.box.x1 - b.box.x1)
       .map((run) => run.text.trim())
       .join(" "),
   );
-  return texts.some(
+  return texts.filter(
     (text, k) => k + 1 < texts.length && /[\p{Ll},]$/u.test(text) && /^\p{Ll}/u.test(texts[k + 1]),
-  );
+  ).length;
 }
 
-/** Values counting up by one (OCR misreads one now and then) at an even pitch down the page. */
-function ruler(strip: readonly TextRun[]): boolean {
+/** Values counting up by one (OCR misreads one now and then). */
+function counting(strip: readonly TextRun[]): boolean {
   const values = strip.map((run) => Number(run.text.trim()));
   const steps = values.slice(1).filter((value, k) => value === values[k] + 1).length;
-  if (steps < (strip.length - 1) * 0.8) return false;
+  return steps >= (strip.length - 1) * 0.8;
+}
+
+/** Numbers at an even pitch down the page (most steps within 15% of the middle one). */
+function evenPitch(strip: readonly TextRun[]): boolean {
   const gaps = strip.slice(1).map((run, k) => centerY(run) - centerY(strip[k]));
   const sorted = [...gaps].sort((a, b) => a - b);
   const pitch = sorted[Math.floor(sorted.length / 2)];
   return pitch > 0 && gaps.filter((gap) => Math.abs(gap - pitch) <= pitch * 0.15).length >= gaps.length * 0.8;
+}
+
+/**
+ * A number is level with a run of text beside it when their middles meet, or when, set smaller, it stands inside
+ * the run's height (a line number in a smaller size shares its line's baseline, its middle lower than the line's).
+ */
+function levelWith(n: TextRun, o: TextRun): boolean {
+  const height = n.box.y2 - n.box.y1;
+  if (Math.abs(centerY(o) - centerY(n)) <= height * 0.2) return true;
+  const lineHeight = o.box.y2 - o.box.y1;
+  const slack = lineHeight * 0.1;
+  return height < lineHeight * 0.9 && n.box.y1 >= o.box.y1 - slack && n.box.y2 <= o.box.y2 + slack;
 }
 
 function centerY(run: TextRun): number {

@@ -16,6 +16,7 @@ import { headerBandTables } from "./header-band.ts";
 import { labelValueCut, splitLabelRow } from "./label-value-row.ts";
 import { addLabelsOverGrid } from "./labels-over-grid.ts";
 import { addListColumns, listFrames } from "./list-frames.ts";
+import { withRowUnder } from "./row-under.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
 
@@ -155,7 +156,10 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
   const loose: Segment[] = [];
   for (const group of connectedGroups(hs, vs)) {
     if (group.vs.length === 0) loose.push(...group.hs);
-    else if (group.hs.length > 0) tables.push(...groupTables(withoutCellBoxes(group) ?? group, page, 0));
+    else if (group.hs.length > 0)
+      tables.push(
+        ...groupTables(withoutCellBoxes(group) ?? group, page, 0).map((table) => withRowUnder(table, page.runs)),
+      );
   }
   tables.push(...booktabsTables(loose, page.runs));
   tables.push(
