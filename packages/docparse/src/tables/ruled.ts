@@ -158,7 +158,9 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     if (group.vs.length === 0) loose.push(...group.hs);
     else if (group.hs.length > 0)
       tables.push(
-        ...groupTables(withoutCellBoxes(group) ?? group, page, 0).map((table) => withRowUnder(table, page.runs)),
+        ...groupTables(withoutCellBoxes(group) ?? group, page, 0).map((table) =>
+          withRowUnder(table, page.runs),
+        ),
       );
   }
   tables.push(...booktabsTables(loose, page.runs));
