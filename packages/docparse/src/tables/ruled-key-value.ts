@@ -17,6 +17,7 @@ import {
   type TextPiece,
 } from "./cells.ts";
 import { mergeSegments, type Segment } from "./rule-segments.ts";
+import { underlines } from "./underline.ts";
 
 /** Rows a box needs: three labels beside their values, each row between two rules. */
 const MIN_ROWS = 3;
@@ -90,7 +91,7 @@ function sameExtent(top: Segment, hs: readonly Segment[]): Segment[] {
  */
 export function ruledKeyValueTables(page: PageGeometry, exclude: readonly Box[]): DetectedTable[] {
   const hs = mergeSegments(page.rules, "h")
-    .filter((s) => s.b - s.a >= 60)
+    .filter((s) => s.b - s.a >= 60 && !underlines(s, page.runs))
     .sort((p, q) => p.pos - q.pos);
   if (hs.length < MIN_ROWS + 1) return [];
   const runs = page.runs.filter((r) => !r.vertical && hasVisibleText(r.text));

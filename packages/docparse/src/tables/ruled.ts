@@ -17,6 +17,7 @@ import { addListColumns, listFrames } from "./list-frames.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
 import { ruledKeyValueTables } from "./ruled-key-value.ts";
+import { underlines } from "./underline.ts";
 
 /** The table of one group of connected rules, or null (too few ruled edges, too little text, boxes side by side). */
 function groupTable(
@@ -156,7 +157,12 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     if (group.vs.length === 0) loose.push(...group.hs);
     else if (group.hs.length > 0) tables.push(...groupTables(group, page, 0));
   }
-  tables.push(...booktabsTables(loose, page.runs));
+  tables.push(
+    ...booktabsTables(
+      loose.filter((s) => !underlines(s, page.runs)),
+      page.runs,
+    ),
+  );
   tables.push(
     ...headerBandTables(
       page,
