@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { rgb } from "pdf-lib";
 import { drawLine, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes, wrapText } from "../backends/pdf-fixtures.ts";
 import { markdownRows } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
+import { tableStage } from "../paginated/tables-stage.ts";
 import { hRule } from "../paginated/test-geometry.ts";
-import { realWorldRuledTables } from "./real-world.testing.ts";
+import { extractPdfPage } from "../pdf/extract.ts";
+import { openPdf } from "../pdf/open.ts";
 import { ruledKeyValueTables } from "./ruled-key-value.ts";
 import { grid, ruledPage, run } from "./test-geometry.ts";
 
@@ -101,7 +104,10 @@ test("a key-value box ruled between its rows on a panelled page, drawn with pdf-
 });
 
 test("a Korean fund fact sheet's box of terms ruled between its rows reads as a table of label and value", async () => {
-  const tables = await realWorldRuledTables("ko-fund-monthly-report.pdf");
+  const bytes = readFileSync(new URL("../../test/real-world/ko-fund-monthly-report.pdf", import.meta.url));
+  const doc = await openPdf(new Uint8Array(bytes));
+  const tables = tableStage(await extractPdfPage(doc, 1));
+  await doc.destroy();
   const table = tables.find((t) => grid(t).some((row) => row[0] === "펀드규모"));
   assert.ok(table, "no table with the fund size");
   assert.deepEqual(grid(table)[0], ["펀드규모", "746억원"]);

@@ -16,7 +16,6 @@ import { addLabelsOverGrid } from "./labels-over-grid.ts";
 import { addListColumns, listFrames } from "./list-frames.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
-import { ruledKeyValueTables } from "./ruled-key-value.ts";
 import { underlines } from "./underline.ts";
 
 /** The table of one group of connected rules, or null (too few ruled edges, too little text, boxes side by side). */
@@ -165,12 +164,6 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
   );
   tables.push(
     ...headerBandTables(
-      page,
-      tables.map((table) => table.box),
-    ),
-  );
-  tables.push(
-    ...ruledKeyValueTables(
       page,
       tables.map((table) => table.box),
     ),
