@@ -2,13 +2,14 @@ import { detectAlignedTables } from "../tables/aligned.ts";
 import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
+import { ruledKeyValueTables } from "../tables/ruled-key-value.ts";
 import type { DetectedTable, PageGeometry } from "./geometry.ts";
 import { sideBySideLists } from "./side-lists.ts";
 
 /**
  * Tables of a page: grids of ruling lines first, then columns of aligned text elsewhere on the page, then bold
- * labels beside their values; each with its columns in reading order (right to left for a table in a
- * right-to-left script).
+ * labels beside their values, then labels beside values in rows ruled between them; each with its columns in
+ * reading order (right to left for a table in a right-to-left script).
  */
 export function tableStage(page: PageGeometry): DetectedTable[] {
   const ruled = detectRuledTables(page);
@@ -20,5 +21,11 @@ export function tableStage(page: PageGeometry): DetectedTable[] {
     page,
     [...ruled, ...aligned].map((table) => table.box),
   );
-  return [...ruled, ...aligned, ...keyValue].map(inReadingDirection);
+  // Labels beside their values in rows ruled between them only, where no table above reads them (bold labels
+  // of an infobox are key-value.ts's).
+  const ruledKeyValue = ruledKeyValueTables(
+    page,
+    [...ruled, ...aligned, ...keyValue].map((table) => table.box),
+  );
+  return [...ruled, ...aligned, ...keyValue, ...ruledKeyValue].map(inReadingDirection);
 }

@@ -427,24 +427,60 @@ function joinWrappedRows(grid: Grid): Grid {
 /**
  * The columns of a band that make a table, or null. Prose columns at either edge (the neighbouring column of a
  * two-column page) are dropped first; what remains must have short cells, filled columns, no list markers, and
- * with only two columns, numbers.
+ * with only two columns, numbers. When a prose column was dropped, what remains is also read again on its own
+ * lines (see `besideProse`): that reading is taken when the band's rivers make no table of it, or a table of fewer
+ * columns.
  */
-function tableColumns(band: Band): Grid | null {
+function tableColumns(band: Band): Grid[] {
   let columns = columnsBetween(band.lines, band.gaps);
+  let left = Number.NEGATIVE_INFINITY;
+  let right = Number.POSITIVE_INFINITY;
   for (;;) {
-    if (columns.length < 2) return null;
+    if (columns.length < 2) return besideProse(band, left, right);
     const grid = joinWrappedRows(gridOf(band.lines, columns));
     const stats = columnStats(grid);
     if (paragraphColumn(stats[0])) {
+      left = (columns[0].x2 + columns[1].x1) / 2;
       columns = columns.slice(1);
       continue;
     }
     if (paragraphColumn(stats[stats.length - 1])) {
+      right = (columns[columns.length - 2].x2 + columns[columns.length - 1].x1) / 2;
       columns = columns.slice(0, -1);
       continue;
     }
-    return acceptable(grid, stats) ? grid : null;
+    if (!acceptable(grid, stats)) return besideProse(band, left, right);
+    // Read on its own lines, the part may show more columns than the band's rivers did: its own reading wins.
+    const own = besideProse(band, left, right);
+    return own.length === 1 && own[0].columns.length > grid.columns.length ? own : [grid];
   }
+}
+
+/**
+ * The tables of the part of a band left when a prose column beside it is dropped, its lines banded again on their
+ * own: the rivers of a band that ran through the prose's lines come from every line it took in, and a heading
+ * over the part (a patent's "U.S. PATENT DOCUMENTS" over its list of references, set on the line of a sentence of
+ * the prose beside it) closes the part's own rivers. Read alone, the heading is no row of the part's columns.
+ */
+function besideProse(band: Band, left: number, right: number): Grid[] {
+  if (left === Number.NEGATIVE_INFINITY && right === Number.POSITIVE_INFINITY) return [];
+  return bandPart(band, left, right).flatMap((part) => {
+    const columns = columnsBetween(part.lines, part.gaps);
+    if (columns.length < 2) return [];
+    const grid = joinWrappedRows(gridOf(part.lines, columns));
+    const stats = columnStats(grid);
+    // Only a part that makes a table as it stands (no column of it dropped again), and a full one: three columns
+    // or more, each row filling all of them but one at most. Labels scattered over a figure or a chart's axes
+    // beside the prose leave many cells empty.
+    const full = grid.rows.every((row) => row.filter((cell) => cell.length > 0).length >= columns.length - 1);
+    return columns.length < 3 ||
+      !full ||
+      paragraphColumn(stats[0]) ||
+      paragraphColumn(stats[stats.length - 1]) ||
+      !acceptable(grid, stats)
+      ? []
+      : [grid];
+  });
 }
 
 const MONOSPACE =
@@ -652,10 +688,11 @@ export function detectAlignedTables(
     splitAtGutters(found, textLines, page.width).flatMap((band): DetectedTable[] => {
       const parts = besideAddress(band);
       if (parts) return parts.flatMap(bandTables);
-      const grid = tableColumns(band);
-      if (!grid || inSeparateBoxes(grid, page.rects)) return [];
-      const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
-      return table ? [table] : [];
+      return tableColumns(band).flatMap((grid) => {
+        if (inSeparateBoxes(grid, page.rects)) return [];
+        const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
+        return table ? [table] : [];
+      });
     });
   const twoRow: DetectedTable[] = [];
   for (const found of findBands(textLines, true)) {

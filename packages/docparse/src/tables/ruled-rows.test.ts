@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { assertPdfFacts } from "../eval/facts.ts";
+import fontkit from "@pdf-lib/fontkit";
+import { drawLine, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts, markdownRows } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
 import type { TextRun } from "../paginated/geometry.ts";
 import { hRule as h, vRule as v } from "../paginated/test-geometry.ts";
 import { realWorldRuledTables } from "./real-world.testing.ts";
@@ -265,4 +269,99 @@ test("public page: an annual report's group label stands apart from its first it
   await assertPdfFacts("mitsubishi-income-equity-statements.pdf", [
     { neighbours: ["Exchange differences on translating foreign operations", "(49,360)"] },
   ]);
+});
+
+/**
+ * A comparison table of current and amended text (a Korean bill's 신ㆍ구조문대비표): a frame, a header rule and a
+ * rule between the two columns, no rule between rows. Each cell holds a paragraph justified over several lines,
+ * the two columns wrapping in parallel; a row ends where an item starts (`②`, `<신 설>`, `1.`). Korean has no
+ * lower case to tell a wrapped line, so a line that fills its column and a next line opening with a letter go on.
+ */
+test("a two-column comparison table in Korean, drawn with pdf-lib: each cell's wrapped lines are one row", async () => {
+  const { pdf } = await newPdf();
+  // Noto Sans CJK (fonts-noto-cjk, in install.sh's test packages): its Korean face out of the collection.
+  pdf.registerFontkit({
+    create: (bytes: Uint8Array) => fontkit.create(bytes, "NotoSansCJKkr-Regular"),
+  } as never);
+  const font = await pdf.embedFont(readFileSync("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), {
+    subset: true,
+  });
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const size = 10;
+  const pitch = 18;
+  const [left, middle, right] = [72, 300, 528];
+  const top = 100;
+  // A paragraph's lines justified to the column's width, its last line set flush left.
+  const paragraph = (lines: readonly string[], x1: number, x2: number, first: number) => {
+    lines.forEach((line, i) => {
+      const words = line.split(" ");
+      const width = words.reduce((w, word) => w + font.widthOfTextAtSize(word, size), 0);
+      const last = i === lines.length - 1;
+      const space =
+        last || words.length < 2 ? font.widthOfTextAtSize(" ", size) : (x2 - x1 - width) / (words.length - 1);
+      let x = x1;
+      for (const word of words) {
+        drawLine(page, word, x, first + i * pitch, font, size);
+        x += font.widthOfTextAtSize(word, size) + space;
+      }
+    });
+  };
+  const rows: [string[], string[]][] = [
+    [
+      ["제1조(목적) 이 법은 기후위기 대응에", "필요한 기본 사항을 정한다."],
+      ["제1조(목적) 이 법은 기후위기 대응에", "필요한 사항을 정함을 목적으로 한다."],
+    ],
+    [
+      ["② 위원회는 위원장을 포함하여 오십명", "이내의 위원으로 구성하며 위원의", "임기는 이년으로 한다."],
+      ["② 위원회는 위원장을 포함하여 백명", "이내의 위원으로 구성한다."],
+    ],
+    [["<신 설>"], ["1. 아동과 청년을 각각 대표할 수 있는", "전국적 규모의 단체"]],
+  ];
+  drawLine(page, "현 행", 170, top + 4, font, size);
+  drawLine(page, "개 정 안", 395, top + 4, font, size);
+  let y = top + 26;
+  for (const [current, amended] of rows) {
+    paragraph(current, left + 6, middle - 6, y);
+    paragraph(amended, middle + 6, right - 6, y);
+    y += Math.max(current.length, amended.length) * pitch;
+  }
+  const bottom = y + 6;
+  const stroke = (x1: number, y1: number, x2: number, y2: number) =>
+    page.drawLine({
+      start: { x: x1, y: PAGE_HEIGHT - y1 },
+      end: { x: x2, y: PAGE_HEIGHT - y2 },
+      thickness: 0.4,
+    });
+  stroke(left, top, right, top);
+  stroke(left, top + 20, right, top + 20);
+  stroke(left, bottom, right, bottom);
+  for (const x of [left, middle, right]) stroke(x, top, x, bottom);
+  const { result } = await parseDocument({
+    bytes: await pdfBytes(pdf),
+    mimeType: "application/pdf",
+    options: { parsing: {} },
+  });
+  const cells = markdownRows(result.markdown);
+  const row = (start: string) => cells.find((r) => r[0].startsWith(start));
+  assert.equal(cells.length, 4, result.markdown);
+  assert.ok(row("제1조")?.[0].includes("필요한 기본 사항을 정한다"), result.markdown);
+  assert.ok(row("2 위원회는")?.[0].includes("임기는 이년으로 한다"), result.markdown);
+  assert.ok(row("2 위원회는")?.[1].includes("이내의 위원으로 구성한다"), result.markdown);
+  assert.ok(row("신 설")?.[1].includes("전국적 규모의 단체"), result.markdown);
+});
+
+test("public page: a Korean bill's comparison table has a row per article and per new item, not per line", async () => {
+  const [table] = await realWorldRuledTables("ko-bill-amendment-p3-p7.pdf", 2);
+  const rows = grid(table);
+  assert.equal(rows.length, 6);
+  assert.ok(rows[2][0].startsWith("⑤") && rows[2][0].endsWith("있도록 하여야 한다."), rows[2][0]);
+  assert.ok(rows[2][1].startsWith("⑤") && rows[2][1].includes("반영하여야"), rows[2][1]);
+  assert.deepEqual(
+    rows.slice(3).map((row) => [row[0], row[1].slice(0, 2)]),
+    [
+      ["<신 설>", "1."],
+      ["<신 설>", "2."],
+      ["<신 설>", "3."],
+    ],
+  );
 });

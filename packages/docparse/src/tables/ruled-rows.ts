@@ -208,9 +208,36 @@ function wrapsOn(prev: WordLine, line: WordLine, xs: readonly number[], band: re
     const all = band.flatMap((l) => inColumn(l, c));
     const left = Math.min(...all.map((w) => w.box.x1));
     const right = Math.max(...all.map((w) => w.box.x2));
-    if (!wrapsFrom(inColumn(prev, c), inColumn(line, c), left, right)) return false;
+    const above = inColumn(prev, c);
+    const here = inColumn(line, c);
+    if (!wrapsFrom(above, here, left, right) && !caselessWrap(above, here, left, right)) return false;
   }
   return true;
+}
+
+/**
+ * Whether the words `here` go on with the line `above` them in a script without letter case (Korean, Chinese,
+ * Japanese), where no lower-case start tells a wrapped line: the line above fills its column (it ends within a
+ * tenth of the column's width of its right end, no sentence ended) and `here` opens with a letter of no case or
+ * a run of fill dashes (an amendment's "-----" for text left as it is), not with an item's mark (a number, a
+ * circled number, a bullet, a bracket, a letter and a stop: `1.`, `⑤`, `<신 설>`, `가.`), which starts a row of its own.
+ */
+function caselessWrap(
+  above: readonly TextPiece[],
+  here: readonly TextPiece[],
+  left: number,
+  right: number,
+): boolean {
+  if (above.length === 0 || here.length === 0) return false;
+  // Right-to-left lines end at their left: their fill and first word are read from the other side (not here).
+  if ([...above, ...here].some((w) => w.dir === "rtl")) return false;
+  const text = above.map((w) => w.text).join(" ");
+  const long = above.length >= 2 || [...text].length >= 10;
+  const full = above[above.length - 1].box.x2 >= right - 0.1 * (right - left);
+  const first = here[0].text.trim();
+  // A letter with a stop or a bracket after it is an item's mark too (`가.`, `イ)`).
+  const opens = /^(?:\p{Lo}|[-‐–—]{3,})/u.test(first) && !/^\p{Lo}[.)]/u.test(first);
+  return long && full && opens && !/[.!?。]["'”’)]?$/.test(text);
 }
 
 /**

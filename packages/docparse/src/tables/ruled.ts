@@ -19,6 +19,7 @@ import { addListColumns, listFrames } from "./list-frames.ts";
 import { withRowUnder } from "./row-under.ts";
 import { connectedGroups, mergeSegments, type Segment, SNAP } from "./rule-segments.ts";
 import { addTextColumns, frameBox, gridFrame, ruledShare, runsIn } from "./ruled-frame.ts";
+import { underlines } from "./underline.ts";
 
 /** The table of one group of connected rules, or null (too few ruled edges, too little text, boxes side by side). */
 function groupTable(
@@ -163,7 +164,12 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
         ),
       );
   }
-  tables.push(...booktabsTables(loose, page.runs));
+  tables.push(
+    ...booktabsTables(
+      loose.filter((s) => !underlines(s, page.runs)),
+      page.runs,
+    ),
+  );
   tables.push(
     ...headerBandTables(
       page,
