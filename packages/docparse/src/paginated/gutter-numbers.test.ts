@@ -8,6 +8,7 @@ import { openPdf } from "../pdf/open.ts";
 import { HELVETICA, onePagePdf } from "../pdf/test-pdf.ts";
 import { blockText } from "./blocks.ts";
 import { type LayoutStages, layoutPage } from "./layout.ts";
+import { LEFT_COLUMN, RIGHT_COLUMN } from "./test-geometry.ts";
 
 const STAGES: LayoutStages = { detectTables: () => [], dropStruck: false };
 
@@ -51,38 +52,17 @@ function justified(text: string, x: number, baseline: number, measure: number, s
   return `BT /F1 ${size} Tf ${spacing.toFixed(3)} Tw ${x} ${baseline} Td (${text}) Tj ET`;
 }
 
-const LEFT = [
-  "the left column opens with a sentence",
-  "about the first part of the description",
-  "which runs on down the column below",
-  "and keeps going over several lines of",
-  "plain text set in one narrow measure",
-  "with nothing special about its words",
-  "until the left column finally reaches",
-  "its very last line here at the bottom.",
-];
-const RIGHT = [
-  "the right column tells how the vest is",
-  "worn with pockets for small pets which",
-  "crawl along the passages in the cloth",
-  "where rodents may be seen moving, such",
-  "as hamsters or mice, by a spectator who",
-  "watches them go round the wearer and",
-  "back again along the tunnels of the vest",
-  "and that is the end of the right column.",
-];
-
 /** Two justified columns 14 pt apart, line numbers every second line standing in the gutter between them. */
 function gutterNumberedPage(numbers: "gutter" | "none"): Uint8Array {
   const parts: string[] = [];
-  LEFT.forEach((line, i) => {
+  LEFT_COLUMN.forEach((line, i) => {
     parts.push(justified(line, 72, 700 - 12 * i, 220));
   });
-  RIGHT.forEach((line, i) => {
+  RIGHT_COLUMN.forEach((line, i) => {
     parts.push(justified(line, 306, 700 - 12 * i, 220));
   });
   if (numbers === "gutter")
-    for (let i = 1; i < LEFT.length; i += 2) {
+    for (let i = 1; i < LEFT_COLUMN.length; i += 2) {
       const label = String((i + 1) * 5);
       parts.push(`BT /F1 6 Tf 0 Tw ${294.5} ${700 - 12 * i} Td (${label}) Tj ET`);
     }
@@ -124,11 +104,11 @@ test("the same columns without numbers read the same way (the rule only takes th
 
 test("a transcript's line numbers at the page's margin, level with its running prose, are read after it", async () => {
   // Set ragged right, as a transcript is (typewriter lines, not justified).
-  const parts = LEFT.map((line, i) => `BT /F1 10 Tf 0 Tw 100 ${700 - 12 * i} Td (${line}) Tj ET`);
-  for (let i = 0; i < LEFT.length; i++)
+  const parts = LEFT_COLUMN.map((line, i) => `BT /F1 10 Tf 0 Tw 100 ${700 - 12 * i} Td (${line}) Tj ET`);
+  for (let i = 0; i < LEFT_COLUMN.length; i++)
     parts.push(`BT /F1 10 Tf 0 Tw 72 ${700 - 12 * i} Td (${i + 1}) Tj ET`);
   const text = await pageText(onePagePdf(parts.join("\n")));
-  assert.ok(text.includes(LEFT.join(" ")), text);
+  assert.ok(text.includes(LEFT_COLUMN.join(" ")), text);
   // Nothing is lost: the numbers are read after the text.
   assert.match(text, /its very last line here at the bottom\. 1 2 3 4 5 6 7 8$/, text);
 });
@@ -194,7 +174,7 @@ test("a patent page: its gutter line numbers no longer mix the two columns", {
 
 /** Pleading paper: a ruler of line numbers 1 to 12 down the left margin at 24 pt, the text beside it at 27 pt. */
 function pleadingPage(): Uint8Array {
-  const parts = LEFT.map((line, i) => justified(line, 110, 700 - 27 * i, width(line, 12), 12));
+  const parts = LEFT_COLUMN.map((line, i) => justified(line, 110, 700 - 27 * i, width(line, 12), 12));
   for (let n = 1; n <= 12; n++) {
     const label = String(n);
     parts.push(`BT /F1 12 Tf 0 Tw ${86 - width(label, 12)} ${706 - 24 * (n - 1)} Td (${label}) Tj ET`);
@@ -204,7 +184,7 @@ function pleadingPage(): Uint8Array {
 
 test("a margin's ruler of line numbers off the text's lines stays out of the sentences", async () => {
   const text = await pageText(pleadingPage());
-  assert.ok(text.includes(LEFT.join(" ")), text);
+  assert.ok(text.includes(LEFT_COLUMN.join(" ")), text);
   // Nothing is lost: the numbers are read after the text.
   assert.match(text, /its very last line here at the bottom\. 1 2 3 4 5 6 7 8 9 10 11 12$/, text);
 });
@@ -242,14 +222,14 @@ function reviewCopyPage(): Uint8Array {
     parts.push(`BT /F1 6 Tf 0 Tw ${72 - width(label, 6)} ${baseline} Td (${label}) Tj ET`);
     baseline -= 12;
   };
-  LEFT.forEach((text, i) => {
+  LEFT_COLUMN.forEach((text, i) => {
     line(text);
     if (i === 3) baseline -= 24;
   });
   baseline -= 14;
   line("Results");
   baseline -= 8;
-  RIGHT.forEach((text, i) => {
+  RIGHT_COLUMN.forEach((text, i) => {
     line(text);
     if (i === 3) baseline -= 24;
   });
@@ -258,8 +238,8 @@ function reviewCopyPage(): Uint8Array {
 
 test("a review copy's line numbers, level with their lines but stepping unevenly, stay out of the sentences", async () => {
   const text = await pageText(reviewCopyPage());
-  assert.ok(text.includes(LEFT.join(" ")), text);
-  assert.ok(text.includes(RIGHT.join(" ")), text);
+  assert.ok(text.includes(LEFT_COLUMN.join(" ")), text);
+  assert.ok(text.includes(RIGHT_COLUMN.join(" ")), text);
   // Nothing is lost: the numbers are read after the text.
   assert.match(text, /1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17$/, text);
 });

@@ -56,3 +56,25 @@ export function pageGeometry(parts: Partial<PageGeometry> = {}): PageGeometry {
     ...parts,
   };
 }
+
+/** Two columns of plain prose, a line an entry, for pages of two columns made in tests. */
+export const LEFT_COLUMN = [
+  "the left column opens with a sentence",
+  "about the first part of the description",
+  "which runs on down the column below",
+  "and keeps going over several lines of",
+  "plain text set in one narrow measure",
+  "with nothing special about its words",
+  "until the left column finally reaches",
+  "its very last line here at the bottom.",
+];
+export const RIGHT_COLUMN = [
+  "the right column tells how the vest is",
+  "worn with pockets for small pets which",
+  "crawl along the passages in the cloth",
+  "where rodents may be seen moving, such",
+  "as hamsters or mice, by a spectator who",
+  "watches them go round the wearer and",
+  "back again along the tunnels of the vest",
+  "and that is the end of the right column.",
+];
