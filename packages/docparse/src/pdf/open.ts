@@ -43,8 +43,8 @@ const VERBOSITY = pdfjs.VerbosityLevel.ERRORS;
  * opened without its password or with a wrong one, a file that is not a PDF or is damaged past repair, or a PDF
  * longer than `maxPages`. The bytes are copied: pdf.js takes ownership of the buffer it is given.
  *
- * pdf.js parses on the calling thread here (Node has no pdf.js web worker; its "fake worker" runs in the same
- * thread). Parsing is asynchronous and yields between chunks, but a hostile file can still keep the thread busy
+ * pdf.js parses on the calling thread here (Node has no pdf.js web worker; both of its halves run in this thread,
+ * joined by worker-port.ts). Parsing is asynchronous and yields between chunks, but a hostile file can still keep the thread busy
  * or allocate without bound inside one synchronous step, and nothing in this function can interrupt that. What
  * protects the caller is where parses run: the server parses each document in a worker thread with a heap limit
  * and a deadline, and ends the thread when either is exceeded (packages/server/src/documents/parse-threads.ts).

@@ -29,9 +29,10 @@ import type { WorkerEdit } from "./worker-edit.ts";
  *   PostScript (Type 4) function is interpreted for each sample (eval, which would compile it, is off): an
  *   operator list pass keeps their geometry only; renders sample them as usual.
  *
- * - pdf.js's in-thread worker hands each message over as a structured clone. A font's extra properties (asked for
- *   by open.ts for its /Differences glyph names) carry its ToUnicode and CID maps, widths and font-char maps,
- *   copied per font and per document though nothing on the main thread reads them: only /Differences is sent.
+ * - the port between pdf.js's in-thread halves (worker-port.ts) hands every message but a page's operator and text
+ *   chunks over as a structured clone. A font's extra properties (asked for by open.ts for its /Differences glyph
+ *   names) carry its ToUnicode and CID maps, widths and font-char maps, copied per font and per document though
+ *   nothing on the main thread reads them: only /Differences is sent.
  *
  * - Flate-compressed images (those image-text.ts asks for, and every one a render draws) are inflated by one
  *   call of Node's zlib rather than through a web DecompressionStream over it, which costs three times the CPU
