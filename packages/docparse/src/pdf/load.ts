@@ -112,6 +112,7 @@ async function withUnreadText(
   if (unread.regions.length === 0) return page;
   const release = queue.hold();
   const crops = ocrCrops(unread, page);
+  const shown = crops.length > 0 ? box.union(crops) : undefined;
   const reads: Promise<OcrPage>[] = [];
   try {
     for (const crop of crops) {
@@ -125,6 +126,8 @@ async function withUnreadText(
         keepPage: crops.length > 1,
         // The text layer's glyphs are drawn only where OCR reads garbled runs in place of theirs.
         text: unread.garbled.size > 0,
+        // What lies outside every crop of the page is not read for them (render-region.ts).
+        region: shown,
       });
       const read = queue.read({
         pageNumber: page.pageNumber,

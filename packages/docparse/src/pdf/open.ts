@@ -117,6 +117,11 @@ async function documentWorker(): Promise<pdfjs.PDFWorker> {
   return new pdfjs.PDFWorker(options as unknown as ConstructorParameters<typeof pdfjs.PDFWorker>[0]);
 }
 
+/** The port between the halves of an open document's worker (render.ts names render regions on it). */
+export function documentPort(doc: PDFDocumentProxy): WorkerPort | undefined {
+  return workers.get(doc)?.port as WorkerPort | undefined;
+}
+
 /** True when `%PDF-` appears in the first KiB, where readers look for it. */
 function hasPdfHeader(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024));

@@ -1,8 +1,10 @@
 import type { Canvas, SKRSContext2D } from "@napi-rs/canvas";
 import { AnnotationMode } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFDocumentProxy, RenderParameters } from "pdfjs-dist/types/src/display/api.js";
+import type { PageViewport } from "pdfjs-dist/types/src/display/display_utils.js";
 import sharp from "sharp";
 import type { Box } from "../model.ts";
+import { documentPort } from "./open.ts";
 
 /** Renders larger than this many pixels are made at a lower resolution (the result says which). */
 export const MAX_RENDER_PIXELS = 64_000_000;
@@ -34,6 +36,12 @@ export interface RenderOptions {
    * with `annotations` off; pdf.js as published (SVC_PDFJS_UNPATCHED) draws the text regardless.
    */
   text?: boolean;
+  /**
+   * With `text` off: the part of the page (the model's boxes) that this render and the renders sharing its reading
+   * (`keepPage`) show; images and forms wholly outside it are not read (render-region.ts). It must hold `crop`.
+   * Default: the crop, unless `keepPage` is set (then the whole page, as other crops may follow).
+   */
+  region?: Box;
 }
 
 export interface RenderedPage {
@@ -87,6 +95,12 @@ export async function renderPage(
     const widthPx = Math.max(1, Math.round(widthPt * scale));
     const heightPx = Math.max(1, Math.round(heightPt * scale));
     const viewport = page.getViewport({ scale, offsetX: -area.x1 * scale, offsetY: -area.y1 * scale });
+    const port = documentPort(doc);
+    const shown =
+      options.text === false ? (options.region ?? (options.keepPage ? undefined : area)) : undefined;
+    if (shown && !contains(shown, area)) throw new RangeError("a render's region must hold its crop");
+    if (shown) port?.renderRegions.set(pageNumber - 1, pdfBox(frame, shown));
+    else port?.renderRegions.delete(pageNumber - 1);
     const factory = doc.canvasFactory as CanvasFactory;
     const entry = factory.create(widthPx, heightPx);
     try {
@@ -112,6 +126,7 @@ export async function renderPage(
       return { png, widthPx, heightPx, dpi };
     } finally {
       factory.destroy(entry);
+      port?.renderRegions.delete(pageNumber - 1);
     }
   } finally {
     if (!options.keepPage) page.cleanup();
@@ -121,6 +136,23 @@ export async function renderPage(
 /** Frees what the renders of a page with `keepPage` left (pdf.js refuses while one is still drawing it). */
 export async function releasePage(doc: PDFDocumentProxy, pageNumber: number): Promise<void> {
   (await doc.getPage(pageNumber)).cleanup();
+}
+
+/** A box of the page (origin at its top left, as the model's) in the page's PDF space: [x1, y1, x2, y2]. */
+function pdfBox(frame: PageViewport, b: Box): number[] {
+  const corners = [
+    frame.convertToPdfPoint(b.x1, b.y1),
+    frame.convertToPdfPoint(b.x2, b.y1),
+    frame.convertToPdfPoint(b.x1, b.y2),
+    frame.convertToPdfPoint(b.x2, b.y2),
+  ];
+  const xs = corners.map(([x]) => x);
+  const ys = corners.map(([, y]) => y);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+function contains(outer: Box, inner: Box): boolean {
+  return outer.x1 <= inner.x1 && outer.y1 <= inner.y1 && outer.x2 >= inner.x2 && outer.y2 >= inner.y2;
 }
 
 /** The part of `crop` on the page; an empty one is the caller's mistake. */

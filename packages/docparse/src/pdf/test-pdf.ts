@@ -31,19 +31,25 @@ export interface OnePageOptions {
   fonts?: readonly string[];
   /** Objects the fonts refer to (a ToUnicode stream), numbered after the fonts. */
   objects?: readonly string[];
+  /** XObjects (whole stream objects: images, forms), named /X1, /X2, … in order, numbered after the objects. */
+  xobjects?: readonly string[];
 }
 
 /** A one-page PDF drawing `content` (a content stream, latin1) with the given fonts. */
 export function onePagePdf(content: string, options: OnePageOptions = {}): Uint8Array {
-  const { width = 612, height = 792, rotate, fonts = [HELVETICA], objects = [] } = options;
+  const { width = 612, height = 792, rotate, fonts = [HELVETICA], objects = [], xobjects = [] } = options;
   const fontRefs = fonts.map((_, i) => `/F${i + 1} ${i + 5} 0 R`).join(" ");
+  const first = 5 + fonts.length + objects.length;
+  const xobjectRefs = xobjects.map((_, i) => `/X${i + 1} ${first + i} 0 R`).join(" ");
+  const xobjectEntry = xobjects.length > 0 ? ` /XObject << ${xobjectRefs} >>` : "";
   const rotation = rotate === undefined ? "" : ` /Rotate ${rotate}`;
   return pdfFile([
     "<< /Type /Catalog /Pages 2 0 R >>",
     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}]${rotation} /Resources << /Font << ${fontRefs} >> >> /Contents 4 0 R >>`,
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}]${rotation} /Resources << /Font << ${fontRefs} >>${xobjectEntry} >> /Contents 4 0 R >>`,
     `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`,
     ...fonts,
     ...objects,
+    ...xobjects,
   ]);
 }

@@ -13,6 +13,9 @@
  *   by new ones, so the port hands over a copy of that object holding the items sent.
  * The display side copies a chunk's operators into its own operator list as it arrives, and reads text items
  * without changing them.
+ *
+ * The port also carries what a render asks of the worker that pdf.js has no parameter for: the region of a page
+ * that a render without text shows (render-region.ts), read by the worker when the render's operator list is built.
  */
 
 /** pdf.js's message for one chunk of a stream (`StreamKind.ENQUEUE` in its message handler). */
@@ -39,6 +42,8 @@ interface TextContentChunk {
 }
 
 export class WorkerPort {
+  /** Page index → the region, [x1, y1, x2, y2] in the page's PDF space, of the page's next render without text. */
+  readonly renderRegions = new Map<number, number[]>();
   readonly #listeners = new Set<Listener>();
   readonly #now = Promise.resolve();
 
