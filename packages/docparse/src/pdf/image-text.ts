@@ -63,11 +63,15 @@ export function textRows(
   paint(allowed, width, height, covered, 0);
   const rows: Box[] = [];
   // Dark ink on a light ground, then light ink on a dark ground (white titles on a coloured banner).
-  for (const sign of [-1, 1]) {
-    const ink = new Uint8Array(width * height);
-    for (let i = 0; i < ink.length; i++) {
-      if (allowed[i] && (gray[i] - mean[i]) * sign > CONTRAST) ink[i] = 1;
-    }
+  const dark = new Uint8Array(width * height);
+  const light = new Uint8Array(width * height);
+  for (let i = 0; i < dark.length; i++) {
+    if (!allowed[i]) continue;
+    const contrast = gray[i] - mean[i];
+    if (contrast < -CONTRAST) dark[i] = 1;
+    else if (contrast > CONTRAST) light[i] = 1;
+  }
+  for (const ink of [dark, light]) {
     for (const row of letterRows(components(ink, width, height).filter(letterLike))) {
       const score = separation(gray, ink, allowed, width, row);
       if (score >= MIN_SEPARATION) rows.push(row);
@@ -119,30 +123,44 @@ function separation(gray: Uint8Array, ink: Uint8Array, allowed: Uint8Array, widt
   return Math.abs(sums[1] / counts[1] - sums[0] / counts[0]) / (spread(0) + spread(1) + 1);
 }
 
-/** The mean gray of each pixel's (2r+1)² neighbourhood, from a summed-area table. */
+/**
+ * The mean gray of each pixel's (2r+1)² neighbourhood (cut by the raster's edges), from a summed-area table. Sums
+ * fit 32 bits: a test raster has at most MAX_TEST_PIXELS of at most 255 each.
+ */
 function localMean(gray: Uint8Array, width: number, height: number, r: number): Uint8Array {
-  const sums = new Float64Array((width + 1) * (height + 1));
+  const stride = width + 1;
+  const sums = new Int32Array(stride * (height + 1));
   for (let y = 0; y < height; y++) {
     let row = 0;
-    for (let x = 0; x < width; x++) {
-      row += gray[y * width + x];
-      sums[(y + 1) * (width + 1) + x + 1] = sums[y * (width + 1) + x + 1] + row;
+    const above = y * stride + 1;
+    const here = above + stride;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      row += gray[i];
+      sums[here + x] = sums[above + x] + row;
     }
   }
   const mean = new Uint8Array(width * height);
+  // Columns whose neighbourhood the left and right edges do not cut: [r, width - r - 1].
+  const inner1 = Math.min(width, r);
+  const inner2 = Math.max(inner1, width - r - 1);
   for (let y = 0; y < height; y++) {
-    const top = Math.max(0, y - r);
-    const bottom = Math.min(height, y + r + 1);
-    for (let x = 0; x < width; x++) {
-      const left = Math.max(0, x - r);
-      const right = Math.min(width, x + r + 1);
-      const sum =
-        sums[bottom * (width + 1) + right] -
-        sums[top * (width + 1) + right] -
-        sums[bottom * (width + 1) + left] +
-        sums[top * (width + 1) + left];
-      mean[y * width + x] = sum / ((bottom - top) * (right - left));
+    const top = Math.max(0, y - r) * stride;
+    const bottom = Math.min(height, y + r + 1) * stride;
+    const rows = (bottom - top) / stride;
+    const out = y * width;
+    const at = (x: number, left: number, right: number) => {
+      const sum = sums[bottom + right] - sums[top + right] - sums[bottom + left] + sums[top + left];
+      mean[out + x] = sum / (rows * (right - left));
+    };
+    for (let x = 0; x < inner1; x++) at(x, 0, Math.min(width, x + r + 1));
+    const area = rows * (2 * r + 1);
+    for (let x = inner1; x < inner2; x++) {
+      const left = x - r;
+      const right = x + r + 1;
+      mean[out + x] =
+        (sums[bottom + right] - sums[top + right] - sums[bottom + left] + sums[top + left]) / area;
     }
+    for (let x = inner2; x < width; x++) at(x, Math.max(0, x - r), Math.min(width, x + r + 1));
   }
   return mean;
 }
@@ -158,9 +176,15 @@ function paint(mask: Uint8Array, width: number, height: number, boxes: readonly 
   }
 }
 
-/** 8-connected components of a binary mask, by union-find over one pass. */
+/**
+ * 8-connected components of a binary mask, in the order their first pixel comes in raster order: each row's runs
+ * of set pixels are joined (union-find) with the runs of the row above that touch them, diagonally too.
+ */
 export function components(mask: Uint8Array, width: number, height: number): InkBlob[] {
-  const label = new Int32Array(width * height).fill(-1);
+  // Runs as parallel arrays: row, first column, column past the end; `parent` for the union-find over runs.
+  const runY: number[] = [];
+  const runX1: number[] = [];
+  const runX2: number[] = [];
   const parent: number[] = [];
   const find = (a: number): number => {
     let r = a;
@@ -172,54 +196,48 @@ export function components(mask: Uint8Array, width: number, height: number): Ink
     }
     return r;
   };
-  /** The label of a neighbour joined with the label so far (-1: none yet). */
-  const meet = (l: number, n: number): number => {
-    if (n < 0) return l;
-    if (l < 0 || l === n) return n;
-    const rl = find(l);
-    const rn = find(n);
-    if (rl !== rn) parent[Math.max(rl, rn)] = Math.min(rl, rn);
-    return l;
-  };
+  let above = 0; // the first run of the row above
   for (let y = 0; y < height; y++) {
     const row = y * width;
+    const first = runY.length;
+    let k = above;
     for (let x = 0; x < width; x++) {
-      const i = row + x;
-      if (!mask[i]) continue;
-      let l = x > 0 ? label[i - 1] : -1;
-      if (y > 0) {
-        const up = i - width;
-        if (x > 0) l = meet(l, label[up - 1]);
-        l = meet(l, label[up]);
-        if (x + 1 < width) l = meet(l, label[up + 1]);
+      if (!mask[row + x]) continue;
+      const x1 = x;
+      while (x < width && mask[row + x]) x++;
+      const run = runY.length;
+      runY.push(y);
+      runX1.push(x1);
+      runX2.push(x);
+      parent.push(run);
+      // Runs above touching [x1 - 1, x]: they end after x1 - 1 and start before x + 1.
+      while (k < first && runX2[k] < x1) k++;
+      for (let j = k; j < first && runX1[j] <= x; j++) {
+        const a = find(j);
+        const b = find(run);
+        if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
       }
-      if (l < 0) {
-        l = parent.length;
-        parent.push(l);
-      }
-      label[i] = l;
     }
+    above = first;
   }
-  // Blobs in the order their first pixel comes in raster order; `slot` finds a root's blob.
   const blobs: InkBlob[] = [];
   const slot = new Int32Array(parent.length).fill(-1);
-  for (let y = 0, i = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, i++) {
-      const l = label[i];
-      if (l < 0) continue;
-      const root = find(l);
-      const k = slot[root];
-      if (k < 0) {
-        slot[root] = blobs.length;
-        blobs.push({ x1: x, y1: y, x2: x + 1, y2: y + 1, pixels: 1 });
-        continue;
-      }
-      const blob = blobs[k];
-      if (x < blob.x1) blob.x1 = x;
-      if (x + 1 > blob.x2) blob.x2 = x + 1;
-      blob.y2 = y + 1;
-      blob.pixels++;
+  for (let run = 0; run < parent.length; run++) {
+    const root = find(run);
+    const y = runY[run];
+    const x1 = runX1[run];
+    const x2 = runX2[run];
+    const k = slot[root];
+    if (k < 0) {
+      slot[root] = blobs.length;
+      blobs.push({ x1, y1: y, x2, y2: y + 1, pixels: x2 - x1 });
+      continue;
     }
+    const blob = blobs[k];
+    if (x1 < blob.x1) blob.x1 = x1;
+    if (x2 > blob.x2) blob.x2 = x2;
+    blob.y2 = y + 1;
+    blob.pixels += x2 - x1;
   }
   return blobs;
 }
