@@ -76,7 +76,7 @@ function allBold(line: Line): boolean {
   return line.runs.every((run) => run.bold || !/[\p{L}\p{N}]/u.test(run.text));
 }
 
-/** True when `next` continues the paragraph whose lines are `block` (read in order). */
+/** True when `next` continues the paragraph whose lines are `block` (read in order, its box their union). */
 function continues(block: Block, next: Line, context: BlockContext): boolean {
   const last = block.lines[block.lines.length - 1];
   if (next.vertical || last.vertical) return false;
@@ -110,8 +110,9 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   if (LIST_MARKER.test(next.text) || opensNote(next)) return false;
   // A contents entry ends at its page number: each entry is a block of its own.
   if (CONTENTS_ENTRY.test(last.text)) return false;
-  const left = Math.min(...block.lines.map((line) => line.box.x1));
-  const right = Math.max(...block.lines.map((line) => line.box.x2));
+  // The block's box is the union of its lines' boxes (buildBlocks keeps it so).
+  const left = block.box.x1;
+  const right = block.box.x2;
   const width = right - left;
   // A list item's continuation is indented under its text; anything else starting left of the item is new,
   // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`, or
@@ -123,7 +124,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading
   // or paragraph, and joined to the next line without a space its last word would run into the next one's first.
   if (meetsUnspaced(last.text, next.text)) {
-    const reach = Math.max(next.box.x2, ...block.lines.map((line) => line.box.x2));
+    const reach = Math.max(next.box.x2, right);
     if (last.box.x2 < reach - size * 3) return false;
   }
   if (next.dir === "ltr" && block.lines.length >= 2) {

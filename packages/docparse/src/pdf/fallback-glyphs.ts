@@ -35,38 +35,56 @@ const isFallback = (g: Glyph) =>
  * any character one of its mapped glyphs also gives (that one is text).
  */
 export function fallbackGlyphs(ops: PDFOperatorList): Map<string, Set<string>> {
-  const fonts = new Map<
-    string,
-    { wide: number; fallbacks: Set<string>; mapped: Set<string>; count: number }
-  >();
+  const fonts = new Map<string, { wide: number; fallbacks: Set<string>; count: number }>();
+  // First the fallbacks and the two-byte glyphs of each font; most pages have no font with fallbacks.
+  eachGlyph(ops, (font, g) => {
+    const stats = fonts.get(font) ?? { wide: 0, fallbacks: new Set<string>(), count: 0 };
+    fonts.set(font, stats);
+    if ((g.originalCharCode ?? 0) >= MIN_CODE) stats.wide++;
+    if (isFallback(g)) {
+      stats.count++;
+      stats.fallbacks.add(g.unicode);
+    }
+  });
+  const suspects = new Map<string, Set<string>>();
+  for (const [name, stats] of fonts) {
+    if (stats.count === 0 || stats.wide < MIN_GLYPHS) continue;
+    if (stats.wide - stats.count < stats.wide * MAPPED_SHARE) continue;
+    suspects.set(name, stats.fallbacks);
+  }
+  if (suspects.size === 0) return suspects;
+  // Then, for the fonts that have them, the characters their mapped glyphs give.
+  const mapped = new Map<string, Set<string>>();
+  eachGlyph(ops, (font, g) => {
+    if (!suspects.has(font) || isFallback(g)) return;
+    const chars = mapped.get(font) ?? new Set<string>();
+    mapped.set(font, chars);
+    for (const c of g.unicode) chars.add(c);
+  });
+  const out = new Map<string, Set<string>>();
+  for (const [name, fallbacks] of suspects) {
+    const chars = new Set([...fallbacks].filter((c) => !mapped.get(name)?.has(c)));
+    if (chars.size > 0) out.set(name, chars);
+  }
+  return out;
+}
+
+/** Each drawn glyph that is not a space, with the font it is drawn in (pdf.js's loaded name). */
+function eachGlyph(ops: PDFOperatorList, visit: (font: string, glyph: Glyph) => void): void {
   let font = "";
   for (let i = 0; i < ops.fnArray.length; i++) {
     if (ops.fnArray[i] === OPS.setFont) font = String(ops.argsArray[i]?.[0] ?? "");
     if (ops.fnArray[i] !== OPS.showText) continue;
     const glyphs = ops.argsArray[i]?.[0];
     if (!Array.isArray(glyphs)) continue;
-    const stats = fonts.get(font) ?? { wide: 0, fallbacks: new Set(), mapped: new Set(), count: 0 };
-    fonts.set(font, stats);
     for (const glyph of glyphs) {
       // Numbers are kerning.
       if (glyph === null || typeof glyph !== "object" || typeof glyph.unicode !== "string") continue;
       const g = glyph as Glyph;
       if (g.isSpace || /^\s*$/.test(g.unicode)) continue;
-      if ((g.originalCharCode ?? 0) >= MIN_CODE) stats.wide++;
-      if (isFallback(g)) {
-        stats.count++;
-        stats.fallbacks.add(g.unicode);
-      } else for (const c of g.unicode) stats.mapped.add(c);
+      visit(font, g);
     }
   }
-  const out = new Map<string, Set<string>>();
-  for (const [name, stats] of fonts) {
-    if (stats.count === 0 || stats.wide < MIN_GLYPHS) continue;
-    if (stats.wide - stats.count < stats.wide * MAPPED_SHARE) continue;
-    const chars = new Set([...stats.fallbacks].filter((c) => !stats.mapped.has(c)));
-    if (chars.size > 0) out.set(name, chars);
-  }
-  return out;
 }
 
 /**
