@@ -46,6 +46,10 @@ test("a single line beside a block is a column only when level with its later li
   assert.equal(blockBesideLine([[b(72, 22, 100, 8)], block]), false);
   // Two lines only beside it: no block.
   assert.equal(blockBesideLine([name, block.slice(0, 2)]), false);
+  // The rest of one of the block's lines, a word space after it, is no column.
+  assert.equal(blockBesideLine([block, [b(503, 36, 60)]]), false);
+  // Lines set in another size (a title under a letterhead's lines) make no block.
+  assert.equal(blockBesideLine([name, [b(440, 22), b(440, 36, 60), b(440, 50, 70, 26)]]), false);
   // Lines that share no edge (scattered labels) are no block.
   assert.equal(blockBesideLine([name, [b(440, 22), b(470, 36, 60), b(455, 50, 70)]]), false);
 });
