@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "../index.ts";
 import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
 import type { TextRun } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
@@ -25,34 +22,6 @@ const PITCH = 12;
 const CONTEXT = { lineGap: 2 };
 
 const texts = (lines: readonly Line[]) => buildBlocks(lines, CONTEXT).map(blockText);
-
-test("a letter's paragraphs set a blank line apart keep the gap inside them as the usual one, a wider-set address aside", () => {
-  // An address of four lines on a 15 pt pitch (5 pt gaps), then a greeting and three paragraphs of two lines on
-  // the 12 pt pitch, each set 8 pt apart: as many paragraph breaks as gaps inside paragraphs. The median gap, the
-  // address's 5 pt, would let 8 pt pass for a line gap.
-  const lines = [0, 1, 2, 3].map((i) => line(`address line ${i}`, 40 + i * 15, { x2: 150 }));
-  let y = 200;
-  lines.push(line("Dear Mr. Ferryman,", y, { x2: 150 }));
-  for (const p of [0, 1, 2]) {
-    y += 18;
-    lines.push(line(`paragraph ${p}, first line`, y), line(`paragraph ${p}, second line`, y + PITCH));
-    y += PITCH;
-  }
-  lines.push(line("Yours sincerely,", y + 18, { x2: 150 }));
-  assert.equal(typicalLineGap(lines), 2);
-  // The address, the greeting, three paragraphs, the closing.
-  assert.equal(buildBlocks(lines, { lineGap: typicalLineGap(lines) }).length, 6);
-});
-
-test("public: the application letter's paragraphs, a blank line apart under a small-caps address, stay apart", async () => {
-  const file = fileURLToPath(new URL("../../test/real-world/cv-application-letter.pdf", import.meta.url));
-  const { result } = await parseDocument({ bytes: readFileSync(file), mimeType: "application/pdf" });
-  assert.match(
-    result.markdown,
-    /Employer Research in London\.\n\nFollowing a general interest/,
-    result.markdown,
-  );
-});
 
 test("the typical line gap is the gap between lines of one paragraph", () => {
   const lines = [0, 1, 2, 3].map((i) => line(`line ${i} of the paragraph`, 100 + i * PITCH));

@@ -56,8 +56,8 @@ function ruledApart(upper: Line, lower: Line, rules: readonly Rule[], size: numb
 }
 
 /**
- * The usual gap between a line and the next one of the same paragraph: the tightest spacing shared by the small positive
- * gaps between vertically consecutive lines of equal size (see usualGap). Paragraph breaks are what exceeds it clearly.
+ * The usual gap between a line and the next one of the same paragraph: the median of the small positive gaps
+ * between vertically consecutive lines of equal size. Paragraph breaks are what exceeds it clearly.
  */
 export function typicalLineGap(orderedLines: readonly Line[]): number {
   const gaps: number[] = [];
@@ -68,30 +68,6 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
     const gap = b.box.y1 - a.box.y2;
     if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
       gaps.push(gap);
-  }
-  return usualGap(gaps);
-}
-
-/** Gaps this close (points) are one spacing, drawn a little apart by rounding. */
-const SAME_GAP = 0.5;
-
-/**
- * The tightest spacing that a quarter of the gaps or more share (gaps within `SAME_GAP` of their neighbours are one
- * spacing), its median; with none, the median of all. On a page of few lines whose paragraphs are set apart by a
- * blank line's worth (a letter), the paragraph breaks are about as many as the gaps inside paragraphs, and a few
- * lines set wider (an address in small capitals) tip the median over to a paragraph break, which then joins every
- * paragraph to the next; the spacing inside the paragraphs is still shared by a quarter of the gaps.
- */
-function usualGap(gaps: readonly number[]): number {
-  const sorted = [...gaps].sort((a, b) => a - b);
-  const needed = Math.max(2, Math.ceil(sorted.length / 4));
-  let group: number[] = [];
-  for (const gap of [...sorted, Number.POSITIVE_INFINITY]) {
-    if (group.length > 0 && gap - group[group.length - 1] > SAME_GAP) {
-      if (group.length >= needed) return median(group);
-      group = [];
-    }
-    group.push(gap);
   }
   return median(gaps, 2);
 }
