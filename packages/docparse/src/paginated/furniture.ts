@@ -5,7 +5,7 @@ import { folioLineMates } from "./folio-line.ts";
 import { footnotes } from "./footnotes.ts";
 import { furniturePattern } from "./furniture-patterns.ts";
 import { box } from "./geometry.ts";
-import { headsMemo } from "./letterhead.ts";
+import { addressHead, headsMemo } from "./letterhead.ts";
 import { runningFoot } from "./running-foot.ts";
 import { indexesByPage, splitRunningHeads } from "./split-head.ts";
 
@@ -237,8 +237,16 @@ export function detectFurniture(
     // A line in a drawn box that also holds text of the page's body (a test's name field over the class field,
     // a score box at the foot) is a part of that box's content, not a running head or foot.
     if (!repeated && !pattern && !c.pageNumber && sharesBoxWithBody(c, samePage)) return;
-    // A letterhead over a memo's fields is the document's own head, however small it is set or read.
-    if (!repeated && !pattern && !c.pageNumber && band === "top" && headsMemo(c, samePage)) return;
+    // A letterhead over a memo's fields, or a sender's address block, is the document's own head, however small it
+    // is set or read.
+    if (
+      !repeated &&
+      !pattern &&
+      !c.pageNumber &&
+      band === "top" &&
+      (headsMemo(c, samePage) || addressHead(c.lines ?? [c.text]))
+    )
+      return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
     // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;

@@ -55,3 +55,28 @@ test("public: the sugar letter's typed memo head is content, so ignore_sections 
   });
   assert.match(result.markdown, /SUGAR RESEARCH FOUNDATION/);
 });
+
+test("a sender's address block of three short lines at the top is content; a one-line head is not", () => {
+  const head = (lines: string[]) => [
+    candidate(
+      lines.join(" "),
+      { x1: 440, y1: 22, x2: 540, y2: 22 + lines.length * 13 },
+      { fontSize: 8, edge: "top", lines },
+    ),
+    candidate(BODY, { x1: 72, y1: 130, x2: 540, y2: 200 }),
+  ];
+  assert.equal(
+    detectFurniture(head(["Harbour Street 15", "4021 Lakeside", "The Netherlands"]), 10, 1).has(0),
+    false,
+  );
+  assert.equal(
+    detectFurniture(head(["Harbour Ferry Company Annual Report 2024"]), 10, 1).get(0),
+    "page_header",
+  );
+  // A title stacked a word a line is no address, nor are sentences.
+  assert.equal(detectFurniture(head(["SUSTAINABILITY", "REPORT", "2020"]), 10, 1).get(0), "page_header");
+  assert.equal(
+    detectFurniture(head(["Draft 2.", "Not for circulation.", "Do not cite."]), 10, 1).get(0),
+    "page_header",
+  );
+});

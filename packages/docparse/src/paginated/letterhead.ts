@@ -25,3 +25,20 @@ export function headsMemo(c: PageBlock, samePage: readonly PageBlock[]): boolean
     .slice(0, 4);
   return below.some((o) => MEMO_FIELD.test(o.text.trim()));
 }
+
+/** Lines of an address: short, none a sentence. */
+const ADDRESS_LINE = 40;
+
+/**
+ * Whether a block at the page's top is an address of three short lines or more (a sender's street, town and
+ * country set at a letter's top right): the letter's own head, content, however small it is set. A running head
+ * is one line, or two, or a title stacked a word a line (`SUSTAINABILITY` / `REPORT` / `2020`); an address's
+ * lines name a street and its number, a postal code and a town, a country: words side by side on all its lines
+ * but one, and a number among them.
+ */
+export function addressHead(lines: readonly string[]): boolean {
+  const texts = lines.map((line) => line.trim());
+  if (texts.length < 3 || !texts.some((text) => /\d/.test(text))) return false;
+  if (!texts.every((text) => text.length <= ADDRESS_LINE && !/[.!?]$/.test(text))) return false;
+  return texts.filter((text) => /\S\s+\S/.test(text)).length >= texts.length - 1;
+}

@@ -279,3 +279,28 @@ test("a slide's Fourier integral keeps the space between its exponent and `dx`",
   });
   assert.match(result.markdown, /2πixζ dx/, result.markdown.slice(0, 2000));
 });
+
+test("a bold heading number hanging up to 3 ems before its bold heading stays on its line; a table row's does not", () => {
+  // `I.` set 28 pt before its heading, as a programme's part numbers hang in a margin of their own.
+  const heading = [
+    run("I.", 148, 100, { bold: true }),
+    ...row(["My", "Very", "Own", "Science"], 180, 100, 3, { bold: true }),
+  ];
+  assert.deepEqual(texts(heading), ["I. My Very Own Science"]);
+  // The same number before plain text, or before two cells apart, is a cell of its own.
+  const plain = [run("I.", 148, 100, { bold: true }), ...row(["My", "Very", "Own"], 180, 100, 3)];
+  assert.deepEqual(texts(plain), ["I.", "My Very Own"]);
+  const cells = [
+    run("1.", 148, 100, { bold: true }),
+    run("Widgets", 180, 100, { bold: true }),
+    run("Gadgets", 300, 100, { bold: true }),
+  ];
+  assert.deepEqual(texts(cells), ["1.", "Widgets", "Gadgets"]);
+});
+
+test("public: a lecture programme's part numbers stay with their headings", async () => {
+  const bytes = readFileSync(`${REAL_WORLD}lectureplanner-program.pdf`);
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  assert.match(result.markdown, /^#+ I\. My Very Own Science: Rationale$/m, result.markdown);
+  assert.match(result.markdown, /^#+ II\. The History of My Very Own Science$/m);
+});

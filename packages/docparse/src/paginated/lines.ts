@@ -1,6 +1,6 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
-import { BULLET, NOTE_MARK } from "./bullet-marks.ts";
+import { BULLET, ENUMERATOR, NOTE_MARK } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { ocrBarText } from "./ocr-bars.ts";
@@ -184,6 +184,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
 
   for (const row of rows) {
     row.sort((a, b) => a.box.x1 - b.box.x1);
+    const hanging = hangingNumber(row);
     let segment: TextRun[] = [];
     for (const run of row) {
       const last = segment.at(-1);
@@ -191,8 +192,9 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
         const gap = run.box.x1 - last.box.x2;
         const size = Math.max(1, Math.min(last.fontSize, run.fontSize));
         // Word spaces are a third of an em; justified text stretches them to about one em. Wider is a gutter,
-        // except after a bullet opening the line: a slide's list sets its items up to a few ems from their marks.
-        const marker = segment.length === 1 && BULLET.test(last.text.trim());
+        // except after a bullet opening the line: a slide's list sets its items up to a few ems from their marks;
+        // so does a heading its hanging number (see hangingNumber).
+        const marker = segment.length === 1 && (BULLET.test(last.text.trim()) || last === hanging);
         if (gap > size * (marker ? 3 : 1.6)) {
           lines.push(lineInReadingOrder(segment));
           segment = [];
@@ -203,6 +205,24 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
     if (segment.length > 0) lines.push(lineInReadingOrder(segment));
   }
   return lines;
+}
+
+/** A heading's number alone: `I.`, `IV.`, `2.`, `3)`. */
+const HEADING_NUMBER = new RegExp(`^(?:${ENUMERATOR})$`);
+
+/**
+ * The number opening a row (its runs left to right) when it hangs before a heading: an enumerator alone, then
+ * after a gap the row's only other text, bold like it and of its size (`I.` set 3 ems before `My Very Own Science:
+ * Rationale`, a programme's part heading whose wider numbers, `III.`, meet their text at a word space). A number
+ * before the cells of a table row has more than one gap after it, or cells not all bold.
+ */
+function hangingNumber(row: readonly TextRun[]): TextRun | null {
+  const [number, ...rest] = row;
+  if (rest.length === 0 || !number.bold || !HEADING_NUMBER.test(number.text.trim())) return null;
+  const size = number.fontSize;
+  if (!rest.every((run) => run.bold && Math.abs(run.fontSize - size) < 0.5)) return null;
+  for (let i = 1; i < rest.length; i++) if (rest[i].box.x1 - rest[i - 1].box.x2 > size * 1.6) return null;
+  return number;
 }
 
 /**

@@ -9,6 +9,7 @@ import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { centredTitle, titleBeside } from "./page-title.ts";
+import { blockBesideLine } from "./side-block.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
 
@@ -336,8 +337,10 @@ function columnParts<T extends Placed>(
       // another, and are read top to bottom, not as a left and a right column. A part wholly above the other (a
       // notice at the top right over a title on the left) takes no turns and is still a column of its own.
       if (parts.some((part, index) => index > 0 && takeTurns(parts[index - 1], part))) return [[...elements]];
-      // A gutter also needs height: at least two parts of two lines or more, or parts that run down the page.
-      if (parts.filter(severalLines).length >= 2 || parts.every(tall)) return parts;
+      // A gutter also needs height: at least two parts of two lines or more, or parts that run down the page, or
+      // a block of lines beside a single line level with its later lines (see side-block.ts).
+      if (parts.filter(severalLines).length >= 2 || parts.every(tall) || blockBesideLine(parts.map(textOf)))
+        return parts;
       return [[...elements]];
     }
     // Drop the gap on the narrow part's side that is narrower (the one closer to its neighbour).
