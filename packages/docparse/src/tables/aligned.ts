@@ -16,6 +16,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { type HeaderGrid, headerGrids } from "./repeated-header.ts";
 import { twoRowColumns } from "./two-row.ts";
 
 /**
@@ -640,6 +641,21 @@ function besideAddress(band: Band): Band[] | null {
   return null;
 }
 
+/** A grid under one copy of a repeated header (repeated-header.ts), its words in its columns by their middles. */
+function headerGrid(grid: HeaderGrid<TextPiece>): Grid {
+  const { columns } = grid;
+  return {
+    columns,
+    rows: grid.rows.map((words) =>
+      columns.map((c) => words.filter((w) => box.centerX(w.box) >= c.x1 && box.centerX(w.box) < c.x2)),
+    ),
+    rowBoxes: grid.rows.map((words) => ({
+      y1: Math.min(...words.map((w) => w.box.y1)),
+      y2: Math.max(...words.map((w) => w.box.y2)),
+    })),
+  };
+}
+
 /**
  * Whether each column of the grid sits in a box of its own (a filled rectangle holding its words and none of the
  * other columns'): cards side by side, laid out in columns, not one table.
@@ -682,8 +698,16 @@ export function detectAlignedTables(
   const exclude = options.exclude ?? [];
   const keep = (run: TextRun) =>
     !run.vertical && hasVisibleText(run.text) && !exclude.some((b) => box.containsCenter(b, run.box, 1));
-  const textLines = wordLines((lines ? lines.flat() : page.runs).filter(keep));
-  const tables: DetectedTable[] = [];
+  const candidates = (lines ? lines.flat() : page.runs).filter(keep);
+  // Grids side by side under copies of one header are read first, each a table; the rest is banded without them.
+  const allLines = wordLines(candidates);
+  const tables = headerGrids(allLines).flatMap((grid) => tableOf(headerGrid(grid)) ?? []);
+  const textLines =
+    tables.length === 0
+      ? allLines
+      : wordLines(
+          candidates.filter((run) => !tables.some((table) => box.containsCenter(table.box, run.box, 1))),
+        );
   const bandTables = (found: Band): DetectedTable[] =>
     splitAtGutters(found, textLines, page.width).flatMap((band): DetectedTable[] => {
       const parts = besideAddress(band);
