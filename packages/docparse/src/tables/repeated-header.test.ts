@@ -16,8 +16,11 @@ const LABELS = ["Mo", "Tu", "We", "Th", "Fr"];
 const PITCH = 22;
 const STRIDE = 150;
 
-/** Three week grids side by side, each under its title and the day labels, rows of dates under them. */
-function planner(): TextRun[] {
+/**
+ * Three week grids side by side, each under its title and the day labels, rows of dates under them; `same`
+ * prints the same dates in each (copies of one thing, as a sheet of identical cards).
+ */
+function planner(same = false): TextRun[] {
   const runs: TextRun[] = [];
   for (const [g, title] of ["Spring", "Summer", "Autumn"].entries()) {
     const x = 72 + g * STRIDE;
@@ -27,7 +30,7 @@ function planner(): TextRun[] {
       for (let c = 0; c < LABELS.length; c++) {
         // One day of the middle grid's Wednesday column is a picture, not a number.
         if (g === 1 && c === 2 && r > 0) continue;
-        runs.push(run(String(1 + r * 5 + c + g * 20), x + c * PITCH, 136 + 14 * r));
+        runs.push(run(String(1 + r * 5 + c + (same ? 0 : g * 20)), x + c * PITCH, 136 + 14 * r));
       }
     }
   }
@@ -44,6 +47,11 @@ test("grids side by side under copies of one header are a table each, left to ri
   assert.deepEqual(grids[1][3], ["26", "27", "", "29", "30"]);
   assert.deepEqual(grids[2][4], ["51", "52", "53", "54", "55"]);
   assert.ok(!grids[0].flat().includes("Summer"));
+});
+
+test("copies of one grid side by side, rows and all, are not grids under a repeated header", () => {
+  const tables = detectAlignedTables(pageGeometry({ runs: planner(true) }));
+  assert.ok(tables.length <= 1, JSON.stringify(tables.map(grid)));
 });
 
 test("a header repeated over column groups beside row labels is one table", () => {

@@ -4,7 +4,8 @@
  * read them as one wide table whose header repeats, and grids under one another join it over the blank between
  * them. A header line whose words are one sequence repeated, each copy laid out alike and set apart from the next
  * by more than the widest space inside a copy, opens one grid under each copy, in the copy's stretch of the page,
- * its columns halfway between the copy's labels; each grid is read as a table of its own.
+ * its columns halfway between the copy's labels; each grid is read as a table of its own. Copies whose rows are
+ * the same too are copies of one thing (a sheet of identical business cards), not grids.
  */
 import type { Box } from "../model.ts";
 import { box } from "../paginated/geometry.ts";
@@ -66,6 +67,7 @@ export function headerGrids<L extends Line>(lines: readonly L[]): HeaderGrid<L["
     const right = header.copies[last][header.copies[last].length - 1].box.x2 + half;
     let end = h;
     const found: HeaderGrid<W>[] = [];
+    const bodies: string[] = [];
     for (const [k, copy] of header.copies.entries()) {
       const x1 = k === 0 ? left : header.cuts[k - 1];
       const x2 = k === last ? right : header.cuts[k];
@@ -96,12 +98,16 @@ export function headerGrids<L extends Line>(lines: readonly L[]): HeaderGrid<L["
         x1: i === 0 ? x1 : (copy[i - 1].box.x2 + w.box.x1) / 2,
         x2: i === copy.length - 1 ? x2 : (w.box.x2 + copy[i + 1].box.x1) / 2,
       }));
-      if (rows.length - (titled ? 2 : 1) >= MIN_ROWS) found.push({ rows, columns });
+      const body = rows.slice(titled ? 2 : 1);
+      if (body.length < MIN_ROWS) continue;
+      found.push({ rows, columns });
+      bodies.push(body.map((row) => row.map((w) => w.text).join(" ")).join("\n"));
     }
     const beside = lines
       .slice(h, end + 1)
       .some((line) => line.words.some((w) => box.centerX(w.box) < left || box.centerX(w.box) > right));
-    if (!beside) grids.push(...found);
+    // Copies of one thing (a sheet of identical cards) repeat their rows too; grids under one header differ.
+    if (!beside && new Set(bodies).size === bodies.length) grids.push(...found);
   }
   return grids;
 }
