@@ -16,6 +16,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { type HeaderGrid, headerGrids } from "./repeated-header.ts";
 import { twoRowColumns } from "./two-row.ts";
 
 /**
@@ -449,7 +450,9 @@ function tableColumns(band: Band): Grid[] {
       columns = columns.slice(0, -1);
       continue;
     }
-    if (!acceptable(grid, stats)) return besideProse(band, left, right);
+    // Columns nearly empty under their header (a results table's score columns) do not count against it.
+    if (!acceptable(grid, stats) && !acceptableBesideHeaded(grid, stats))
+      return besideProse(band, left, right);
     // Read on its own lines, the part may show more columns than the band's rivers did: its own reading wins.
     const own = besideProse(band, left, right);
     return own.length === 1 && own[0].columns.length > grid.columns.length ? own : [grid];
@@ -532,6 +535,33 @@ function acceptable(grid: Grid, stats: ColumnStats[]): boolean {
   return numeric >= 0.25 * filled || (rows >= 4 && words / filled <= 3);
 }
 
+/** The fewest rows a table shows under a header before its nearly empty columns stop counting against it. */
+const SPARSE_UNDER = 8;
+
+/**
+ * Whether the grid is a table once its columns that are nearly empty under their header (a results table's
+ * `T-score` and `Z-score` columns, filled in one row of many) are left out of the judgement: words in the first
+ * two rows and in at most one row under them. The other columns, three or more, must make a table by themselves.
+ */
+function acceptableBesideHeaded(grid: Grid, stats: readonly ColumnStats[]): boolean {
+  if (grid.rows.length < SPARSE_UNDER) return false;
+  const headed = (c: number) => {
+    const rows = grid.rows.flatMap((row, r) => (row[c].length > 0 ? [r] : []));
+    return rows.length > 0 && rows[0] <= 1 && rows.filter((r) => r > 1).length <= 1;
+  };
+  const kept = grid.columns.flatMap((_, c) => (headed(c) ? [] : [c]));
+  if (kept.length === grid.columns.length || kept.length < 3) return false;
+  const rest: Grid = {
+    ...grid,
+    columns: kept.map((c) => grid.columns[c]),
+    rows: grid.rows.map((row) => kept.map((c) => row[c])),
+  };
+  return acceptable(
+    rest,
+    kept.map((c) => stats[c]),
+  );
+}
+
 /** Continuation lines (text in one column only, tightly under text in that column) join the row above. */
 function mergeContinuations(grid: Grid): Grid {
   const gaps: number[] = [];
@@ -579,8 +609,9 @@ function tableOf(grid: Grid): DetectedTable | null {
 
 /**
  * The band cut at page gutters: gaps wide enough to be the space between two columns of the page (or two pages of
- * a spread), whose middle no line near the band crosses while lines near it stand on both sides. Text on either side of a
- * gutter belongs to different blocks that only happen to share baselines.
+ * a spread), whose middle no line near the band crosses while lines near it stand on both sides, or text on one side
+ * of it only starts in the band's second half (a caption beside an image, level with a table's lower rows). Text on
+ * either side of a gutter belongs to different blocks that only happen to share baselines.
  */
 function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number): Band[] {
   const height = median(band.lines.map((l) => l.y2 - l.y1));
@@ -594,8 +625,7 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
     const segments = near.flatMap((l) => l.segments);
     return (
       !segments.some((s) => s.x1 < mid - 1 && s.x2 > mid + 1) &&
-      segments.some((s) => s.x2 <= mid) &&
-      segments.some((s) => s.x1 >= mid)
+      ((segments.some((s) => s.x2 <= mid) && segments.some((s) => s.x1 >= mid)) || sideStartsLate(band, mid))
     );
   });
   if (gutters.length === 0) return [band];
@@ -607,6 +637,19 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
   const parts: Band[] = [];
   for (let k = 0; k + 1 < bounds.length; k++) parts.push(...bandPart(band, bounds[k], bounds[k + 1]));
   return parts;
+}
+
+/**
+ * Whether text on one side of x in the band only starts in its second half: a block set beside the band's lower
+ * lines (an image's caption beside a table), not a column of it. A table's first column is filled from its
+ * first rows on.
+ */
+function sideStartsLate(band: Band, x: number): boolean {
+  const first = (side: (w: TextPiece) => boolean) => band.lines.findIndex((l) => l.words.some(side));
+  const left = first((w) => w.box.x2 <= x);
+  const right = first((w) => w.box.x1 >= x);
+  if (left < 0 || right < 0) return false;
+  return Math.max(left, right) >= band.lines.length / 2;
 }
 
 /** The bands of three lines or more that the words of a band centered between x1 and x2 make. */
@@ -638,6 +681,21 @@ function besideAddress(band: Band): Band[] | null {
     ];
   }
   return null;
+}
+
+/** A grid under one copy of a repeated header (repeated-header.ts), its words in its columns by their middles. */
+function headerGrid(grid: HeaderGrid<TextPiece>): Grid {
+  const { columns } = grid;
+  return {
+    columns,
+    rows: grid.rows.map((words) =>
+      columns.map((c) => words.filter((w) => box.centerX(w.box) >= c.x1 && box.centerX(w.box) < c.x2)),
+    ),
+    rowBoxes: grid.rows.map((words) => ({
+      y1: Math.min(...words.map((w) => w.box.y1)),
+      y2: Math.max(...words.map((w) => w.box.y2)),
+    })),
+  };
 }
 
 /**
@@ -682,8 +740,16 @@ export function detectAlignedTables(
   const exclude = options.exclude ?? [];
   const keep = (run: TextRun) =>
     !run.vertical && hasVisibleText(run.text) && !exclude.some((b) => box.containsCenter(b, run.box, 1));
-  const textLines = wordLines((lines ? lines.flat() : page.runs).filter(keep));
-  const tables: DetectedTable[] = [];
+  const candidates = (lines ? lines.flat() : page.runs).filter(keep);
+  // Grids side by side under copies of one header are read first, each a table; the rest is banded without them.
+  const allLines = wordLines(candidates);
+  const tables = headerGrids(allLines).flatMap((grid) => tableOf(headerGrid(grid)) ?? []);
+  const textLines =
+    tables.length === 0
+      ? allLines
+      : wordLines(
+          candidates.filter((run) => !tables.some((table) => box.containsCenter(table.box, run.box, 1))),
+        );
   const bandTables = (found: Band): DetectedTable[] =>
     splitAtGutters(found, textLines, page.width).flatMap((band): DetectedTable[] => {
       const parts = besideAddress(band);

@@ -17,6 +17,7 @@ import {
 import { isNumeric } from "./cells.ts";
 import { frameTable } from "./frame-table.ts";
 import { headerOverRows } from "./header-above.ts";
+import { rowsBelow } from "./rows-below.ts";
 import { lines, type Segment, SNAP } from "./rule-segments.ts";
 import { type Frame, runsIn } from "./ruled-frame.ts";
 
@@ -24,7 +25,11 @@ import { type Frame, runsIn } from "./ruled-frame.ts";
  * Horizontally ruled tables: rules of the same extent stacked down the page (top, header, bottom) with text
  * between them that falls into columns; shorter rules inside (cmidrules) divide header rows.
  */
-export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[]): DetectedTable[] {
+export function booktabsTables(
+  hs: readonly Segment[],
+  runs: readonly TextRun[],
+  pageRules: readonly Segment[] = hs,
+): DetectedTable[] {
   const sorted = [...hs].sort((p, q) => p.pos - q.pos);
   const used = new Set<Segment>();
   const tables: DetectedTable[] = [];
@@ -70,14 +75,21 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     const bottom = rowsEnd ?? rules[rules.length - 1].pos;
     const top = headerTop === null ? rules[0].pos : headerTop - 1;
     const area = { x1: first.a - tol, y1: top, x2: first.b + tol, y2: bottom };
-    const inside = runsIn(runs, area);
-    const textLines = wordLines(inside);
+    const ruledRuns = runsIn(runs, area);
+    const textLines = wordLines(ruledRuns);
     const multi = textLines.filter((l) => l.segments.length >= 2);
     if (multi.length < 2) continue;
     const gaps = sharedGaps(multi).filter((g) => g.x1 > first.a - tol && g.x2 < first.b + tol);
     if (gaps.length === 0 || !columnsReadAsTable(textLines, gaps, rules.length)) continue;
-    const ends = rowsEnd === null ? [] : [rowsEnd];
-    if (entriesOnly(textLines, [top, ...rules.map((s) => s.pos), ...ends])) continue;
+    // Under a header rule, entries may go on past the last rule with no rule of their own (rows-below.ts).
+    const below =
+      rowsEnd === null && rules.length >= 3
+        ? rowsBelow(runs, pageRules, textLines, gaps, { x1: area.x1, x2: area.x2, bottom })
+        : null;
+    const inside = below ? [...ruledRuns, ...below.runs] : ruledRuns;
+    const ends = rowsEnd === null ? (below?.ys ?? []) : [rowsEnd];
+    if (entriesOnly(textLines, [top, ...rules.map((s) => s.pos), ...(rowsEnd === null ? [] : ends)]))
+      continue;
     const partial = sorted.filter(
       (s) =>
         s.pos > rules[0].pos + SNAP &&
@@ -88,7 +100,7 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
     );
     for (const s of partial) used.add(s);
     const yLines = lines([...rules, ...partial]);
-    const textCuts = gaps.map((g) => (g.x1 + g.x2) / 2);
+    const textCuts = below?.cuts ?? gaps.map((g) => (g.x1 + g.x2) / 2);
     const cuts = underlinedColumns(partial, first, textCuts, textLines) ?? textCuts;
     const frame: Frame = {
       xs: [
@@ -98,7 +110,12 @@ export function booktabsTables(hs: readonly Segment[], runs: readonly TextRun[])
       ],
       xRules: [[], ...cuts.map(() => null), []],
       ys: [...(headerTop === null ? [] : [top]), ...yLines.map((l) => l.pos), ...ends],
-      yRules: [...(headerTop === null ? [] : [[]]), ...yLines.map((l) => l.segments), ...ends.map(() => [])],
+      yRules: [
+        ...(headerTop === null ? [] : [[]]),
+        ...yLines.map((l) => l.segments),
+        // Between rows below the last rule, a boundary found from the text closes every column.
+        ...ends.map((pos, k) => (k < ends.length - 1 ? [{ pos, a: first.a, b: first.b, width: 0 }] : [])),
+      ],
       booktabs: rules.length >= 3 || headerTop !== null,
       headerBand: headerTop !== null,
     };

@@ -168,6 +168,7 @@ export function detectRuledTables(page: PageGeometry): DetectedTable[] {
     ...booktabsTables(
       loose.filter((s) => !underlines(s, page.runs)),
       page.runs,
+      hs,
     ),
   );
   tables.push(
