@@ -4,8 +4,8 @@
  * ways: two heading styles that differ clearly fall into one step of the scale (a CV's job title in 12 points
  * over its company in bold 10, both `###`), and a document's opening heading, set smaller than the sections under
  * it, sits below them (a report's title in bold 12 over sections in 13.5). Here, after every block is labelled:
- * - the first block of the document, when it is an unnumbered heading, takes the highest level any heading has,
- *   if it sat lower: what opens a document is never under its own sections;
+ * - the first block of the document, when it is an unnumbered heading in a style no other heading has, takes the
+ *   highest level any heading has, if it sat lower: a title, set once, is never under its own sections;
  * - within one level, each heading style clearly lighter than the level's heaviest (a tenth smaller, or not bold
  *   at the same size) takes the next level down.
  * Numbered headings keep the depth their numbers say.
@@ -45,5 +45,12 @@ export function separateHeadingLevels(headings: readonly LeveledHeading[], openi
     const heaviest = at.reduce((best, h) => (heavier(h, best) ? h : best), at[0]);
     for (const h of at) if (heavier(heaviest, h)) h.level = Math.min(level + 1, DEEPEST);
   }
-  if (opening && !opening.numbered) opening.level = Math.min(opening.level, ...headings.map((h) => h.level));
+  // A title is set once: an opening heading sharing its style with another (an invoice's two names) is none.
+  const alike = (h: LeveledHeading) =>
+    h !== opening &&
+    opening !== undefined &&
+    Math.abs(h.size - opening.size) <= SAME_SIZE &&
+    h.bold === opening.bold;
+  if (opening && !opening.numbered && !headings.some(alike))
+    opening.level = Math.min(opening.level, ...headings.map((h) => h.level));
 }
