@@ -36,6 +36,7 @@ test("words of a banner or a chart in a crop stay, however unsure OCR is of some
     word("64", 0.8, "4.1.1"),
     word("76", 0.73, "4.1.1"),
     word("10-31-17", 0.57, "4.1.2"),
+    word("#046899", 0.7, "4.1.3"),
     word("‘DARPA,", 0.74, "5.1.1"),
     word("Idiomas", 0.76, "6.1.1"),
     // A name's initials beside a surname OCR was unsure of, which is shaped as a word: no junk in the paragraph.

@@ -6,7 +6,7 @@ import { wellFormed } from "../ocr/layer-words.ts";
  * junk from it: `2@`, `[sland`, `Pri`, which, set as large as a logo is, came out as headings. Real words in such
  * crops (a banner's title, a logo's name in plain capitals) are read with confidence or are shaped like words.
  * What gives junk away, without a dictionary:
- * - a word read with little confidence whose signs are misplaced: no letter but signs beside its digits (`2@`; a date or a figure, `10-31-17`, `4.5%`, is none),
+ * - a word read with little confidence whose signs are misplaced: no letter but signs beside its digits (`2@`; a date, a figure or a colour code, `10-31-17`, `4.5%`, `#046899`, is none),
  *   a bracket glued to a plain word that its line does not partner (`[sland`), a digit between letters;
  * - a fragment: a short word (three letters or fewer) alone on its line, read with middling confidence, in a
  *   paragraph of OCR's that holds such junk or a word read with no confidence and not shaped as a word (`Pri`
@@ -40,7 +40,7 @@ function strayBracket(word: string, line: string): boolean {
 
 /** Signs where no word has them: only signs beside digits, a stray bracket, a digit between letters. */
 function misplacedSigns(word: string, line: string): boolean {
-  if (!/\p{L}/u.test(word)) return /\d/.test(word) && !/^[(+−–-]?[\d.,/:%–-]+\)?$/u.test(word);
+  if (!/\p{L}/u.test(word)) return /\d/.test(word) && !/^[(+−–#-]?[\d.,/:%–-]+\)?$/u.test(word);
   return strayBracket(word, line) || /\p{L}\d+\p{L}/u.test(word);
 }
 
