@@ -29,7 +29,8 @@ import {
   textBodySize,
 } from "./furniture.ts";
 import { box, type DetectedTable } from "./geometry.ts";
-import { type BlockLabel, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
+import { type LeveledHeading, separateHeadingLevels } from "./heading-levels.ts";
+import { type BlockLabel, documentStyle, labelBlock, numberedHeading, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
 import { opensNote } from "./note-marker.ts";
 
@@ -49,6 +50,26 @@ interface Labeled {
   block: Block;
   label: BlockLabel;
   furniture: FurnitureKind | null;
+}
+
+/**
+ * Section headers' levels set against each other (heading-levels.ts); `fromFirstPage` says whether the first
+ * labelled block opens the document.
+ */
+function setHeadingLevels(labeled: Labeled[], fromFirstPage: boolean): void {
+  const headings = new Map<Labeled, LeveledHeading>();
+  for (const entry of labeled) {
+    if (entry.label.label !== "section_header") continue;
+    headings.set(entry, {
+      level: entry.label.level,
+      size: entry.block.lines[0].fontSize,
+      bold: entry.block.lines.every((line) => line.bold),
+      numbered: numberedHeading(blockText(entry.block)),
+    });
+  }
+  if (headings.size === 0) return;
+  separateHeadingLevels([...headings.values()], fromFirstPage ? headings.get(labeled[0]) : undefined);
+  for (const [entry, heading] of headings) entry.label = { label: "section_header", level: heading.level };
 }
 
 /** Turns laid-out pages into the document model: labels, furniture, list depth, captions, items in order. */
@@ -109,6 +130,7 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
       }
     }
   }
+  setHeadingLevels([...labeled.values()], layouts[0]?.page.pageNumber === 1);
   const pageCount = options.pages.length;
   const furnitureBody = Math.max(style.bodySize, layerBody);
   const furniture = detectFurniture(candidates, furnitureBody, pageCount);

@@ -15,6 +15,14 @@ test("lines with brackets, operators, commands or short identifier lines read as
   assert.ok(readsAsCode(["------------------------------"]));
 });
 
+test("TeX input anywhere in a block reads as code: a command, a group, a comment", () => {
+  assert.ok(readsAsCode(["Look, my dear,", "lean on my \\textsl{heart}."]));
+  assert.ok(readsAsCode(["Start a new", "line here.", "Here!\\newline Thanks!"]));
+  assert.ok(readsAsCode(["Here is an", "exam%", "ple."]));
+  // A path or a percentage in a typed letter is no TeX.
+  assert.ok(!readsAsCode(["The files are in", "C:\\Users\\clerk, as", "agreed, at 50% of cost."]));
+});
+
 test("typed prose, names, addresses and numbers in a typewriter face do not read as code", () => {
   assert.ok(!readsAsCode(["IN THE SUPREME COURT OF THE UNITED STATES"]));
   assert.ok(
@@ -70,6 +78,54 @@ test("a typed letter in Courier is text; the listing under it is code", async ()
   assert.match(fenced, /for \(q = 0; q < 9; q\+\+\) \{\s+count\(quay\[q\]\);\s+\}/, result.markdown);
   assert.doesNotMatch(fenced, /HARBOUR|Dear|timetable|Secretary/, result.markdown);
   assert.match(result.markdown, /Dear Members,/);
+});
+
+/** A LaTeX manual's example: a sentence typed over two lines in Courier, one command among its words. */
+async function texExample(): Promise<Uint8Array> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  page.drawText("The input below shows a slanted word in a sentence of the manual.", {
+    x: 72,
+    y: 700,
+    size: 11,
+    font: fonts.regular,
+  });
+  page.drawText("Look, my dear,", { x: 72, y: 670, size: 9, font: fonts.mono });
+  page.drawText("lean on my \\textsl{heart}.", { x: 72, y: 659, size: 9, font: fonts.mono });
+  page.drawText("Its output is set in the manual's own face on the right.", {
+    x: 72,
+    y: 630,
+    size: 11,
+    font: fonts.regular,
+  });
+  return pdf.save();
+}
+
+test("a LaTeX example of a prose line and a line with a command is fenced as code", async () => {
+  const { result } = await parseDocument({
+    bytes: await texExample(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(result.markdown, /```\nLook, my dear,\nlean on my \\textsl\{heart\}\.\n```/, result.markdown);
+});
+
+test("a LaTeX manual's input examples, a sentence with a command or a comment among its lines, are fenced", async () => {
+  const bytes = readFileSync(new URL("../../test/real-world/tr-lshort-p6.pdf", import.meta.url));
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf", options: {} });
+  const fenced = [...result.markdown.matchAll(/```\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+  assert.ok(
+    fenced.some((code) => code.startsWith("Yaslan güzelim,\nkalbime \\textsl{yaslan}.")),
+    result.markdown,
+  );
+  assert.ok(
+    fenced.some((code) => code.includes("Burada!\\newline Teşekkürler!")),
+    result.markdown,
+  );
+  assert.ok(
+    fenced.some((code) => code.includes("\\begin{comment}")),
+    result.markdown,
+  );
 });
 
 test("the Supreme Court transcript, set in Courier, has no code fence", async () => {

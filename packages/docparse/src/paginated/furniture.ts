@@ -6,6 +6,7 @@ import { footnotes } from "./footnotes.ts";
 import { furniturePattern } from "./furniture-patterns.ts";
 import { box } from "./geometry.ts";
 import { addressHead, headsMemo } from "./letterhead.ts";
+import { nearPageEdge, PAGE_NUMBER_PHRASE } from "./page-number-phrase.ts";
 import { runningFoot } from "./running-foot.ts";
 import { indexesByPage, splitRunningHeads } from "./split-head.ts";
 
@@ -168,7 +169,15 @@ export function detectFurniture(
 ): Map<number, FurnitureKind> {
   const kinds = new Map<number, FurnitureKind>();
   const bands = candidates.map((c) => {
-    const band = edgeBand(c.box, c.pageSize.height);
+    // A page number that names itself (`Page 1 of 1`) is one anywhere near the top or foot, under a title and
+    // logo that fill the top band.
+    const named =
+      c.pageNumber && PAGE_NUMBER_PHRASE.test(c.text.trim()) && nearPageEdge(c.box, c.pageSize.height);
+    const band = named
+      ? box.centerY(c.box) < c.pageSize.height / 2
+        ? "top"
+        : "bottom"
+      : edgeBand(c.box, c.pageSize.height);
     return c.edge === "top" || band === "top"
       ? "top"
       : c.edge === "bottom" || band === "bottom"

@@ -54,6 +54,11 @@ const PAGE_NUMBER =
 const HEADING_NUMBER =
   /^(?:(?:[Cc]hapter|[Ss]ection|[Pp]art|[Aa]ppendix|CHAPTER|SECTION|PART|APPENDIX)\s+)?(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+|[A-Z](?=\.)|[IVX]{1,5}(?=[.\s]))(?:\.?\s+\S|\.?$)/;
 
+/** Whether a heading's text opens with numbering that gives its depth (`2.1 Methods`), a day-first date aside. */
+export function numberedHeading(text: string): boolean {
+  return !opensWithDayDate(text) && HEADING_NUMBER.test(text);
+}
+
 /** `end`, `end for`, `return`, `differentiate`: one word or two, all in small letters. */
 const LOWERCASE_KEYWORD = /^\p{Ll}+(?: \p{Ll}+)?$/u;
 

@@ -14,6 +14,7 @@ import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { answerRows } from "./option-columns.ts";
+import { splitPageNumbers } from "./page-number-phrase.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 import { tableReader } from "./table-leftovers.ts";
 
@@ -256,7 +257,10 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   let pending: Line[] = [];
   const flush = () => {
     for (const block of blocksBesideMargin(pending, (lines) =>
-      splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap, rules }))),
+      splitPageNumbers(
+        splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap, rules }))),
+        page.height,
+      ),
     ))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];

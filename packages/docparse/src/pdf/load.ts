@@ -18,6 +18,7 @@ import { mapLimited, OCR_PAGES_IN_FLIGHT, ocrPageGeometry } from "../paginated/o
 import { layoutRequestOf, layoutStages, withoutUnmapped } from "./arrival-layout.ts";
 import { pageFrame } from "./extract.ts";
 import { extractPages } from "./extract-pages.ts";
+import { withoutJunkWords } from "./junk-words.ts";
 import { closePdf, openPdf } from "./open.ts";
 import { releasePage, renderPage } from "./render.ts";
 import { embeddedScan, openScanSource } from "./scan-image.ts";
@@ -158,7 +159,8 @@ async function withUnreadText(
       return { ...page, warnings: [...page.warnings, warning] };
     }
     const crop = crops[i];
-    for (const { lineId: _, ...run } of read.value.runs) {
+    // Junk read from a logo's artwork goes before the crop's words join the page (junk-words.ts).
+    for (const { lineId: _, ...run } of withoutJunkWords(read.value.runs)) {
       const b = run.box;
       words.push({
         ...run,

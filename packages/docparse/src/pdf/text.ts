@@ -8,6 +8,7 @@ import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { type ItemGap, joinTrackedLetters } from "./letter-spacing.ts";
 import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
+import { softHyphensRead } from "./soft-hyphens.ts";
 import { symbolFontText } from "./symbol-font.ts";
 
 /** pdf.js's text item, as far as we read it. */
@@ -80,21 +81,19 @@ const LIGATURES: Record<string, string> = {
   "\uFB06": "st",
 };
 /**
- * Ligatures and presentation forms spelled out, soft hyphens and zero-width marks dropped, an accent glyph
+ * Ligatures and presentation forms spelled out, soft hyphens read (`softHyphensRead`), zero-width marks dropped, an accent glyph
  * before its letter composed with it, and TeX's doubled single quotes (‘‘ ’’) read as the double quotes they show.
  */
 export function normalizeRunText(text: string): string {
   return (
-    composeInline(text)
+    softHyphensRead(composeInline(text))
       .replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c)
       .replace(/\u2018\u2018/g, "\u201C")
       .replace(/\u2019\u2019/g, "\u201D")
       // Arabic presentation forms (lam-alef ligatures, final and initial shapes) to their letters, after pdf.js
       // has put the run in logical order: decomposing before that would reverse the letters of a ligature.
       .replace(/[\uFB50-\uFDFF\uFE70-\uFEFC]+/g, (forms) => forms.normalize("NFKC"))
-      // A soft hyphen ending a run is the hyphen shown at a line break; elsewhere it is invisible.
-      .replace(/\u00AD$/, "-")
-      .replace(/[\u00AD\u200B-\u200D\uFEFF]/g, "")
+      .replace(/[\u200B-\u200D\uFEFF]/g, "")
       // Control characters are glyph codes of a font without a Unicode map: not text anyone can read.
       .replace(/\p{Cc}/gu, (c) => (c === "\t" || c === "\n" ? c : ""))
   );

@@ -7,6 +7,7 @@ import { TEXT_EDITS } from "./actual-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import { REGION_EDITS } from "./render-region.ts";
+import { SOFT_HYPHEN_EDITS } from "./soft-hyphens.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -411,6 +412,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...LETTER_SPACING_EDITS,
   // A crop's render for OCR reads no image or form that lies wholly outside the crops of its page (render-region.ts).
   ...REGION_EDITS,
+  // Soft hyphens whose glyphs are drawn, kept as text (soft-hyphens.ts).
+  ...SOFT_HYPHEN_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */

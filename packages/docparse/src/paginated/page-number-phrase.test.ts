@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts, markdownSubject } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
+import { PAGE_NUMBER_PHRASE } from "./page-number-phrase.ts";
+
+const PROSE =
+  "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
+  "members who keep the seed library will bring their lists to the next evening so that nothing is sown twice.";
+
+/**
+ * A one-page report: a large title in the top band, then a subtitle line lower than that band holding the page
+ * number at `pageX` (close after the subtitle, or at the right margin), then the body.
+ */
+async function reportWords(pageX: number): Promise<string> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([792, 612]);
+  drawLine(page, "QUARTERLY GARDEN EXPENSE REPORT", 220, 40, fonts.bold, 18);
+  drawLine(page, "(Seed and tool costs only, shown in dollars)", 290, 72, fonts.regular, 9);
+  drawLine(page, "Page 1 of 1", pageX, 72, fonts.regular, 9);
+  for (const top of [110, 190])
+    drawParagraph(page, PROSE, { x: 36, top, width: 700, font: fonts.regular, size: 10 });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  return markdownSubject(result.markdown).words;
+}
+
+test("a page number on a subtitle's line under the top band is left out, the subtitle kept", async () => {
+  for (const pageX of [700, 470]) {
+    const words = await reportWords(pageX);
+    assert.ok(!words.includes(" page 1 of 1 "), `${pageX}: ${words}`);
+    assert.ok(words.includes(" seed and tool costs only shown in dollars "), `${pageX}: ${words}`);
+    assert.ok(words.includes(" quarterly garden expense report "), `${pageX}: ${words}`);
+  }
+});
+
+test("page numbers that name themselves; a bare number or a sentence does not", () => {
+  for (const text of ["Page 1 of 1", "Pg: 2 of 7", "page 4/9", "Page 12"])
+    assert.ok(PAGE_NUMBER_PHRASE.test(text));
+  for (const text of ["12", "Page one", "See page 4 of the report"])
+    assert.ok(!PAGE_NUMBER_PHRASE.test(text));
+});
+
+test("public page: an expense report's `Page 1 of 1` on its subtitle's line is left out", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("pei-expense-disclosure-report.pdf", [
+    { absent: "Page 1 of 1" },
+    { present: "(All HST and GST transactions are excluded from this report)" },
+  ]);
+});

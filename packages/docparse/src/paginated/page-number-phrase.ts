@@ -1,0 +1,48 @@
+import type { Block } from "./blocks.ts";
+import { type Line, makeLine } from "./lines.ts";
+
+/**
+ * A page number that names itself: `Page 3`, `Page 1 of 1`, `Pg: 2 of 7`, `Page 4/9`. A bare number may be a
+ * table's figure or an axis tick; with its word it is a page number wherever it stands near the top or foot.
+ */
+export const PAGE_NUMBER_PHRASE = /^(?:page|pg\.?)\s*:?\s*\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/** The top and bottom shares of the page where a page number is looked for (as labels.ts looks for one). */
+const TOP_SHARE = 0.2;
+const BOTTOM_SHARE = 0.85;
+
+/** Whether a box lies near the page's top or foot, where page numbers stand. */
+export function nearPageEdge(b: { y1: number; y2: number }, pageHeight: number): boolean {
+  return b.y2 < pageHeight * TOP_SHARE || b.y1 > pageHeight * BOTTOM_SHARE;
+}
+
+/** Ems: a page number set this far from the text beside it on its line stands apart from it (twice a word space). */
+const APART = 0.5;
+
+/**
+ * Blocks with a page number that shares a one-line block near the page's top or foot with other text (a report's
+ * subtitle, `(All figures in dollars)   Page 1 of 1`) split into two blocks, the page number's and the rest's, so
+ * that the page number is labelled and left out as furniture while the rest of the line stays text. The phrase
+ * must be runs of its own at the line's end or start, set apart from the rest by more than a word space.
+ */
+export function splitPageNumbers(blocks: readonly Block[], pageHeight: number): Block[] {
+  return blocks.flatMap((block) => {
+    if (block.lines.length !== 1 || !nearPageEdge(block.box, pageHeight)) return [block];
+    const parts = phraseApart(block.lines[0]);
+    return parts ? parts.map((line) => ({ lines: [line], box: { ...line.box } })) : [block];
+  });
+}
+
+/** The line cut in two where a page-number phrase at its end or start stands apart; null when it has none. */
+function phraseApart(line: Line): [Line, Line] | null {
+  const runs = line.runs;
+  if (line.vertical || line.dir !== "ltr" || runs.length < 2) return null;
+  const apart = (k: number) => runs[k].box.x1 - runs[k - 1].box.x2 >= line.fontSize * APART;
+  for (let k = 1; k < runs.length; k++) {
+    if (!apart(k)) continue;
+    const head = makeLine(runs.slice(0, k));
+    const tail = makeLine(runs.slice(k));
+    if (PAGE_NUMBER_PHRASE.test(tail.text) || PAGE_NUMBER_PHRASE.test(head.text)) return [head, tail];
+  }
+  return null;
+}
