@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
 import { parseDocument } from "../index.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+import { separateHeadingLevels } from "./heading-levels.ts";
 
 const PROSE =
   "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
@@ -70,4 +71,14 @@ test("public page: a Word report's title, set smaller than its sections, stands 
   const headings = headingLines(await markdownOf(new Uint8Array(bytes)));
   assert.equal(headings[0], "## The Evolution of the Word Processor", headings.join("\n"));
   assert.ok(headings.includes("## Pre-Digital Era (19th - Early 20th Century)"), headings.join("\n"));
+});
+
+test("an opening heading two levels or more below the top is a label, and keeps its level", () => {
+  const section = { level: 1, size: 20, bold: true, numbered: false };
+  const label = { level: 3, size: 11, bold: true, numbered: false };
+  separateHeadingLevels([label, section], label);
+  assert.equal(label.level, 3);
+  const title = { level: 2, size: 13, bold: true, numbered: false };
+  separateHeadingLevels([title, { ...section }], title);
+  assert.equal(title.level, 1);
 });

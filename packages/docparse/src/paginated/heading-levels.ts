@@ -5,7 +5,8 @@
  * over its company in bold 10, both `###`), and a document's opening heading, set smaller than the sections under
  * it, sits below them (a report's title in bold 12 over sections in 13.5). Here, after every block is labelled:
  * - the first block of the document, when it is an unnumbered heading in a style no other heading has, takes the
- *   highest level any heading has, if it sat lower: a title, set once, is never under its own sections;
+ *   highest level any heading has, if it sat one level lower: a title, set once, is never under its own sections
+ *   (two levels or more lower, it is a label: a form's first field);
  * - within one level, each heading style clearly lighter than the level's heaviest (a tenth smaller, or not bold
  *   at the same size) takes the next level down.
  * Numbered headings keep the depth their numbers say.
@@ -51,6 +52,8 @@ export function separateHeadingLevels(headings: readonly LeveledHeading[], openi
     opening !== undefined &&
     Math.abs(h.size - opening.size) <= SAME_SIZE &&
     h.bold === opening.bold;
-  if (opening && !opening.numbered && !headings.some(alike))
-    opening.level = Math.min(opening.level, ...headings.map((h) => h.level));
+  if (!opening || opening.numbered || headings.some(alike)) return;
+  // One level up at most: an opening two levels or more below the top is a label (a form's first field), no title.
+  const top = Math.min(...headings.map((h) => h.level));
+  if (opening.level === top + 1) opening.level = top;
 }
