@@ -6,6 +6,7 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
+import { SCRIPT_TURN_EDITS } from "./script-turn.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -408,6 +409,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...TEXT_EDITS,
   // The gaps pdf.js read as spaces inside an item, so that letter-spaced words can be read whole (letter-spacing.ts).
   ...LETTER_SPACING_EDITS,
+  // A gap where a line's script turns direction ends pdf.js's item, so bidi reorders no two columns as one (script-turn.ts).
+  ...SCRIPT_TURN_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */
