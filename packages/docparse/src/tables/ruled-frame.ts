@@ -110,13 +110,22 @@ export function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
   frame.xRules = xRules;
 }
 
-/** Whether one line of a cell has text on both sides of `gap` and another line runs across its middle. */
+/**
+ * Whether a cell's first line, alone of its lines, has text on both sides of `gap`, and a later line runs across
+ * the gap's middle: the cell's head (a date and a number set at its two edges) over text that fills the cell. A
+ * band of several rows splits on most of its lines, a spanning label crossing among them.
+ */
 function crossedInCell(cell: readonly WordLine[], gap: Interval): boolean {
-  const splits = cell.some(
-    (line) => line.segments.some((s) => s.x2 <= gap.x1) && line.segments.some((s) => s.x1 >= gap.x2),
-  );
+  const splits = (line: WordLine) =>
+    line.segments.some((s) => s.x2 <= gap.x1) && line.segments.some((s) => s.x1 >= gap.x2);
   const middle = (gap.x1 + gap.x2) / 2;
-  return splits && cell.some((line) => line.segments.some((s) => s.x1 < middle && s.x2 > middle));
+  const [head, ...rest] = cell;
+  return (
+    head !== undefined &&
+    splits(head) &&
+    !rest.some(splits) &&
+    rest.some((line) => line.segments.some((s) => s.x1 < middle && s.x2 > middle))
+  );
 }
 
 /** Two lists of gaps as one, a gap of the second left out where it overlaps one of the first. */
