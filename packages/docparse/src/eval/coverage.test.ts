@@ -58,6 +58,13 @@ test("wordRecall: a word pdftotext breaks at a line-end hyphen counts joined or 
     wordRecall(plainWords(apart), plainWords("panel appointments to 26. If"), hyphenation(apart)).recall,
     1,
   );
+  // A parallel page read across by pdftotext: the other column's right-to-left line follows the hyphen.
+  const across = "дом опи- \u202bמציאות התורה\u202c\nрается/нахон, и";
+  assert.equal(
+    wordRecall(plainWords(across), plainWords("дом опирается/нахон, и מציאות התורה"), hyphenation(across))
+      .recall,
+    1,
+  );
   // A space inside a word of ours is still a loss.
   const whole = "the harbour";
   const { recall, lost } = wordRecall(plainWords(whole), plainWords("the har bour"), hyphenation(whole));

@@ -44,6 +44,12 @@ export function hyphenation(text: string): Hyphenation {
       joined.set(head + tail, [head, tail]);
     } else heads.add(head);
   }
+  // A hyphen followed on pdftotext's line by right-to-left text (its U+202B embedding mark): pdftotext reads a
+  // parallel page's rows across, the other column's line after the hyphen; the word goes on elsewhere.
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)[-\u2010][ \t]+[\u202a-\u202e]/gu)) {
+    const [head] = plainWords(match[1]);
+    if (head) heads.add(head);
+  }
   return { joined, heads };
 }
 

@@ -7,8 +7,9 @@ import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { HELVETICA, onePagePdf } from "../pdf/test-pdf.ts";
 import { blockText } from "./blocks.ts";
+import { marginLineNumbers } from "./gutter-numbers.ts";
 import { type LayoutStages, layoutPage } from "./layout.ts";
-import { LEFT_COLUMN, RIGHT_COLUMN } from "./test-geometry.ts";
+import { LEFT_COLUMN, pageGeometry, parallelPageRuns, RIGHT_COLUMN, textRun } from "./test-geometry.ts";
 
 const STAGES: LayoutStages = { detectTables: () => [], dropStruck: false };
 
@@ -252,6 +253,56 @@ test("a journal sample's first page: its sentences run on across the margin's li
     {
       present:
         "Substantial revisions were made by Lee Brotzman and Pierre Landau when the package was updated to v4.0",
+    },
+  ]);
+});
+
+test("a parallel edition's right-hand line numbers, 1R to 4R at the right margin, are a ruler", () => {
+  const runs = parallelPageRuns(LEFT_COLUMN, true);
+  const found = marginLineNumbers(runs, 10);
+  assert.deepEqual(
+    runs.filter((run) => run.text.endsWith("R") && found.has(run)).map((run) => run.text),
+    ["1R", "2R", "3R", "4R"],
+  );
+  // Without their side letter, four numbers are too few for a ruler.
+  const plain = runs.map((run) => (run.text.endsWith("R") ? { ...run, text: run.text.slice(0, -1) } : run));
+  assert.ok(!plain.some((run) => run.box.x1 === 532 && marginLineNumbers(plain, 10).has(run)));
+});
+
+/** Lines of a narrow measure, each ending on a word broken by a hyphen or a sentence's end. */
+const HYPHENATED = [
+  "the left column opens with a sen-",
+  "tence about the first part of the de-",
+  "scription which runs on down the col-",
+  "umn below and keeps going over sev-",
+  "eral lines of plain text set in nar-",
+  "row measure with nothing special.",
+  "Its words run on until the column fi-",
+  "nally reaches its very last line.",
+];
+
+test("line numbers level with lines whose words break across them (a hyphen) are taken out", () => {
+  const runs = HYPHENATED.flatMap((text, i) => [
+    textRun(text, { x1: 90, y1: 100 + 12 * i, x2: 300, y2: 110 + 12 * i }),
+    textRun(String(i + 1), { x1: 80, y1: 102 + 12 * i, x2: 83.5, y2: 109 + 12 * i }, { fontSize: 7 }),
+  ]);
+  const found = marginLineNumbers(runs, 10);
+  assert.equal(found.size, HYPHENATED.length);
+  const layout = layoutPage(pageGeometry({ runs }), STAGES);
+  const text = layout.entries
+    .flatMap((entry) => (entry.kind === "block" ? [blockText(entry.block)] : []))
+    .join(" ");
+  assert.match(text, /opens with a sentence about the first part of the description/, text);
+});
+
+test("a parallel edition's line numbers in both margins stay out of its columns", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("reledpar-ru-he-parallel.pdf", [
+    { before: ["Трактат Второй", "О краеугольных [принципах] Торы"] },
+    {
+      present:
+        "О краеугольных [принципах] Торы, имеется ввиду, которые [есть] основы и столпы на которых дом Б-жий опирается/нахон",
     },
   ]);
 });

@@ -60,56 +60,81 @@ function middle(run: TextRun): number {
 
 /** Fewest numbers that make a margin's ruler of line numbers (pleading paper numbers 25 or 28 lines a page). */
 const MIN_RULER = 8;
+/** Fewest numbers that make a ruler when each carries the same side letter (a parallel edition's 1R, 2R…). */
+const MIN_LETTERED_RULER = 4;
+
+/** A line number: one to three digits, with a side letter after them (`2R`, `12a`) or none. */
+const LINE_NUMBER = /^(\d{1,3})([A-Za-z]?)$/;
 
 /**
  * Line numbers set at the page's margin on a grid of their own (pleading paper: 1 to 28 down the left edge at a
  * fixed pitch, whatever the spacing of the text beside them). Found from position and values, not from one
- * document: runs of one to three digits, at least eight of them stacked at one right edge, nothing set to their
- * left, their values counting up by one, their steps even; and most of them not level with a line of the text
- * beside them. Left in place, each lands inside the line of text it overlaps, in the middle of its sentences.
- * Numbers level with their lines number them: a table's row numbers stay where they are, but a transcript's (its
- * prose running on from one numbered line into the next) are taken out too, so that its sentences read whole, not
- * cut by a number at each line's start, nor each line made a paragraph of its own beside its number. Numbers with
- * text set to their left (a column's own numbers) stay where they are.
+ * document: runs of one to three digits, at least eight of them stacked at one right edge, nothing set beyond
+ * them (to their left at the left margin, to their right at the right one), their values counting up by one,
+ * their steps even; and most of them not level with a line of the text beside them. Left in place, each lands
+ * inside the line of text it overlaps, in the middle of its sentences. Numbers level with their lines number
+ * them: a table's row numbers stay where they are, but a transcript's (its prose running on from one numbered
+ * line into the next, or a word broken across them) are taken out too, so that its sentences read whole, not cut
+ * by a number at each line's start, nor each line made a paragraph of its own beside its number. Numbers that all
+ * carry one side letter after their digits (a critical edition's right-hand text numbered 1R, 2R…: the letter
+ * says which text they count) are line numbers however few lines they count and whatever the lines say: four
+ * make a ruler. Numbers with text set beyond them (a column's own numbers) stay where they are.
  */
 export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<TextRun> {
-  const numbers = runs.filter((run) => !run.vertical && /^\d{1,3}$/.test(run.text.trim()));
-  if (numbers.length < MIN_RULER) return new Set();
+  const numbers = runs.filter((run) => !run.vertical && LINE_NUMBER.test(run.text.trim()));
+  if (numbers.length < MIN_LETTERED_RULER) return new Set();
   const isNumber = new Set(numbers);
   const others = runs.filter((run) => !run.vertical && !isNumber.has(run));
   const found = new Set<TextRun>();
-  // Rulers: numbers set flush right at one edge (1 to 9 and 10 to 28 end where each other end).
-  const byEdge = [...numbers].sort((a, b) => a.box.x2 - b.box.x2);
+  // Rulers: numbers set flush right at one edge (1 to 9 and 10 to 28 end where each other end), each strip of one
+  // side letter or none.
+  const letterOf = (run: TextRun) => LINE_NUMBER.exec(run.text.trim())?.[2] ?? "";
+  const byEdge = [...numbers].sort((a, b) => letterOf(a).localeCompare(letterOf(b)) || a.box.x2 - b.box.x2);
   let start = 0;
   for (let i = 1; i <= byEdge.length; i++) {
-    if (i < byEdge.length && byEdge[i].box.x2 - byEdge[i - 1].box.x2 <= size * 0.3) continue;
+    if (
+      i < byEdge.length &&
+      letterOf(byEdge[i]) === letterOf(byEdge[i - 1]) &&
+      byEdge[i].box.x2 - byEdge[i - 1].box.x2 <= size * 0.3
+    )
+      continue;
     const strip = byEdge.slice(start, i).sort((a, b) => a.box.y1 - b.box.y1);
     start = i;
-    if (strip.length < MIN_RULER || !counting(strip)) continue;
+    const lettered = letterOf(strip[0]) !== "";
+    if (strip.length < (lettered ? MIN_LETTERED_RULER : MIN_RULER) || !counting(strip)) continue;
     const x1 = Math.min(...strip.map((run) => run.box.x1));
+    const x2 = Math.max(...strip.map((run) => run.box.x2));
     const top = strip[0].box.y1;
     const bottom = strip[strip.length - 1].box.y2;
-    // At the margin: no text set to the left of the strip anywhere down its length.
-    if (others.some((o) => o.box.x2 <= x1 && o.box.y2 > top && o.box.y1 < bottom)) continue;
+    // At a margin: no text set to the left of the strip anywhere down its length (the left margin), or none to
+    // its right (the right margin); the text beside the numbers is on the other side.
+    const down = (o: TextRun) => o.box.y2 > top && o.box.y1 < bottom;
+    const atLeft = !others.some((o) => o.box.x2 <= x1 && down(o));
+    const atRight = !atLeft && !others.some((o) => o.box.x1 >= x2 && down(o));
+    if (!atLeft && !atRight) continue;
     // On a grid of its own: most numbers that have text beside them are not level with it.
     const beside = strip.map((n) =>
       others.filter(
-        (o) => o.box.x1 >= n.box.x2 && Math.min(o.box.y2, n.box.y2) > Math.max(o.box.y1, n.box.y1),
+        (o) =>
+          (atLeft ? o.box.x1 >= n.box.x2 : o.box.x2 <= n.box.x1) &&
+          Math.min(o.box.y2, n.box.y2) > Math.max(o.box.y1, n.box.y1),
       ),
     );
     const withText = beside.filter((line) => line.length > 0).length;
-    const level = strip.filter((n, k) => beside[k].some((o) => levelWith(n, o))).length;
-    if (withText < MIN_RULER / 2) continue;
-    // Off the text's lines, the numbers stand on a grid of their own, at an even pitch.
-    if (level * 2 <= withText && !evenPitch(strip)) continue;
-    // Level with their lines, they number those lines; a transcript's numbers (prose running on from one numbered
-    // line into the next) are apparatus beside the text, a table's row numbers (no row runs on) belong to it.
-    // Numbering each line of an article (a journal's review copy), they step as its lines do, wider at a heading
-    // or a block's edge: uneven, they are taken out when the prose beside them runs on line after line, as a
-    // transcript's does and a table's rows do not (a quarter of the numbered lines at least).
-    if (level * 2 > withText) {
-      const runOns = runsOnCount(beside);
-      if (runOns === 0 || (!evenPitch(strip) && runOns * 4 < withText)) continue;
+    if (withText < (lettered ? MIN_LETTERED_RULER : MIN_RULER / 2)) continue;
+    if (!lettered) {
+      const level = strip.filter((n, k) => beside[k].some((o) => levelWith(n, o))).length;
+      // Off the text's lines, the numbers stand on a grid of their own, at an even pitch.
+      if (level * 2 <= withText && !evenPitch(strip)) continue;
+      // Level with their lines, they number those lines; a transcript's numbers (prose running on from one
+      // numbered line into the next) are apparatus beside the text, a table's row numbers (no row runs on) belong
+      // to it. Numbering each line of an article (a journal's review copy), they step as its lines do, wider at a
+      // heading or a block's edge: uneven, they are taken out when the prose beside them runs on line after line,
+      // as a transcript's does and a table's rows do not (a quarter of the numbered lines at least).
+      if (level * 2 > withText) {
+        const runOns = runsOnCount(beside);
+        if (runOns === 0 || (!evenPitch(strip) && runOns * 4 < withText)) continue;
+      }
     }
     for (const run of strip) found.add(run);
   }
@@ -118,7 +143,7 @@ export function marginLineNumbers(runs: readonly TextRun[], size: number): Set<T
 
 /**
  * How many numbered lines of prose run on into the next numbered line: each ends inside a sentence (a lower-case
- * letter or a comma) and the next begins with a lower-case letter.
+ * letter, a comma, or a word broken by a hyphen) and the next begins with a lower-case letter.
  */
 function runsOnCount(lines: readonly (readonly TextRun[])[]): number {
   const texts = lines.map((line) =>
@@ -128,13 +153,13 @@ function runsOnCount(lines: readonly (readonly TextRun[])[]): number {
       .join(" "),
   );
   return texts.filter(
-    (text, k) => k + 1 < texts.length && /[\p{Ll},]$/u.test(text) && /^\p{Ll}/u.test(texts[k + 1]),
+    (text, k) => k + 1 < texts.length && /(?:[\p{Ll},]|\p{L}-)$/u.test(text) && /^\p{Ll}/u.test(texts[k + 1]),
   ).length;
 }
 
 /** Values counting up by one (OCR misreads one now and then). */
 function counting(strip: readonly TextRun[]): boolean {
-  const values = strip.map((run) => Number(run.text.trim()));
+  const values = strip.map((run) => Number.parseInt(run.text.trim(), 10));
   const steps = values.slice(1).filter((value, k) => value === values[k] + 1).length;
   return steps >= (strip.length - 1) * 0.8;
 }

@@ -15,6 +15,7 @@ import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { answerRows } from "./option-columns.ts";
 import { splitPageNumbers } from "./page-number-phrase.ts";
+import { overprintMarks } from "./overprint-marks.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 import { tableReader } from "./table-leftovers.ts";
 
@@ -126,6 +127,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // Letters far larger than the text with text drawn over them (a watermark) would close the gutters they lie
   // under: they are read after the page's text too (see backdropRuns).
   const backdrop = backdropRuns(free, size);
+  // A small mark drawn over a word's letters would land inside the word: read after the page's text (see
+  // overprintMarks).
+  for (const mark of overprintMarks(free)) backdrop.add(mark);
   for (const run of free) {
     if (gutterNumbers.has(run) || backdrop.has(run)) continue;
     const card = innermost(cards, run.box);

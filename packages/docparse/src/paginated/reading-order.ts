@@ -10,6 +10,7 @@ import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { centredTitle, titleBeside } from "./page-title.ts";
 import { blockBesideLine } from "./side-block.ts";
+import { scriptGutters } from "./script-columns.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
 
@@ -143,16 +144,20 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
           text,
         )
       : [];
-  // Without a gutter of the usual width, columns set close together are told by their edge (see close-columns.ts).
+  // Without a gutter of the usual width, columns set close together are told by their edge (see close-columns.ts),
+  // or by their scripts' directions (a parallel edition's Russian beside its Hebrew, see script-columns.ts).
   const size = options.textSize ?? 10;
+  const narrowGutters = () => {
+    const narrow = projectionGaps(text, "x", size * 0.2);
+    const close = closeColumnGutters(narrow, text, size);
+    const scripts = scriptGutters(
+      narrow.filter((gap) => !close.includes(gap)),
+      elements.filter((e) => !e.float && !e.aside),
+    );
+    return [...close, ...scripts].sort((a, b) => a.start - b.start);
+  };
   const gutters =
-    wide.length > 0 || text.length < 10
-      ? wide
-      : spannedGapsRemoved(
-          closeColumnGutters(projectionGaps(text, "x", size * 0.2), text, size),
-          elements,
-          text,
-        );
+    wide.length > 0 || text.length < 10 ? wide : spannedGapsRemoved(narrowGutters(), elements, text);
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
   // Answers on the baselines of their questions, details on those of their entries, a row of options numbered on
   // across the gutter, are read along the rows (see answerColumns, detailColumns, optionsAcrossGutter).

@@ -1,9 +1,11 @@
+import { median } from "../statistics.ts";
 import { detectAlignedTables } from "../tables/aligned.ts";
 import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
 import { ruledKeyValueTables } from "../tables/ruled-key-value.ts";
 import type { DetectedTable, PageGeometry } from "./geometry.ts";
+import { marginLineNumbers } from "./gutter-numbers.ts";
 import { sideBySideLists } from "./side-lists.ts";
 
 /**
@@ -13,10 +15,20 @@ import { sideBySideLists } from "./side-lists.ts";
  */
 export function tableStage(page: PageGeometry): DetectedTable[] {
   const ruled = detectRuledTables(page);
-  // Bulleted lists side by side line up like columns; they are read as lists.
-  const aligned = detectAlignedTables(page, undefined, { exclude: ruled.map((table) => table.box) }).filter(
-    (table) => !sideBySideLists(table),
+  // A margin's ruler of line numbers lines up with the text beside it like a column of row numbers: the aligned
+  // columns are looked for without it (a numbered column of prose, or two texts side by side, are no table).
+  const rulers = marginLineNumbers(
+    page.runs,
+    median(
+      page.runs.map((run) => run.fontSize),
+      10,
+    ),
   );
+  const unnumbered = rulers.size > 0 ? { ...page, runs: page.runs.filter((run) => !rulers.has(run)) } : page;
+  // Bulleted lists side by side line up like columns; they are read as lists.
+  const aligned = detectAlignedTables(unnumbered, undefined, {
+    exclude: ruled.map((table) => table.box),
+  }).filter((table) => !sideBySideLists(table));
   const keyValue = detectKeyValueTables(
     page,
     [...ruled, ...aligned].map((table) => table.box),

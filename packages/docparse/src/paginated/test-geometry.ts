@@ -78,3 +78,33 @@ export const RIGHT_COLUMN = [
   "back again along the tunnels of the vest",
   "and that is the end of the right column.",
 ];
+
+/** Hebrew lines of a right-to-left column, for pages of two scripts made in tests. */
+export const HEBREW_COLUMN = [
+  "בפנות התוריות שהם יסודות ועמודים",
+  "אשר בית אלהים נכון עליהם ובמציאותם",
+  "מציאות התורה מסדרת ממנו יתברך ואלו",
+  "העדר אחת מהם תפל התורה בכללה חלילה",
+];
+
+/**
+ * A parallel edition's page as its text layer gives it: `left` lines of a left-to-right column from x 90 to 300
+ * (its first line run 3 pt long, into the gutter), the Hebrew column's lines beside its first rows from x 306 to
+ * 520, 12 pt apart; with `numbers`, each left line numbered in 7 pt 12 pt off, at the left margin (1, 2, 3…) and each
+ * Hebrew line at the right one (1R, 2R…), on their lines' baselines.
+ */
+export function parallelPageRuns(left: readonly string[], numbers: boolean): TextRun[] {
+  const runs: TextRun[] = [];
+  left.forEach((text, i) => {
+    const y = 100 + 12 * i;
+    runs.push(textRun(text, { x1: 90, y1: y, x2: i === 0 ? 303 : 300, y2: y + 10 }));
+    if (numbers)
+      runs.push(textRun(String(i + 1), { x1: 75, y1: y + 2, x2: 78.5, y2: y + 9 }, { fontSize: 7 }));
+  });
+  HEBREW_COLUMN.forEach((text, i) => {
+    const y = 100 + 12 * i;
+    runs.push(textRun(text, { x1: 306, y1: y, x2: 520, y2: y + 10 }, { dir: "rtl" }));
+    if (numbers) runs.push(textRun(`${i + 1}R`, { x1: 532, y1: y + 2, x2: 539, y2: y + 9 }, { fontSize: 7 }));
+  });
+  return runs;
+}

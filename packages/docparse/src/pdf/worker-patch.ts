@@ -8,6 +8,7 @@ import { FONT_EDITS } from "./font-edits.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import { REGION_EDITS } from "./render-region.ts";
 import { SOFT_HYPHEN_EDITS } from "./soft-hyphens.ts";
+import { SCRIPT_TURN_EDITS } from "./script-turn.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -414,6 +415,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...REGION_EDITS,
   // Soft hyphens whose glyphs are drawn, kept as text (soft-hyphens.ts).
   ...SOFT_HYPHEN_EDITS,
+  // A gap where a line's script turns direction ends pdf.js's item, so bidi reorders no two columns as one (script-turn.ts).
+  ...SCRIPT_TURN_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */

@@ -619,21 +619,20 @@ function splitAtGutters(band: Band, all: readonly WordLine[], pageWidth: number)
   const bottom = band.lines[band.lines.length - 1].y2 + 3 * height;
   const inBand = new Set(band.lines);
   const near = all.filter((l) => !inBand.has(l) && l.y2 > top && l.y1 < bottom);
-  const gutters = band.gaps.filter((gap) => {
-    if (gap.x2 - gap.x1 < 0.15 * pageWidth) return false;
+  const segments = near.flatMap((l) => l.segments);
+  const cuts = band.gaps.flatMap((gap) => {
     const mid = (gap.x1 + gap.x2) / 2;
-    const segments = near.flatMap((l) => l.segments);
-    return (
+    const wide =
+      gap.x2 - gap.x1 >= 0.15 * pageWidth &&
       !segments.some((s) => s.x1 < mid - 1 && s.x2 > mid + 1) &&
-      ((segments.some((s) => s.x2 <= mid) && segments.some((s) => s.x1 >= mid)) || sideStartsLate(band, mid))
-    );
+      ((segments.some((s) => s.x2 <= mid) && segments.some((s) => s.x1 >= mid)) || sideStartsLate(band, mid));
+    if (wide) return [mid];
+    // Else a strip of the gap that the page's columns keep clear from top to bottom (see pageGutter).
+    const strip = pageGutter(band, all, gap, height);
+    return strip === null ? [] : [strip];
   });
-  if (gutters.length === 0) return [band];
-  const bounds = [
-    Number.NEGATIVE_INFINITY,
-    ...gutters.map((g) => (g.x1 + g.x2) / 2),
-    Number.POSITIVE_INFINITY,
-  ];
+  if (cuts.length === 0) return [band];
+  const bounds = [Number.NEGATIVE_INFINITY, ...cuts, Number.POSITIVE_INFINITY];
   const parts: Band[] = [];
   for (let k = 0; k + 1 < bounds.length; k++) parts.push(...bandPart(band, bounds[k], bounds[k + 1]));
   return parts;
@@ -650,6 +649,41 @@ function sideStartsLate(band: Band, x: number): boolean {
   const right = first((w) => w.box.x1 >= x);
   if (left < 0 || right < 0) return false;
   return Math.max(left, right) >= band.lines.length / 2;
+}
+
+/** Lines of the page's text, outside the band, that a column gutter must have on each side. */
+const GUTTER_LINES = 10;
+
+/**
+ * A gap, narrower than a spread's gutter or with no text near the band to show it, that holds the page's column gutter (a cheat sheet's three columns
+ * 10 pt apart, each a list of commands beside their descriptions, whose rows share baselines across the page):
+ * a strip inside the gap, three quarters of a line high wide, that no line anywhere on the page runs into, with
+ * ten lines of the page's text at least on each side of it outside the band. A table's own column gap is crossed
+ * by the prose above or below it. Returns where to cut, or null.
+ */
+function pageGutter(band: Band, all: readonly WordLine[], gap: Interval, height: number): number | null {
+  // The widest strip inside the gap that no line of the page runs into.
+  const covered = all
+    .flatMap((line) => line.segments)
+    .filter((s) => s.x2 > gap.x1 && s.x1 < gap.x2)
+    .sort((a, b) => a.x1 - b.x1);
+  let best: Interval | null = null;
+  let reach = gap.x1;
+  for (const s of [...covered, { x1: gap.x2, x2: gap.x2 }]) {
+    if (s.x1 > reach && (!best || s.x1 - reach > best.x2 - best.x1)) best = { x1: reach, x2: s.x1 };
+    reach = Math.max(reach, s.x2);
+  }
+  if (!best || best.x2 - best.x1 < 0.75 * height) return null;
+  const mid = (best.x1 + best.x2) / 2;
+  const inBand = new Set(band.lines);
+  let left = 0;
+  let right = 0;
+  for (const line of all) {
+    if (inBand.has(line)) continue;
+    if (line.segments.some((s) => s.x2 <= mid)) left++;
+    if (line.segments.some((s) => s.x1 >= mid)) right++;
+  }
+  return Math.min(left, right) >= GUTTER_LINES ? mid : null;
 }
 
 /** The bands of three lines or more that the words of a band centered between x1 and x2 make. */

@@ -4,7 +4,7 @@
  * ruling (a booktabs header rule, a stronger rule). Shared by grids, list frames and booktabs tables.
  */
 import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts";
-import { wordLines } from "./aligned.ts";
+import { type WordLine, wordLines } from "./aligned.ts";
 import { alignedRowCuts } from "./aligned-rows.ts";
 import { assignRuns, bandIndex, finishTable, type Lattice, latticeRegions, runWords } from "./cells.ts";
 import { joinFrameSigns } from "./currency.ts";
@@ -24,6 +24,31 @@ import {
   textRowCuts,
   wrappedHeader,
 } from "./ruled-rows.ts";
+
+/** The columns a line has text in. */
+function lineColumns(line: WordLine, xs: readonly number[]): number {
+  return new Set(line.words.map((w) => bandIndex(xs, box.centerX(w.box)))).size;
+}
+
+/** How many columns a row of the body fills: the median over the bands' first lines (0 without bands). */
+function rowShape(bands: readonly (readonly WordLine[])[], xs: readonly number[]): number {
+  const counts = bands
+    .filter((band) => band.length > 0)
+    .map((band) => lineColumns(band[0], xs))
+    .sort((a, b) => a - b);
+  return counts.length === 0 ? 0 : counts[counts.length >> 1];
+}
+
+/**
+ * A band whose first line fills the columns a body row fills, and whose further lines each fill fewer (a
+ * calendar's week: the day numbers across, then a day's notes under its number, in one or two columns): one
+ * row whose cells go on over several lines, not a row per line. Rows stacked in one band for want of rules each
+ * fill the row's columns.
+ */
+function cellsGoOn(bandLines: readonly WordLine[], xs: readonly number[], shape: number): boolean {
+  if (shape < 2 || lineColumns(bandLines[0], xs) < shape) return false;
+  return bandLines.slice(1).every((line) => lineColumns(line, xs) < shape);
+}
 
 /**
  * The table of a frame: text rows added inside bands that hold several aligned lines, then the lattice, with
@@ -47,12 +72,13 @@ export function frameTable(
   // Rows ruled one by one keep their lines together (wrapped cells); a band holding many more lines than the
   // others, or any band of a table with few rules, holds several rows.
   const typical = [...bands.map((b) => b.length)].sort((a, b) => a - b)[baseRows >> 1];
+  const shape = rowShape(bands.slice(1), xs);
   const plans = bands.map((band, r) => {
     const open = openColumns(frame, r);
     const bandLines = closedLines(band, xs, open);
     const many =
       !(r === 0 && (frame.headerBand || (baseRows >= 3 && wrappedHeader(bandLines, xs)))) &&
-      ((bandLines.length >= 3 && bandLines.length >= 2 * typical) ||
+      ((bandLines.length >= 3 && bandLines.length >= 2 * typical && !cellsGoOn(bandLines, xs, shape)) ||
         (baseRows <= 3 && bandLines.length >= 2 && !proseBand(bandLines, xs)) ||
         rowGroup(bandLines, xs));
     const textCuts = many ? textRowCuts(bandLines, xs) : [];

@@ -87,12 +87,15 @@ export function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
     const split = all.filter((line) => line.segments.length >= 2);
     // With many lines split into cells, a river most of them keep is a column even where a title, a section
     // label or a wide header word crosses it (those span the columns they cross).
-    const gaps =
+    // A river a cell's own lines both split and cross (a calendar day's number set right of its date, the day's
+    // note running on under both) is that cell's layout, not a column: its text is one piece there.
+    const gaps = (
       split.length >= 6 && split.length * 2 >= all.length
         ? mergeGaps(sharedGaps(all), majorityGaps(split))
         : all.length >= 2
           ? sharedGaps(all)
-          : [];
+          : []
+    ).filter((gap) => !cells.some((cell) => crossedInCell(cell, gap)));
     const cuts = gaps.map((g) => (g.x1 + g.x2) / 2).filter((x) => x > left + 2 && x < right - 2);
     if (cuts.length > 0 && textColumnsHold(cells, cuts)) {
       for (const x of cuts) {
@@ -105,6 +108,24 @@ export function addTextColumns(frame: Frame, runs: readonly TextRun[]): void {
   }
   frame.xs = xs;
   frame.xRules = xRules;
+}
+
+/**
+ * Whether a cell's first line, alone of its lines, has text on both sides of `gap`, and a later line runs across
+ * the gap's middle: the cell's head (a date and a number set at its two edges) over text that fills the cell. A
+ * band of several rows splits on most of its lines, a spanning label crossing among them.
+ */
+function crossedInCell(cell: readonly WordLine[], gap: Interval): boolean {
+  const splits = (line: WordLine) =>
+    line.segments.some((s) => s.x2 <= gap.x1) && line.segments.some((s) => s.x1 >= gap.x2);
+  const middle = (gap.x1 + gap.x2) / 2;
+  const [head, ...rest] = cell;
+  return (
+    head !== undefined &&
+    splits(head) &&
+    !rest.some(splits) &&
+    rest.some((line) => line.segments.some((s) => s.x1 < middle && s.x2 > middle))
+  );
 }
 
 /** Two lists of gaps as one, a gap of the second left out where it overlaps one of the first. */
