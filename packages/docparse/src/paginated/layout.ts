@@ -14,8 +14,8 @@ import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { answerRows } from "./option-columns.ts";
-import { splitPageNumbers } from "./page-number-phrase.ts";
 import { overprintMarks } from "./overprint-marks.ts";
+import { splitPageNumbers } from "./page-number-phrase.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 import { tableReader } from "./table-leftovers.ts";
 

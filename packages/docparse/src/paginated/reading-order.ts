@@ -9,8 +9,8 @@ import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { centredTitle, titleBeside } from "./page-title.ts";
-import { blockBesideLine } from "./side-block.ts";
 import { scriptGutters } from "./script-columns.ts";
+import { blockBesideLine } from "./side-block.ts";
 import { stackedLines } from "./stacked-lines.ts";
 import { wordSpacesRemoved } from "./word-spaces.ts";
 

@@ -7,8 +7,8 @@ import { TEXT_EDITS } from "./actual-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import { REGION_EDITS } from "./render-region.ts";
-import { SOFT_HYPHEN_EDITS } from "./soft-hyphens.ts";
 import { SCRIPT_TURN_EDITS } from "./script-turn.ts";
+import { SOFT_HYPHEN_EDITS } from "./soft-hyphens.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
