@@ -10,8 +10,8 @@ import { OcrError } from "../ocr/ocr-error.ts";
 
 /** Words OCR is less sure of than this are left out: a figure's texture reads as stray letters. */
 const MIN_CONFIDENCE = 0.6;
-/** One figure's OCR may take this long; then it has no text. */
-const FIGURE_OCR_TIMEOUT_MS = 30_000;
+/** One figure's OCR may use this much CPU time; then it has no text. */
+const FIGURE_OCR_CPU_LIMIT_MS = 30_000;
 
 /**
  * The lines of text OCR reads in a figure's picture (`png`, showing `widthPt` points across), in reading order;
@@ -37,7 +37,7 @@ export async function figureOcrLines(png: Uint8Array, widthPt: number): Promise<
   try {
     const page = await localTesseract.recognize(raster, {
       detectOrientation: false,
-      timeoutMs: FIGURE_OCR_TIMEOUT_MS,
+      cpuLimitMs: FIGURE_OCR_CPU_LIMIT_MS,
     });
     return page.lines
       .map((line) =>

@@ -1,8 +1,9 @@
 import type { PageRaster } from "../images/decode.ts";
+import { pageBudget } from "./cpu-budget.ts";
 import type { OcrEngine } from "./engine.ts";
 import { OcrError } from "./ocr-error.ts";
 import type { OcrPage } from "./ocr-page.ts";
-import { asOcrError, DEFAULT_OCR_TIMEOUT_MS } from "./recognize-page.ts";
+import { asOcrError, DEFAULT_OCR_CPU_LIMIT_MS } from "./recognize-page.ts";
 import { ocrSlots, type Slots } from "./slots.ts";
 
 /**
@@ -50,8 +51,11 @@ export interface CropQueueOptions {
    * read (a document with no crop never pays for it).
    */
   language: string | (() => Promise<string>);
-  /** Time one chunk may take from when it gets its slot. Default 120 s, a page's. */
-  timeoutMs?: number;
+  /**
+   * CPU time one chunk's OCR programs may use from when it gets its slot (cpu-budget.ts, which also sets a limit in
+   * wall time). Default 120 s, a page's.
+   */
+  cpuLimitMs?: number;
   /** Stops the reading of every crop when aborted. */
   signal?: AbortSignal;
   /** The slots chunks run in; the process's OCR slots by default. */
@@ -182,15 +186,15 @@ export class CropQueue {
   }
 
   async #read(chunk: Queued[]): Promise<void> {
-    const deadline = AbortSignal.timeout(this.#options.timeoutMs ?? DEFAULT_OCR_TIMEOUT_MS);
-    const signal = this.#options.signal ? AbortSignal.any([this.#options.signal, deadline]) : deadline;
+    const limit = this.#options.cpuLimitMs ?? DEFAULT_OCR_CPU_LIMIT_MS;
+    const { budget, signal } = pageBudget(limit, this.#options.signal);
     let pages: (OcrPage | OcrError)[];
     try {
       const { language } = this.#options;
       this.#language ??= typeof language === "string" ? Promise.resolve(language) : language();
       pages = await this.#engine.recognizeCrops(
         chunk.map((c) => c.raster),
-        { language: await this.#language, signal },
+        { language: await this.#language, signal, budget },
       );
     } catch (error) {
       const failure = asOcrError(error);

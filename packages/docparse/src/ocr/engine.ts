@@ -2,7 +2,7 @@ import type { OcrModel } from "@svc/contract";
 import type { PageRaster } from "../images/decode.ts";
 import type { OcrError } from "./ocr-error.ts";
 import type { OcrOptions, OcrPage } from "./ocr-page.ts";
-import { recognizeCrops, recognizePage } from "./recognize-page.ts";
+import { type ReadContext, recognizeCrops, recognizePage } from "./recognize-page.ts";
 import { tesseractAvailable, tesseractCli } from "./tesseract.ts";
 import { tesseractJs } from "./tesseract-js.ts";
 
@@ -20,10 +20,7 @@ export interface OcrEngine {
    * Crops read as they are (upright, in `language`, not straightened), together where the engine can, in the OCR
    * slot the caller holds (crop-queue.ts): each crop's page, or the OcrError that stopped that crop.
    */
-  recognizeCrops(
-    rasters: readonly PageRaster[],
-    context: { language: string; signal: AbortSignal },
-  ): Promise<(OcrPage | OcrError)[]>;
+  recognizeCrops(rasters: readonly PageRaster[], context: ReadContext): Promise<(OcrPage | OcrError)[]>;
 }
 
 /**

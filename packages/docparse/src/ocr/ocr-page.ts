@@ -61,8 +61,11 @@ export interface OcrOptions {
    * turns by it instead of measuring the page a second time. Left out, the skew is measured when deskewing.
    */
   skewDegrees?: number;
-  /** Time one page may take from the start of its first OCR pass; then it is stopped. Default 120 s. */
-  timeoutMs?: number;
+  /**
+   * CPU time one page's OCR programs may use from the start of its first pass; then it is stopped (OCR_TIMEOUT).
+   * Default 120 s. A limit in wall time, WALL_LIMIT_FACTOR times longer, holds too (cpu-budget.ts).
+   */
+  cpuLimitMs?: number;
   /** Stops the page's OCR when aborted. */
   signal?: AbortSignal;
 }

@@ -2,6 +2,7 @@ import type { PageRaster } from "../images/decode.ts";
 import { rasterRules, scaleRules } from "../images/rules.ts";
 import type { Rule } from "../paginated/geometry.ts";
 import { median } from "../statistics.ts";
+import { pageBudget } from "./cpu-budget.ts";
 import { deskew } from "./deskew.ts";
 import { readDetectingLanguage } from "./detect-language.ts";
 import { missedInk } from "./missed-ink.ts";
@@ -15,11 +16,12 @@ import type { ReadContext, Rotation, WordReader } from "./word-reader.ts";
 
 export type { ReadContext, WordReader } from "./word-reader.ts";
 
-export const DEFAULT_OCR_TIMEOUT_MS = 120_000;
+/** The CPU time one page's (or one chunk of crops') OCR programs may use (cpu-budget.ts). */
+export const DEFAULT_OCR_CPU_LIMIT_MS = 120_000;
 
 /**
  * Reads one page with a reader: in an OCR slot, straightened when asked, turned upright, and converted to runs and
- * lines in points. The time limit runs from when the page gets its slot.
+ * lines in points. The time limits (cpu-budget.ts) run from when the page gets its slot.
  */
 export async function recognizePage(
   raster: PageRaster,
@@ -30,19 +32,18 @@ export async function recognizePage(
   if (language !== undefined && !/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(language)) {
     throw new OcrError(`Not a Tesseract language: ${language}`, "OCR_FAILED");
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_OCR_TIMEOUT_MS;
+  const cpuLimitMs = options.cpuLimitMs ?? DEFAULT_OCR_CPU_LIMIT_MS;
   try {
     return await ocrSlots.run(async () => {
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+      const { budget, signal } = pageBudget(cpuLimitMs, options.signal);
       let png = raster.png;
       let skewAngle = 0;
       if (options.deskew) ({ png, angle: skewAngle } = await deskew(png, options.skewDegrees));
       signal.throwIfAborted();
-      const upright = await readPage(png, raster.ocrDpi, reader, { language, signal }, options);
+      const upright = await readPage(png, raster.ocrDpi, reader, { language, signal, budget }, options);
       const uprightPng = await turn(png, upright.rotation);
       const pixelRules = await rasterRules(uprightPng, 1, raster.ocrDpi);
-      const context = { language: upright.language, signal };
+      const context = { language: upright.language, signal, budget };
       const underlined = await underlinedWords(
         uprightPng,
         upright.page,
@@ -122,8 +123,8 @@ export async function recognizeCrops(
   reader: WordReader,
   context: ReadContext,
 ): Promise<(OcrPage | OcrError)[]> {
-  const { language, signal } = context;
-  const firsts = await readEach(reader, rasters, { language, signal });
+  const { language } = context;
+  const firsts = await readEach(reader, rasters, context);
   const inks = await Promise.all(
     firsts.map((first, i) =>
       first instanceof OcrError ? null : inkLeft(rasters[i].png, first, rasters[i].ocrDpi, undefined, true),
@@ -136,7 +137,7 @@ export async function recognizeCrops(
   const seconds = await readEach(
     reader,
     missing.map((m) => m.raster),
-    { language, signal, sparse: true },
+    { ...context, sparse: true },
   );
   const more = new Map(missing.map((m, i) => [m.index, seconds[i]]));
   const engine = await reader.name();
@@ -190,18 +191,18 @@ async function readPage(
   png: Buffer,
   dpi: number,
   reader: WordReader,
-  context: { language: string | undefined; signal: AbortSignal },
+  context: Omit<ReadContext, "language"> & { language: string | undefined },
   options: OcrOptions,
 ): Promise<{ page: TsvPage; rotation: Rotation; language: string }> {
-  const { signal } = context;
+  const { signal, budget } = context;
   if (context.language === undefined && options.detectOrientation !== false) {
-    return readDetectingLanguage(png, dpi, reader, { signal });
+    return readDetectingLanguage(png, dpi, reader, { signal, budget });
   }
   const language = context.language ?? "eng";
   if (options.detectOrientation === false) {
-    return { page: await reader.readWords(png, dpi, { language, signal }), rotation: 0, language };
+    return { page: await reader.readWords(png, dpi, { language, signal, budget }), rotation: 0, language };
   }
-  return { ...(await readUpright(png, dpi, reader, { language, signal })), language };
+  return { ...(await readUpright(png, dpi, reader, { language, signal, budget })), language };
 }
 
 /** Blocks of the sparse pass are numbered after the first pass's, so their lines stay apart. */

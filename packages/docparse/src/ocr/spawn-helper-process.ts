@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { SpawnReply, SpawnRequest } from "./spawn-helper.ts";
 
 /**
@@ -11,6 +12,28 @@ const send = process.send?.bind(process);
 if (!send) throw new Error("spawn-helper-process.ts runs as a forked child with an IPC channel");
 
 const running = new Map<number, ChildProcess>();
+/** How often a program's CPU time is read while it runs: a run is counted short by at most this much. */
+const CPU_POLL_MS = 25;
+/** Clock ticks a second of /proc's CPU times (USER_HZ, 100 on Linux's every architecture's user interface). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU time (user and system) a process has used, in milliseconds, from /proc/PID/stat; null when it cannot be
+ * read (no /proc, the process is gone).
+ */
+function cpuTimeMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime and
+  // stime are the 14th and 15th fields of the line, the 12th and 13th after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
+}
 
 function reply(message: SpawnReply): void {
   if (process.connected) send?.(message);
@@ -26,6 +49,22 @@ function run(request: SpawnRequest): void {
     return;
   }
   running.set(request.id, child);
+  // The program's CPU time, read every CPU_POLL_MS when a limit was asked for; it is killed past the limit.
+  let cpuMs: number | null = null;
+  let cpuLimited = false;
+  const limit = request.cpuLimitMs;
+  const poll =
+    limit === null || child.pid === undefined
+      ? undefined
+      : setInterval(() => {
+          const used = cpuTimeMs(child.pid as number);
+          if (used === null) return;
+          cpuMs = used;
+          if (used > limit && !cpuLimited) {
+            cpuLimited = true;
+            child.kill("SIGKILL");
+          }
+        }, CPU_POLL_MS);
   const stdout: Buffer[] = [];
   let stdoutBytes = 0;
   let stderr = "";
@@ -45,12 +84,15 @@ function run(request: SpawnRequest): void {
   // The program may exit before reading all of stdin (a bad image): the broken pipe is not the error to report.
   child.stdin?.on("error", () => {});
   child.on("error", (error: NodeJS.ErrnoException) => {
+    clearInterval(poll);
     running.delete(request.id);
     reply({ id: request.id, kind: "error", code: error.code ?? null, message: error.message });
   });
   child.on("close", (code, signal) => {
+    clearInterval(poll);
     if (!running.delete(request.id)) return;
-    reply({ id: request.id, kind: "exit", code, signal, overflow, stdout: Buffer.concat(stdout), stderr });
+    const out = Buffer.concat(stdout);
+    reply({ id: request.id, kind: "exit", code, signal, overflow, cpuMs, cpuLimited, stdout: out, stderr });
   });
   child.stdin?.end(request.input ? Buffer.from(request.input) : undefined);
 }

@@ -73,6 +73,18 @@ describe("the spawn helper", { timeout: TIMEOUT }, () => {
     assert.equal(next.stdout.toString(), "next\n");
   });
 
+  test("a CPU limit kills a program that works past it and spares one that only waits as long", async () => {
+    const busy = await runProgram("sh", ["-c", "while :; do :; done"], { ...LIMITS, cpuLimitMs: 200 });
+    assert.deepEqual([busy.cpuLimited, busy.signal], [true, "SIGKILL"]);
+    assert.ok(busy.cpuMs !== null && busy.cpuMs > 200, `read ${busy.cpuMs} ms`);
+    // Waiting a second uses next to no CPU time: a limit in wall time would have stopped it.
+    const idle = await runProgram("sleep", ["1"], { ...LIMITS, cpuLimitMs: 200 });
+    assert.deepEqual([idle.cpuLimited, idle.code, idle.signal], [false, 0, null]);
+    assert.ok(idle.cpuMs !== null && idle.cpuMs < 200, `read ${idle.cpuMs} ms`);
+    // Without a limit the program's time is not read.
+    assert.equal((await runProgram("true", [], LIMITS)).cpuMs, null);
+  });
+
   test("the helper dying mid-run: its programs run again on a new helper", async () => {
     const run = runProgram("sh", ["-c", "sleep 0.5; cat"], { ...LIMITS, input: Buffer.from("kept") });
     await until(async () => spawnHelper.pid !== null, "a helper runs");

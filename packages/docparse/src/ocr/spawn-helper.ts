@@ -24,6 +24,8 @@ export interface SpawnRequest {
   maxStdoutBytes: number;
   /** Stderr beyond this is dropped. */
   maxStderrBytes: number;
+  /** CPU time beyond this kills the program (`cpuLimited`); null: no limit, and its CPU time is not read. */
+  cpuLimitMs: number | null;
 }
 
 /** The helper's answer: the program ended, or it could not be started. */
@@ -34,6 +36,8 @@ export type SpawnReply =
       code: number | null;
       signal: NodeJS.Signals | null;
       overflow: boolean;
+      cpuMs: number | null;
+      cpuLimited: boolean;
       stdout: Uint8Array;
       stderr: string;
     }
@@ -45,6 +49,13 @@ export interface ProgramResult {
   signal: NodeJS.Signals | null;
   /** It wrote more than `maxStdoutBytes` and was killed. */
   overflow: boolean;
+  /**
+   * The CPU time it used, read from /proc while it ran (short by at most a few tens of milliseconds); null when
+   * no `cpuLimitMs` was given or /proc could not be read.
+   */
+  cpuMs: number | null;
+  /** It used more than `cpuLimitMs` and was killed. */
+  cpuLimited: boolean;
   stdout: Buffer;
   stderr: string;
 }
@@ -56,6 +67,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   maxStdoutBytes: number;
   maxStderrBytes: number;
+  /** Kills the program once it has used this much CPU time (see ProgramResult's `cpuMs`). */
+  cpuLimitMs?: number;
 }
 
 /** The program could not be started (`code`: the system's, such as ENOENT), or the helper failed. */
@@ -97,6 +110,7 @@ class SpawnHelper {
       input: options.input ?? null,
       maxStdoutBytes: options.maxStdoutBytes,
       maxStderrBytes: options.maxStderrBytes,
+      cpuLimitMs: options.cpuLimitMs ?? null,
     };
     return new Promise<ProgramResult>((resolve, reject) => {
       const pending: Pending = { request, deaths: 0, resolve, reject };
@@ -158,9 +172,9 @@ class SpawnHelper {
       pending.reject(new SpawnError(reply.message, reply.code));
       return;
     }
-    const { code, signal, overflow, stderr } = reply;
+    const { code, signal, overflow, cpuMs, cpuLimited, stderr } = reply;
     const stdout = Buffer.from(reply.stdout.buffer, reply.stdout.byteOffset, reply.stdout.byteLength);
-    pending.resolve({ code, signal, overflow, stdout, stderr });
+    pending.resolve({ code, signal, overflow, cpuMs, cpuLimited, stdout, stderr });
   }
 
   /** The helper died: what it was running starts again on a new one, once. */

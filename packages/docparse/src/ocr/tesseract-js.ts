@@ -58,12 +58,15 @@ export const tesseractJs: WordReader = {
         onAbort = () => reject(abortedError(signal));
         signal.addEventListener("abort", onAbort, { once: true });
       });
+      // The worker thread's time is not read: its wall time is charged to the page's budget instead.
+      const started = performance.now();
       try {
         const recognized = worker.recognize(png, {}, { text: false, blocks: false, tsv: true });
         const result = await Promise.race([recognized, aborted]);
         return parseTesseractTsv(result.data.tsv ?? "");
       } finally {
         signal.removeEventListener("abort", onAbort);
+        context.budget?.charge(performance.now() - started);
       }
     } catch (error) {
       // A worker stopped mid-page may be in any state: it is ended, not reused.

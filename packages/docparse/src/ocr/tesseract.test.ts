@@ -94,7 +94,7 @@ function engineContract(name: string, recognize: Recognize, skip: string | false
 
     test("a page that runs out of time is stopped with OCR_TIMEOUT; a cancelled one with OCR_ABORTED", async () => {
       await assert.rejects(
-        recognize(cleanRaster, { timeoutMs: 50 }),
+        recognize(cleanRaster, { cpuLimitMs: 50 }),
         (e) => e instanceof OcrError && e.code === "OCR_TIMEOUT",
       );
       const controller = new AbortController();

@@ -76,7 +76,7 @@ export const tesseractCli: WordReader = {
 
   async readWords(png: Buffer, dpi: number, context: ReadContext): Promise<TsvPage> {
     await requireLanguages(context.language);
-    const result = await runTesseract(wordArgs(dpi, context), png, context.signal);
+    const result = await runTesseract(wordArgs(dpi, context), png, context);
     if (result.code !== 0) {
       throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
     }
@@ -110,7 +110,7 @@ export const tesseractCli: WordReader = {
     const result = await runTesseract(
       ["stdin", "stdout", "--psm", "0", "-l", "osd", "--dpi", dpiArg(dpi)],
       png,
-      context.signal,
+      context,
     );
     // A page with too few characters makes OSD exit with an error: it has no answer then.
     if (result.code !== 0) return null;
@@ -167,7 +167,7 @@ async function readListed(pngs: readonly Buffer[], dpi: number, context: ReadCon
     const files = pngs.map((_, i) => path.join(dir, `${i}.png`));
     await Promise.all(pngs.map((png, i) => writeFile(files[i], png)));
     const list = Buffer.from(`${files.join("\n")}\n`);
-    const result = await runTesseract(wordArgs(dpi, context), list, context.signal);
+    const result = await runTesseract(wordArgs(dpi, context), list, context);
     if (result.code !== 0) {
       throw new OcrError(`tesseract failed (exit ${result.code}): ${lastLine(result.stderr)}`, "OCR_FAILED");
     }
@@ -209,12 +209,20 @@ interface RunResult {
 
 /**
  * Runs tesseract with `input` on stdin, started by this thread's spawn helper (spawn-helper.ts), not by this
- * process. The process is killed when `signal` aborts, and the abort is thrown as an OcrError (OCR_TIMEOUT or
- * OCR_ABORTED); a missing program is OCR_UNAVAILABLE.
+ * process. The process is killed when the context's signal aborts or it uses the CPU time left in the page's
+ * budget, and either is thrown as an OcrError (OCR_TIMEOUT or OCR_ABORTED); a missing program is OCR_UNAVAILABLE.
+ * The CPU time it used is charged to the budget.
  */
-async function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal): Promise<RunResult> {
+async function runTesseract(
+  args: string[],
+  input?: Buffer,
+  context?: Pick<ReadContext, "signal" | "budget">,
+): Promise<RunResult> {
+  const signal = context?.signal;
+  const budget = context?.budget;
   if (signal?.aborted) throw abortedError(signal);
   let result: ProgramResult;
+  const started = performance.now();
   try {
     result = await runProgram(PROGRAM, args, {
       env: { ...process.env, OMP_THREAD_LIMIT: "1" },
@@ -222,6 +230,7 @@ async function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal
       signal,
       maxStdoutBytes: MAX_STDOUT_BYTES,
       maxStderrBytes: MAX_STDERR_BYTES,
+      ...(budget ? { cpuLimitMs: budget.leftMs } : {}),
     });
   } catch (error) {
     if (signal?.aborted) throw abortedError(signal);
@@ -230,7 +239,12 @@ async function runTesseract(args: string[], input?: Buffer, signal?: AbortSignal
       ? new OcrError("The tesseract program is not installed", "OCR_UNAVAILABLE")
       : new OcrError(`tesseract could not be run: ${message}`, "OCR_FAILED");
   }
+  // Where /proc could not be read, the run's wall time stands in for its CPU time.
+  budget?.charge(
+    result.cpuLimited ? Number.POSITIVE_INFINITY : (result.cpuMs ?? performance.now() - started),
+  );
   if (signal?.aborted) throw abortedError(signal);
+  if (result.cpuLimited && budget) throw abortedError(budget.signal);
   if (result.overflow) throw new OcrError("tesseract wrote too much output", "OCR_FAILED");
   return { code: result.code, stdout: result.stdout, stderr: result.stderr };
 }

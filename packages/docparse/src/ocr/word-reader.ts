@@ -1,3 +1,4 @@
+import type { CpuBudget } from "./cpu-budget.ts";
 import type { TsvPage } from "./tsv.ts";
 
 /*
@@ -23,6 +24,11 @@ export interface ReadContext {
   language: string;
   /** Aborted when the page runs out of time or the caller gives up; the reader stops its work then. */
   signal: AbortSignal;
+  /**
+   * The page's CPU-time budget (cpu-budget.ts): readers charge what their programs use to it, and `signal` aborts
+   * when it is spent. Left out, only `signal` limits the pass.
+   */
+  budget?: CpuBudget;
   /**
    * Read what is left on a page whose words were painted out (missed-ink.ts) as one block of text (Tesseract page
    * segmentation 6), whose layout analysis does not drop small isolated words as the automatic one does.
