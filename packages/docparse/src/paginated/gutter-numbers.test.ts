@@ -306,3 +306,17 @@ test("a parallel edition's line numbers in both margins stay out of its columns"
     },
   ]);
 });
+
+test("a parallel edition's two rulers read each as its own sequence, not interleaved by height", () => {
+  const runs = parallelPageRuns(LEFT_COLUMN, true);
+  const layout = layoutPage(pageGeometry({ runs }), STAGES);
+  const text = layout.entries
+    .flatMap((entry) => (entry.kind === "block" ? [blockText(entry.block)] : []))
+    .join(" ");
+  const left = Array.from({ length: LEFT_COLUMN.length }, (_, i) => String(i + 1)).join(" ");
+  assert.ok(text.includes(`${left} 1R 2R 3R 4R`), text);
+});
+
+test("public: the parallel edition's rulers read 1 to 10, then 1R to 5R", { timeout: 600_000 }, async () => {
+  await assertPdfFacts("reledpar-ru-he-parallel.pdf", [{ present: "8 9 10 1R 2R 3R 4R 5R" }]);
+});

@@ -187,3 +187,21 @@ function levelWith(n: TextRun, o: TextRun): boolean {
 function centerY(run: TextRun): number {
   return (run.box.y1 + run.box.y2) / 2;
 }
+
+/**
+ * The line numbers taken out of the text, as rulers: numbers stacked one above another (their middles within
+ * `size` across) make one, read top to bottom, and the rulers follow one another in the page's direction (left
+ * to right, or from the right), so that a parallel edition's two rulers read `1 2 … 10` and `1R … 5R`, not
+ * `1 1R 2 2R` interleaved by height.
+ */
+export function rulers(numbers: Iterable<TextRun>, size: number, rtl: boolean): TextRun[][] {
+  const byMiddle = [...numbers].sort((a, b) => middle(a) - middle(b));
+  const strips: TextRun[][] = [];
+  let start = 0;
+  for (let i = 1; i <= byMiddle.length; i++) {
+    if (i < byMiddle.length && middle(byMiddle[i]) - middle(byMiddle[i - 1]) <= size) continue;
+    strips.push(byMiddle.slice(start, i).sort((a, b) => a.box.y1 - b.box.y1));
+    start = i;
+  }
+  return rtl ? strips.reverse() : strips;
+}

@@ -8,7 +8,7 @@ import { joinContinuedParagraphs } from "./continued-paragraphs.ts";
 import { dottedRule } from "./dotted-rules.ts";
 import { drawnBullets } from "./drawn-bullets.ts";
 import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
-import { gutterLineNumbers, marginLineNumbers } from "./gutter-numbers.ts";
+import { gutterLineNumbers, marginLineNumbers, rulers } from "./gutter-numbers.ts";
 import { splitIndentedParagraphs } from "./indent-paragraphs.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
@@ -217,8 +217,8 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     return out;
   };
   const groups: Placed[][] = expand(readingOrderGroups(placed, orderOptions));
-  if (gutterNumbers.size > 0)
-    groups.push([...gutterNumbers].sort((a, b) => a.box.y1 - b.box.y1).map((run) => ({ box: run.box, run })));
+  for (const ruler of rulers(gutterNumbers, size, rtl))
+    groups.push(ruler.map((run) => ({ box: run.box, run })));
   if (backdrop.size > 0) groups.push([...backdrop].map((run) => ({ box: run.box, run })));
   type Ordered = { line: Line } | { entry: Float };
   const ordered: Ordered[] = [];

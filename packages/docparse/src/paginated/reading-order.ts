@@ -8,6 +8,7 @@ import { bandBeforeColumns } from "./later-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
+import { overfullGutters } from "./overfull-lines.ts";
 import { centredTitle, titleBeside } from "./page-title.ts";
 import { scriptGutters } from "./script-columns.ts";
 import { blockBesideLine } from "./side-block.ts";
@@ -156,8 +157,15 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
     );
     return [...close, ...scripts].sort((a, b) => a.start - b.start);
   };
+  // A line of the left column set past its edge into the gutter does not close it (see overfull-lines.ts).
+  const overfull = () =>
+    options.rtl
+      ? []
+      : wordSpacesRemoved(spannedGapsRemoved(overfullGutters(text, options.minGutter), elements, text), text);
   const gutters =
-    wide.length > 0 || text.length < 10 ? wide : spannedGapsRemoved(narrowGutters(), elements, text);
+    wide.length > 0 || text.length < 10
+      ? wide
+      : firstFound(overfull, () => spannedGapsRemoved(narrowGutters(), elements, text));
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
   // Answers on the baselines of their questions, details on those of their entries, a row of options numbered on
   // across the gutter, are read along the rows (see answerColumns, detailColumns, optionsAcrossGutter).
@@ -174,6 +182,15 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
   )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
   return parts;
+}
+
+/** The first of the ways to find gutters that finds any. */
+function firstFound(...ways: (() => Gap[])[]): Gap[] {
+  for (const way of ways) {
+    const gaps = way();
+    if (gaps.length > 0) return gaps;
+  }
+  return [];
 }
 
 /** Horizontal gaps tried as cuts that could free columns: the widest ones, a bounded number. */

@@ -164,9 +164,13 @@ class Collector {
   pathOutlines = 0;
   readonly invisible: TextPiece[] = [];
   readonly visible: TextPiece[] = [];
-  /** Visible text filled white, and the boxes of what was filled under anything (paths, images); a shading. */
+  /**
+   * Visible text filled white, the boxes of what was filled under anything (paths, images) and the bands strokes
+   * painted; a shading.
+   */
   readonly white: TextPiece[] = [];
   readonly grounds: Box[] = [];
+  readonly strokeGrounds: Box[] = [];
   shaded = false;
   invisibleGlyphs = 0;
   visibleGlyphs = 0;
@@ -211,6 +215,17 @@ class Collector {
     this.rects.push(b);
   }
 
+  /**
+   * A stroke paints a band as wide as its line along its path, ground under white text when it covers half of it
+   * or more (a caption's white type on a line stroked 12 pt wide as its coloured bar); a cell's rule touching a
+   * white word is not. Each straight segment is its own band, so a frame stroked round white text grounds its
+   * edges only, not the blank inside.
+   */
+  strokeGround(x1: number, y1: number, x2: number, y2: number, lineWidth: number): void {
+    const half = lineWidth / 2;
+    this.strokeGrounds.push({ x1: x1 - half, y1: y1 - half, x2: x2 + half, y2: y2 + half });
+  }
+
   drawingBox(b: Box): void {
     this.dx1 = Math.min(this.dx1, b.x1);
     this.dy1 = Math.min(this.dy1, b.y1);
@@ -244,6 +259,19 @@ class Collector {
     if (curved) {
       this.outline(n);
       for (let k = 0; k < n; k++) this.drawingPoint(pts[k * 2], pts[k * 2 + 1]);
+      if (stroke) {
+        let x1 = pts[0];
+        let y1 = pts[1];
+        let x2 = x1;
+        let y2 = y1;
+        for (let k = 1; k < n; k++) {
+          x1 = Math.min(x1, pts[k * 2]);
+          x2 = Math.max(x2, pts[k * 2]);
+          y1 = Math.min(y1, pts[k * 2 + 1]);
+          y2 = Math.max(y2, pts[k * 2 + 1]);
+        }
+        this.strokeGround(x1, y1, x2, y2, lineWidth);
+      }
       return;
     }
     // Drop repeated points and a closing point equal to the start.
@@ -286,6 +314,7 @@ class Collector {
         const y2 = pts[j * 2 + 1];
         const ax = Math.abs(x2 - x1);
         const ay = Math.abs(y2 - y1);
+        this.strokeGround(Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2), lineWidth);
         if (ay <= ALIGN && ax > ay) this.rule(x1, y1, x2, y2, lineWidth, "h");
         else if (ax <= ALIGN && ay > ax) this.rule(x1, y1, x2, y2, lineWidth, "v");
         else if (ax > ALIGN || ay > ALIGN) {
@@ -354,9 +383,14 @@ class Collector {
           x2: b.x2 + lineWidth / 2,
           y2: b.y2 + lineWidth / 2,
         };
+        this.strokeGrounds.push(grown);
         this.filledBox(grown);
         return;
       }
+      this.strokeGround(b.x1, b.y1, b.x2, b.y1, lineWidth);
+      this.strokeGround(b.x1, b.y2, b.x2, b.y2, lineWidth);
+      this.strokeGround(b.x1, b.y1, b.x1, b.y2, lineWidth);
+      this.strokeGround(b.x2, b.y1, b.x2, b.y2, lineWidth);
       this.rule(b.x1, b.y1, b.x2, b.y1, lineWidth, "h");
       this.rule(b.x1, b.y2, b.x2, b.y2, lineWidth, "h");
       this.rule(b.x1, b.y1, b.x1, b.y2, lineWidth, "v");
@@ -861,7 +895,13 @@ function collected(c: Collector): PageGraphics {
     lightOutlines: c.lightOutlines,
     hiddenText: c.shaded
       ? []
-      : joinLine(c.white.filter((piece) => !c.grounds.some((g) => box.intersection(g, piece.box) > 0))),
+      : joinLine(
+          c.white.filter(
+            (piece) =>
+              !c.grounds.some((g) => box.intersection(g, piece.box) > 0) &&
+              !c.strokeGrounds.some((g) => box.intersection(g, piece.box) >= box.area(piece.box) / 2),
+          ),
+        ),
   };
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "../index.ts";
+import { DOCLING_DATA, NO_CORPUS } from "../test-corpus.ts";
 import { onePagePdf } from "./test-pdf.ts";
 
 const REAL_WORLD = fileURLToPath(new URL("../../test/real-world/", import.meta.url));
@@ -36,4 +37,24 @@ test("public: the Nokia page's white SPACER TEXT is not read; Acciona's white wo
   assert.match(nokia, /Multiple PXCs on the same underlying cross-connect/);
   const acciona = await markdownOf(readFileSync(`${REAL_WORLD}acciona-tax-table.pdf`));
   assert.match(acciona, /<td>Poland<\/td><td>335<\/td><td>19<\/td><td>4<\/td>/);
+});
+
+test("white text on a wide stroked line is read: the stroke is its ground; white text in a stroked frame is not", async () => {
+  const content = [
+    "0 g BT /F1 10 Tf 72 700 Td (Harbour tide tables for the coming week) Tj ET",
+    // A caption's bar drawn as one line stroked 14 pt wide, its white title on it.
+    "14 w 0.8 0.4 0.1 RG 72 604 m 300 604 l S 1 1 1 rg BT /F1 10 Tf 80 600 Td (Figure seven harbour map) Tj ET",
+    // A frame stroked round white words, nothing inside it: the blank inside is no ground.
+    "1 w 0 G 72 500 250 40 re S 1 1 1 rg BT /F1 10 Tf 80 515 Td (Invisible framed note) Tj ET",
+  ].join("\n");
+  const markdown = await markdownOf(onePagePdf(content));
+  assert.match(markdown, /Figure seven harbour map/);
+  assert.doesNotMatch(markdown, /Invisible framed note/);
+});
+
+test("public: the Korean report's white figure caption on its stroked orange bar is read", {
+  skip: NO_CORPUS,
+}, async () => {
+  const markdown = await markdownOf(readFileSync(`${DOCLING_DATA}/pdf/sources/skipped_1page.pdf`));
+  assert.match(markdown, /\[그림 4-5\] 8대 미래 유망 보안기술 도출/);
 });
