@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
+import { REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
+import { parseDocument } from "../index.ts";
 import type { Block } from "./blocks.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { type BlockLabel, type DocumentStyle, documentStyle, labelBlock, withoutMarker } from "./labels.ts";
@@ -215,4 +220,66 @@ test("a mail address alone, however large, is not a heading", () => {
   const style = documentStyle(BODY, []);
   assert.equal(label(block("firstname.lastname@example.org", 100, { fontSize: 14 }), style).label, "text");
   assert.equal(label(block("Harbour Office", 100, { fontSize: 14 }), style).label, "section_header");
+});
+
+test("a short line set like a paragraph of its page is text, not a heading, however small the body's labels", () => {
+  const labels = [
+    block("Case number:", 60, { fontName: "Arial", fontSize: 9 }),
+    block(
+      ["Describe the incident, its cause and the steps", "taken by the agency since it was reported:"],
+      90,
+      {
+        fontName: "Arial",
+        fontSize: 9,
+      },
+    ),
+    block(["Summary of earlier services to the family in the", "last five years (not this incident):"], 190, {
+      fontName: "Arial",
+      fontSize: 9,
+    }),
+    block(
+      ["Actions taken by the agency, with any referral", "made to services and the dates of each one:"],
+      250,
+      {
+        fontName: "Arial",
+        fontSize: 9,
+      },
+    ),
+  ];
+  const answer = block(
+    [
+      "The agency received a report about the incident and opened an",
+      "assessment the same day, working with the county's investigators",
+      "until the case was closed at the end of the following month.",
+    ],
+    115,
+    { fontName: "TimesNewRomanPSMT", fontSize: 11 },
+  );
+  const short = block("None known", 220, { fontName: "TimesNewRomanPSMT", fontSize: 11 });
+  const pageBlocks = [labels[0], labels[1], answer, labels[2], short, labels[3]];
+  const style = documentStyle(pageBlocks, pageBlocks);
+  const label = labelBlock(short, PAGE, style, { firstPage: false, titleTaken: true, pageBlocks });
+  assert.equal(label.label, "text");
+  // Without a paragraph in its face on the page, the same line set larger than the body is a heading.
+  const alone = [labels[0], labels[1], labels[2], short, labels[3]];
+  const heading = labelBlock(short, PAGE, documentStyle(alone, alone), {
+    firstPage: false,
+    titleTaken: true,
+    pageBlocks: alone,
+  });
+  assert.equal(heading.label, "section_header");
+});
+
+test("public page: a filled-in report form's one-line answer is text, and the form's number at its foot left out", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("dsp-incident-report-p1.pdf", [
+    { absent: "DCF-F-2476-E (R. 04/2014)" },
+    { present: "Date of Incident: 01/09/2015" },
+  ]);
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "dsp-incident-report-p1.pdf"))),
+    mimeType: "application/pdf",
+  });
+  assert.ok(!/^#+ N\/A$/m.test(result.markdown), result.markdown);
 });

@@ -243,6 +243,34 @@ function inLabelGroup(block: Block, pageBlocks: readonly Block[], style: Documen
   );
 }
 
+/** Lines a paragraph of the page holds at least, to show the face its running text is set in. */
+const PARAGRAPH_LINES = 3;
+
+/**
+ * True when the heading-like `block`, unnumbered, is set in the face, size and weight of a paragraph of several
+ * lines on its page (one that is no heading itself): a short line of that running text, not a heading. A
+ * filled-in form sets its typed answers larger than its printed labels, and an answer of one line (`N/A`, `None
+ * known`) would otherwise stand out from the labels, the document's body, as a heading.
+ */
+function setAsParagraph(block: Block, pageBlocks: readonly Block[], style: DocumentStyle): boolean {
+  // Numbering says it is a heading, whatever face it shares (an agenda's `5.1 Board Governance`).
+  if (HEADING_NUMBER.test(blockText(block))) return false;
+  const line = block.lines[0];
+  const same = (other: Block) =>
+    other.lines.every(
+      (l) =>
+        l.fontName === line.fontName && l.bold === line.bold && Math.abs(l.fontSize - line.fontSize) < 0.5,
+    );
+  if (!block.lines.every((l) => same({ lines: [l], box: l.box }))) return false;
+  return pageBlocks.some(
+    (other) =>
+      other !== block &&
+      other.lines.length >= PARAGRAPH_LINES &&
+      same(other) &&
+      !headingLike(other, blockText(other), style.bodySize, style.bodyFont),
+  );
+}
+
 /**
  * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
  * page, where the title is looked for; `titleTaken` whether a title was already found; `pageBlocks`, when
@@ -295,7 +323,10 @@ export function labelBlock(
   if (
     !note &&
     headingLike(block, text, style.bodySize, style.bodyFont) &&
-    !(where.pageBlocks && inLabelGroup(block, where.pageBlocks, style))
+    !(
+      where.pageBlocks &&
+      (inLabelGroup(block, where.pageBlocks, style) || setAsParagraph(block, where.pageBlocks, style))
+    )
   ) {
     const numbered = opensWithDayDate(text) ? null : HEADING_NUMBER.exec(text);
     const depth = numbered ? numbered[1].split(".").filter(Boolean).length : 0;

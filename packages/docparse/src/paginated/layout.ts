@@ -16,6 +16,7 @@ import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { answerRows } from "./option-columns.ts";
 import { overprintMarks } from "./overprint-marks.ts";
 import { splitPageNumbers } from "./page-number-phrase.ts";
+import { printoutLines } from "./printout-rows.ts";
 import { lineOrder, readingOrderGroups } from "./reading-order.ts";
 import { tableReader } from "./table-leftovers.ts";
 
@@ -112,6 +113,7 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     run?: TextRun;
     text?: string;
     answerRow?: boolean;
+    printoutRow?: boolean;
     entry?: Float;
   };
   const signatures = stages.detectSignatures?.(page) ?? [];
@@ -162,7 +164,13 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
     else looseTables.push(placedTable);
   }
   const placed: Placed[] = [
-    ...loose.map((run) => ({ box: run.box, run, text: run.text, aside: run.vertical === true })),
+    ...loose.map((run) => ({
+      box: run.box,
+      run,
+      text: run.text,
+      fontName: run.fontName,
+      aside: run.vertical === true,
+    })),
     ...cards.filter((card) => withText.has(card) && !host(card)).map((card) => ({ box: card, card: true })),
     ...looseTables,
     ...figures
@@ -225,10 +233,14 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   for (const group of groups) {
     const runs = group.flatMap((p) => (p.run ? [p.run] : []));
     const lines: Line[] = [];
-    // A question and its answers on one baseline make one line (see answerRows).
-    const rowLines = !group.some((p) => p.answerRow)
-      ? buildLines(runs)
-      : answerRows(buildLines(runs), (row) => makeLine(row.flatMap((l) => l.runs)));
+    // A question and its answers on one baseline make one line (see answerRows), a printout's fields too (see
+    // printoutLines).
+    const joinRow = (row: Line[]) => makeLine(row.flatMap((l) => l.runs));
+    const rowLines = group.some((p) => p.printoutRow)
+      ? printoutLines(buildLines(runs), joinRow)
+      : !group.some((p) => p.answerRow)
+        ? buildLines(runs)
+        : answerRows(buildLines(runs), joinRow);
     for (const built of sortLines(rowLines, rtl)) {
       let line: Line | null = built;
       if (stages.dropStruck && built.runs.some((run) => run.struck)) {

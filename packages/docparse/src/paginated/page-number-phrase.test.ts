@@ -38,6 +38,35 @@ test("a page number on a subtitle's line under the top band is left out, the sub
   }
 });
 
+/**
+ * A one-page printout in one typewriter face: two short lines at the top left, a run code over the page number
+ * (`Page 1`), the title and the run date on the page number's line, a subtitle under the title, then the body.
+ */
+async function printoutWords(): Promise<string> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([792, 612]);
+  drawLine(page, "For:2210X", 36, 30, fonts.mono, 8);
+  drawLine(page, "Page 1", 36, 39, fonts.mono, 8);
+  drawLine(page, "COUNTY LIBRARY LOANS", 300, 39, fonts.mono, 8);
+  drawLine(page, "OVERDUE ITEMS", 315, 48, fonts.mono, 8);
+  drawLine(page, "Run : Mon, Apr-04-22", 580, 39, fonts.mono, 8);
+  for (const top of [70, 150])
+    drawParagraph(page, PROSE, { x: 36, top, width: 700, font: fonts.mono, size: 8 });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  return markdownSubject(result.markdown).words;
+}
+
+test("a page number on a line of its own under a printout's run code is left out, the run code kept", async () => {
+  const words = await printoutWords();
+  assert.ok(!words.includes(" page 1 "), words);
+  assert.ok(words.includes(" for 2210x "), words);
+  assert.ok(words.includes(" county library loans "), words);
+});
+
 test("page numbers that name themselves; a bare number or a sentence does not", () => {
   for (const text of ["Page 1 of 1", "Pg: 2 of 7", "page 4/9", "Page 12"])
     assert.ok(PAGE_NUMBER_PHRASE.test(text));
@@ -51,5 +80,15 @@ test("public page: an expense report's `Page 1 of 1` on its subtitle's line is l
   await assertPdfFacts("pei-expense-disclosure-report.pdf", [
     { absent: "Page 1 of 1" },
     { present: "(All HST and GST transactions are excluded from this report)" },
+  ]);
+});
+
+test("public page: a police printout's `Page 1` under its run code is left out, the run code kept", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("sjpd-property-report.pdf", [
+    { absent: "Page 1" },
+    { present: "For:1094N" },
+    { present: "SAN JOSE POLICE DEPT" },
   ]);
 });

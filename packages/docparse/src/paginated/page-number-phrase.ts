@@ -1,4 +1,5 @@
 import type { Block } from "./blocks.ts";
+import { box } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
 
 /**
@@ -27,10 +28,32 @@ const APART = 0.5;
  */
 export function splitPageNumbers(blocks: readonly Block[], pageHeight: number): Block[] {
   return blocks.flatMap((block) => {
-    if (block.lines.length !== 1 || !nearPageEdge(block.box, pageHeight)) return [block];
+    if (!nearPageEdge(block.box, pageHeight)) return [block];
+    if (block.lines.length > 1) return phraseLineApart(block);
     const parts = phraseApart(block.lines[0]);
     return parts ? parts.map((line) => ({ lines: [line], box: { ...line.box } })) : [block];
   });
+}
+
+/** Lines at most in a block near the page's edge whose first or last line is a page number of its own. */
+const MAX_EDGE_LINES = 3;
+
+/**
+ * A short block near the page's top or foot whose first or last line is only a page-number phrase (a printout's
+ * `For:1094N` over `Page 1`, a form's `Page 2` under its number) split into that line's block and the rest's, so
+ * the page number is left out as furniture and the lines beside it stay text.
+ */
+function phraseLineApart(block: Block): Block[] {
+  const { lines } = block;
+  if (lines.length > MAX_EDGE_LINES) return [block];
+  const at = [0, lines.length - 1].find(
+    (k) => !lines[k].vertical && PAGE_NUMBER_PHRASE.test(lines[k].text.trim()),
+  );
+  if (at === undefined) return [block];
+  const rest = lines.filter((_, k) => k !== at);
+  const phrase = { lines: [lines[at]], box: { ...lines[at].box } };
+  const others = { lines: rest, box: box.union(rest.map((line) => line.box)) };
+  return at === 0 ? [phrase, others] : [others, phrase];
 }
 
 /** The line cut in two where a page-number phrase at its end or start stands apart; null when it has none. */

@@ -10,6 +10,7 @@ import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
 import { overfullGutters } from "./overfull-lines.ts";
 import { centredTitle, titleBeside } from "./page-title.ts";
+import { printoutColumns } from "./printout-rows.ts";
 import { scriptGutters } from "./script-columns.ts";
 import { blockBesideLine } from "./side-block.ts";
 import { stackedLines } from "./stacked-lines.ts";
@@ -34,6 +35,10 @@ export interface Placed {
   text?: string;
   /** It stands in a region of questions and answer columns, read along its rows (see answerColumns). */
   answerRow?: boolean;
+  /** The font of its text, when it is text: a printout's fixed-width fields are read along rows (printoutColumns). */
+  fontName?: string;
+  /** It stands in a printout's fields, read along its rows, each row one line (see printoutColumns). */
+  printoutRow?: boolean;
 }
 
 export interface ReadingOrderOptions {
@@ -137,6 +142,8 @@ export function readingOrderGroups<T extends Placed>(
 
 /** The columns of a region (one part when it has none). */
 function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrderOptions): T[][] {
+  // A printout's fields, once found, are cut across into records but never into columns again.
+  if (elements.every((e) => e.printoutRow)) return [[...elements]];
   const text = elements.filter((e) => !e.float && !e.aside).map((e) => e.box);
   const wide =
     text.length > 0
@@ -168,9 +175,14 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
       : firstFound(overfull, () => spannedGapsRemoved(narrowGutters(), elements, text));
   const parts = columnParts(elements, gutters, options.minColumnWidth, options.rtl);
   // Answers on the baselines of their questions, details on those of their entries, a row of options numbered on
-  // across the gutter, are read along the rows (see answerColumns, detailColumns, optionsAcrossGutter).
+  // across the gutter, a printout's fields, are read along the rows (see answerColumns, detailColumns,
+  // optionsAcrossGutter, printoutColumns).
   const texts = parts.map((part) =>
-    part.flatMap((e) => (!e.float && !e.aside && e.text !== undefined ? [{ box: e.box, text: e.text }] : [])),
+    part.flatMap((e) =>
+      !e.float && !e.aside && e.text !== undefined
+        ? [{ box: e.box, text: e.text, fontName: e.fontName }]
+        : [],
+    ),
   );
   if (
     parts.length > 1 &&
@@ -181,6 +193,8 @@ function columnsOf<T extends Placed>(elements: readonly T[], options: ReadingOrd
       letteredRowAcrossGutter(texts))
   )
     return [elements.map((e) => ({ ...e, answerRow: true }))];
+  if (parts.length > 1 && !options.rtl && printoutColumns(texts))
+    return [elements.map((e) => ({ ...e, printoutRow: true }))];
   return parts;
 }
 
