@@ -31,6 +31,18 @@ test("the typical line gap is the gap between lines of one paragraph", () => {
   assert.equal(typicalLineGap(withBreak), 2);
 });
 
+test("lines whose boxes are taller than their pitch give the typical gap, a negative one", () => {
+  // 10 pt boxes on a 9 pt pitch (a font's full height on tight leading): each line overlaps the next by 1 pt.
+  const lines = [0, 1, 2, 3, 4].map((i) => line(`line ${i} of the paragraph`, 100 + i * 9));
+  const breaks = [
+    line("a paragraph after a blank line", 100 + 5 * 9 + 10),
+    line("and its line", 100 + 6 * 9 + 10),
+  ];
+  // A line beside another on its row does not count.
+  const beside = line("beside", 100 + 6 * 9 + 10, { x1: 300, x2: 340 });
+  assert.equal(typicalLineGap([...lines, ...breaks, beside]), -1);
+});
+
 test("lines a line gap apart make one paragraph", () => {
   const lines = [
     line("The first line of a paragraph runs", 100),

@@ -8,6 +8,7 @@ import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box, type Rule } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
+import { widerThanNeighbours } from "./paragraph-gaps.ts";
 import { meetsUnspaced } from "./unspaced-wrap.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
@@ -66,8 +67,9 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
     const b = orderedLines[i];
     if (Math.abs(a.fontSize - b.fontSize) > 0.5) continue;
     const gap = b.box.y1 - a.box.y2;
-    if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
-      gaps.push(gap);
+    // Boxes taller than the pitch overlap a little (a font's full height on TeX's 10/12 leading): the lower line
+    // still starts below the upper one's middle, where a line beside it on its row does not.
+    if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && b.box.y1 > box.centerY(a.box)) gaps.push(gap);
   }
   return median(gaps, 2);
 }
@@ -77,7 +79,7 @@ function allBold(line: Line): boolean {
 }
 
 /** True when `next` continues the paragraph whose lines are `block` (read in order, its box their union). */
-function continues(block: Block, next: Line, context: BlockContext): boolean {
+function continues(block: Block, next: Line, after: Line | undefined, context: BlockContext): boolean {
   const last = block.lines[block.lines.length - 1];
   if (next.vertical || last.vertical) return false;
   const size = Math.max(last.fontSize, next.fontSize);
@@ -85,6 +87,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const gap = next.box.y1 - boxBesideDropInitial(last).y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   if (context.rules && ruledApart(last, next, context.rules, size)) return false;
+  if (widerThanNeighbours(block.lines, next, after)) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
   const startsLower = /^\p{Ll}/u.test(next.text);
@@ -142,8 +145,8 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
 export function buildBlocks(orderedLines: readonly Line[], context: BlockContext): Block[] {
   const blocks: Block[] = [];
   let current: Block | null = null;
-  for (const line of orderedLines) {
-    if (current && continues(current, line, context)) {
+  for (const [i, line] of orderedLines.entries()) {
+    if (current && continues(current, line, orderedLines[i + 1], context)) {
       current.lines.push(line);
       current.box = box.union([current.box, line.box]);
     } else {
