@@ -3,6 +3,7 @@ import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
+import { opensDatedEntry } from "./dated-entries.ts";
 import { AFTER_DAY, DAY } from "./day-dates.ts";
 import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box, type Rule } from "./geometry.ts";
@@ -111,6 +112,7 @@ function continues(block: Block, next: Line, after: Line | undefined, context: B
   // The lines must share horizontal extent: one column.
   if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
   if (LIST_MARKER.test(next.text) || opensNote(next)) return false;
+  if (opensDatedEntry(block.lines[0], next)) return false;
   // A contents entry ends at its page number: each entry is a block of its own.
   if (CONTENTS_ENTRY.test(last.text)) return false;
   // The block's box is the union of its lines' boxes (buildBlocks keeps it so).
