@@ -75,6 +75,18 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
   return median(gaps, 2);
 }
 
+/** A reference's number in brackets opening a line (`[1] Markus Kohm. …`). */
+const REFERENCE_MARK = /^\[\d{1,3}\]\s/;
+
+/**
+ * True when `line` opens an item (a list marker, a reference's `[1]`) and `next` hangs under its text, indented
+ * past the marker: the item goes on, however its first line is set (a reference whose title is in italics).
+ */
+function hangsUnder(line: Line, next: Line): boolean {
+  if (!LIST_MARKER.test(line.text) && !REFERENCE_MARK.test(line.text)) return false;
+  return next.box.x1 > line.box.x1 + line.fontSize * 0.8;
+}
+
 function allBold(line: Line): boolean {
   return line.runs.every((run) => run.bold || !/[\p{L}\p{N}]/u.test(run.text));
 }
@@ -108,7 +120,15 @@ function continues(block: Block, next: Line, after: Line | undefined, context: B
     return false;
   // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
   if (allBold(last) !== allBold(next)) return false;
-  if (last.italic && !next.italic && block.lines.length === 1 && last.text.length <= 80) return false;
+  // A lone italic line is a heading above its text, unless it opens an item its next line hangs under.
+  if (
+    last.italic &&
+    !next.italic &&
+    block.lines.length === 1 &&
+    last.text.length <= 80 &&
+    !hangsUnder(last, next)
+  )
+    return false;
   // The lines must share horizontal extent: one column.
   if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
   if (LIST_MARKER.test(next.text) || opensNote(next)) return false;
