@@ -96,13 +96,16 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     );
     for (const entry of layout.entries) {
       if (entry.kind !== "block") continue;
-      const label: BlockLabel = options.plain
-        ? { label: "text" }
-        : labelBlock(entry.block, size, style, {
-            firstPage: layout.page.pageNumber === 1,
-            titleTaken,
-            pageBlocks: blocks,
-          });
+      // A block of slanted lines is a stamp across the page (backdrop-text.ts `stampRuns`): text, never a heading.
+      const stamp = entry.block.lines.every((line) => line.runs.every((run) => run.slanted));
+      const label: BlockLabel =
+        options.plain || stamp
+          ? { label: "text" }
+          : labelBlock(entry.block, size, style, {
+              firstPage: layout.page.pageNumber === 1,
+              titleTaken,
+              pageBlocks: blocks,
+            });
       if (label.label === "title") titleTaken = true;
       labeled.set(entry.block, { block: entry.block, label, furniture: null });
       if (!options.plain) {

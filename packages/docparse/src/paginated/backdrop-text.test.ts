@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { degrees } from "pdf-lib";
+import { newPdf, pdfBytes } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { onePagePdf } from "../pdf/test-pdf.ts";
@@ -58,5 +61,27 @@ test("tcolorbox-project-poster: the poster's boxes read whole under its large ba
       ],
     },
     { before: ["Vivamus quis tortor vitae risus porta vehicula", "That’s all"] },
+  ]);
+});
+
+test("a diagonal stamp across a page is read after its text as a paragraph, not as the page's title", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([595, 842]);
+  page.drawText("Declaration", { x: 250, y: 720, size: 14, font: fonts.bold });
+  for (const [i, line] of LEFT_COLUMN.entries())
+    page.drawText(line, { x: 72, y: 680 - i * 14, size: 10, font: fonts.regular });
+  page.drawText("SCANNED COPY", { x: 60, y: 120, size: 64, font: fonts.regular, rotate: degrees(55) });
+  const { result } = await parseDocument({ bytes: await pdfBytes(pdf), mimeType: "application/pdf" });
+  const markdown = result.markdown;
+  assert.doesNotMatch(markdown, /^#+ SCANNED COPY/m, markdown);
+  assert.match(markdown, /\n\nSCANNED COPY$/, markdown);
+  assert.match(markdown, /^#+ Declaration$/m, markdown);
+});
+
+test("zh-statement-watermark: the diagonal `SCANNED COPY` stamp is no title, read after the declaration", async () => {
+  await assertPdfFacts("zh-statement-watermark.pdf", [
+    { present: "SCANNED COPY" },
+    { before: ["日 期", "SCANNED COPY"] },
+    { before: ["声 明", "SCANNED COPY"] },
   ]);
 });

@@ -43,3 +43,17 @@ export function backdropRuns(runs: readonly TextRun[], size: number): Set<TextRu
   }
   return found;
 }
+
+/** How many times the page's body size a stamp's letters are set, at least. */
+const STAMP_SIZE = 2;
+
+/**
+ * Stamp text: runs drawn on a slant (pdf/text.ts `slanted`) at twice the page's body size or more, a diagonal
+ * `SCANNED COPY`, `DRAFT` or `CONFIDENTIAL` over the page. Its words are the page's too (pdftotext reads them,
+ * letter pair by letter pair), so they are kept, read after the page's text as a plain paragraph: a stamp is
+ * neither the page's title nor a part of the text it crosses. A small slanted label (a chart's axis category at
+ * 45°) is left where it stands.
+ */
+export function stampRuns(runs: readonly TextRun[], size: number): TextRun[] {
+  return runs.filter((run) => run.slanted === true && run.fontSize >= STAMP_SIZE * size);
+}

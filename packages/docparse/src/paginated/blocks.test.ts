@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import path from "node:path";
 import { test } from "node:test";
+import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
 import type { TextRun } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
@@ -29,6 +31,18 @@ test("the typical line gap is the gap between lines of one paragraph", () => {
   // Paragraph breaks and lines side by side do not count.
   const withBreak = [...lines, line("next paragraph", 100 + 4 * PITCH + 10)];
   assert.equal(typicalLineGap(withBreak), 2);
+});
+
+test("lines whose boxes are taller than their pitch give the typical gap, a negative one", () => {
+  // 10 pt boxes on a 9 pt pitch (a font's full height on tight leading): each line overlaps the next by 1 pt.
+  const lines = [0, 1, 2, 3, 4].map((i) => line(`line ${i} of the paragraph`, 100 + i * 9));
+  const breaks = [
+    line("a paragraph after a blank line", 100 + 5 * 9 + 10),
+    line("and its line", 100 + 6 * 9 + 10),
+  ];
+  // A line beside another on its row does not count.
+  const beside = line("beside", 100 + 6 * 9 + 10, { x1: 300, x2: 340 });
+  assert.equal(typicalLineGap([...lines, ...breaks, beside]), -1);
 });
 
 test("lines a line gap apart make one paragraph", () => {
@@ -312,4 +326,32 @@ test("a contents entry ends at its page number: one block per entry, a wrapped t
     line("say more.", 100 + PITCH, { x2: 90 }),
   ];
   assert.equal(texts(prose).length, 1);
+});
+
+test("a reference whose first line is mostly its italic title goes on into the line hanging under it", () => {
+  const lines = [
+    line("[1] Markus Kohm. The Guide to the Classes.", 100, { italic: true }),
+    line("14. Jan. 2019. URL: https://example.org/guide.pdf", 112, { x1: 70 }),
+    line("[2] Rolf Niepraschk. The document class leaflet.", 131),
+    line("27. Dez. 2015. URL: https://example.org/leaflet.pdf", 143, { x1: 70 }),
+  ];
+  assert.deepEqual(texts(lines), [
+    "[1] Markus Kohm. The Guide to the Classes. 14. Jan. 2019. URL: https://example.org/guide.pdf",
+    "[2] Rolf Niepraschk. The document class leaflet. 27. Dez. 2015. URL: https://example.org/leaflet.pdf",
+  ]);
+  // A lone italic line over its text, no item's mark before it, is still a heading of its own.
+  const heading = [
+    line("The Guide to the Classes", 100, { italic: true }),
+    line("Its text goes on here.", 112),
+  ];
+  assert.equal(texts(heading).length, 2);
+});
+
+test("a leaflet's reference with an italic title reads whole, its date line in it", async () => {
+  const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "tuda-leaflet-trifold.pdf"), []);
+  assert.match(
+    markdown,
+    /^\[1\] Markus Kohm\. KOMA-Script\. Die Anleitung\. 14\\?\. Jan\. 2019\. URL:/m,
+    markdown,
+  );
 });

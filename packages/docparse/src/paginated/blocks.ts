@@ -3,11 +3,13 @@ import { median } from "../statistics.ts";
 import { BULLET_MARKS, CHECK_MARKS, DASH_MARKS, ENUMERATOR } from "./bullet-marks.ts";
 import { brokenAtCapital, joinAtCapital } from "./capital-hyphen.ts";
 import { compoundHyphen } from "./compound-hyphen.ts";
+import { opensDatedEntry } from "./dated-entries.ts";
 import { AFTER_DAY, DAY } from "./day-dates.ts";
 import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box, type Rule } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
+import { widerThanNeighbours } from "./paragraph-gaps.ts";
 import { meetsUnspaced } from "./unspaced-wrap.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
@@ -66,10 +68,23 @@ export function typicalLineGap(orderedLines: readonly Line[]): number {
     const b = orderedLines[i];
     if (Math.abs(a.fontSize - b.fontSize) > 0.5) continue;
     const gap = b.box.y1 - a.box.y2;
-    if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && box.verticalOverlap(a.box, b.box) === 0)
-      gaps.push(gap);
+    // Boxes taller than the pitch overlap a little (a font's full height on TeX's 10/12 leading): the lower line
+    // still starts below the upper one's middle, where a line beside it on its row does not.
+    if (gap > -a.fontSize * 0.3 && gap < a.fontSize * 1.2 && b.box.y1 > box.centerY(a.box)) gaps.push(gap);
   }
   return median(gaps, 2);
+}
+
+/** A reference's number in brackets opening a line (`[1] Markus Kohm. …`). */
+const REFERENCE_MARK = /^\[\d{1,3}\]\s/;
+
+/**
+ * True when `line` opens an item (a list marker, a reference's `[1]`) and `next` hangs under its text, indented
+ * past the marker: the item goes on, however its first line is set (a reference whose title is in italics).
+ */
+function hangsUnder(line: Line, next: Line): boolean {
+  if (!LIST_MARKER.test(line.text) && !REFERENCE_MARK.test(line.text)) return false;
+  return next.box.x1 > line.box.x1 + line.fontSize * 0.8;
 }
 
 function allBold(line: Line): boolean {
@@ -77,7 +92,7 @@ function allBold(line: Line): boolean {
 }
 
 /** True when `next` continues the paragraph whose lines are `block` (read in order, its box their union). */
-function continues(block: Block, next: Line, context: BlockContext): boolean {
+function continues(block: Block, next: Line, after: Line | undefined, context: BlockContext): boolean {
   const last = block.lines[block.lines.length - 1];
   if (next.vertical || last.vertical) return false;
   const size = Math.max(last.fontSize, next.fontSize);
@@ -85,6 +100,7 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
   const gap = next.box.y1 - boxBesideDropInitial(last).y2;
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   if (context.rules && ruledApart(last, next, context.rules, size)) return false;
+  if (widerThanNeighbours(block.lines, next, after)) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
   const startsLower = /^\p{Ll}/u.test(next.text);
@@ -104,10 +120,19 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
     return false;
   // A line set all in bold above one that is not is a heading above its text; inline bold does not split.
   if (allBold(last) !== allBold(next)) return false;
-  if (last.italic && !next.italic && block.lines.length === 1 && last.text.length <= 80) return false;
+  // A lone italic line is a heading above its text, unless it opens an item its next line hangs under.
+  if (
+    last.italic &&
+    !next.italic &&
+    block.lines.length === 1 &&
+    last.text.length <= 80 &&
+    !hangsUnder(last, next)
+  )
+    return false;
   // The lines must share horizontal extent: one column.
   if (next.box.x1 > last.box.x2 || next.box.x2 < last.box.x1) return false;
   if (LIST_MARKER.test(next.text) || opensNote(next)) return false;
+  if (opensDatedEntry(block.lines[0], next)) return false;
   // A contents entry ends at its page number: each entry is a block of its own.
   if (CONTENTS_ENTRY.test(last.text)) return false;
   // The block's box is the union of its lines' boxes (buildBlocks keeps it so).
@@ -142,8 +167,8 @@ function continues(block: Block, next: Line, context: BlockContext): boolean {
 export function buildBlocks(orderedLines: readonly Line[], context: BlockContext): Block[] {
   const blocks: Block[] = [];
   let current: Block | null = null;
-  for (const line of orderedLines) {
-    if (current && continues(current, line, context)) {
+  for (const [i, line] of orderedLines.entries()) {
+    if (current && continues(current, line, orderedLines[i + 1], context)) {
       current.lines.push(line);
       current.box = box.union([current.box, line.box]);
     } else {

@@ -28,6 +28,8 @@ test("a day, its period and a month's name or a capitalised word and a year open
     "3. maj 2021",
     "15. Okt. 2020",
     "2. Brumaire 1799",
+    "05. 02. 2019).",
+    "12. 3. 2020",
   ])
     assert.ok(opensWithDayDate(text), text);
   for (const text of [
@@ -36,6 +38,9 @@ test("a day, its period and a month's name or a capitalised word and a year open
     "32. Juni 2008",
     "4. Mars is the fourth planet",
     "1. the year 2020",
+    "5. 12 apples",
+    "2. 3. Results",
+    "3. 14. 2019",
   ])
     assert.ok(!opensWithDayDate(text), text);
 });
@@ -69,4 +74,34 @@ test("a German letter's date `30. Juni 2008` is not a list item", async () => {
   assert.ok(date && "text" in date);
   assert.equal(date.label, "text");
   assert.equal(date.text, "30. Juni 2008");
+});
+
+test("a reference's access date wrapped onto a line of its own (`05. 02. 2019).`) stays in its reference", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([595, 842]);
+  const lines = [
+    "[1] Markus Kohm. The guide to the classes and packages.",
+    "URL: https://example.org/macros/latex/guide.pdf (visited on",
+    "05. 02. 2019).",
+    "[2] Rolf Niepraschk. The document class of leaflets. URL:",
+    "https://example.org/macros/latex/leaflet.pdf (visited on",
+    "12. 02. 2020).",
+  ];
+  lines.forEach((text, i) => {
+    const x = text.startsWith("[") ? 72 : 90;
+    page.drawText(text, { x, y: 700 - i * 12, size: 10, font: fonts.regular });
+  });
+  const { items, markdown } = await itemsOf(await pdf.save());
+  for (const words of ["05. 02. 2019", "12. 02. 2020"]) {
+    const item = itemWith(items, words);
+    assert.ok(item && "text" in item, markdown);
+    assert.match(item.text, /^\[\d\]/, markdown);
+  }
+});
+
+test("a leaflet's reference keeps its wrapped access date `05. 02. 2019).`", async () => {
+  const bytes = new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "tuda-leaflet-trifold.pdf")));
+  const { items, markdown } = await itemsOf(bytes);
+  for (const words of ["(besucht am 05. 02. 2019).", "(besucht am 12. 02. 2020)."])
+    assert.ok(itemWith(items, words), markdown.slice(0, 1500));
 });

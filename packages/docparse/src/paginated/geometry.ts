@@ -22,6 +22,8 @@ export interface TextRun {
   confidence: number;
   /** True for text running up or down the page (rotated labels, vertical writing). */
   vertical?: boolean;
+  /** True for text drawn on a slant, its baseline 15° or more off both axes (a diagonal stamp across a page). */
+  slanted?: boolean;
   /** True when a space glyph was drawn just before it, after the run before it along the line (pdf/text.ts). */
   spaceBefore?: boolean;
   /** True when the run is drawn through (a strikethrough line crosses its middle); set by the graphics pass. */

@@ -1,6 +1,6 @@
 import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
-import { backdropRuns } from "./backdrop-text.ts";
+import { backdropRuns, stampRuns } from "./backdrop-text.ts";
 import { type Block, buildBlocks, typicalLineGap } from "./blocks.ts";
 import { splitHandBrokenLines } from "./card-lines.ts";
 import { chartAreas, gatherChartLabels } from "./chart-labels.ts";
@@ -132,6 +132,9 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   // A small mark drawn over a word's letters would land inside the word: read after the page's text (see
   // overprintMarks).
   for (const mark of overprintMarks(free)) backdrop.add(mark);
+  // A large slanted word across the page (a diagonal `SCANNED COPY` or `DRAFT` stamp) is no part of the text it
+  // crosses: read after it too (see stampRuns).
+  for (const run of stampRuns(free, size)) backdrop.add(run);
   for (const run of free) {
     if (gutterNumbers.has(run) || backdrop.has(run)) continue;
     const card = innermost(cards, run.box);

@@ -70,6 +70,16 @@ function multiply(a: readonly number[], b: readonly number[]): number[] {
   ];
 }
 
+/** Degrees a baseline may lie off the nearest axis and still be read as upright or sideways text. */
+const SLANT_DEGREES = 15;
+
+/** True when the matrix `m` draws its baseline on a slant: 15° or more off both the horizontal and the vertical. */
+function slantedBaseline(m: readonly number[]): boolean {
+  const degrees = (Math.abs(Math.atan2(m[1], m[0])) * 180) / Math.PI;
+  const offAxis = degrees % 90;
+  return Math.min(offAxis, 90 - offAxis) >= SLANT_DEGREES;
+}
+
 /** Ligatures spelled out. */
 const LIGATURES: Record<string, string> = {
   "\uFB00": "ff",
@@ -323,6 +333,7 @@ function textRuns(
     const ys = corners.map((c) => c[1]);
     const bbox: Box = { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
     const vertical = style?.vertical === true || Math.abs(m[1]) > Math.abs(m[0]);
+    const slanted = style?.vertical !== true && slantedBaseline(m);
     // Quarter turns of the baseline on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
     const quarter = (((Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
     turns[quarter] += text.length;
@@ -348,6 +359,7 @@ function textRuns(
       dir: item.dir === "rtl" || RTL_CHARS.test(text) ? "rtl" : "ltr",
       confidence: 1,
       ...(vertical ? { vertical: true } : {}),
+      ...(slanted ? { slanted: true } : {}),
       ...(unmapped ? { unmapped: true } : {}),
     };
     runs.push(run);
