@@ -16,6 +16,8 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { joinHeaderLines } from "./header-lines.ts";
+import { columnWords, junkColumns, withoutJunkColumns } from "./junk-columns.ts";
 import { type HeaderGrid, headerGrids } from "./repeated-header.ts";
 import { twoRowColumns } from "./two-row.ts";
 
@@ -434,11 +436,20 @@ function joinWrappedRows(grid: Grid): Grid {
  */
 function tableColumns(band: Band): Grid[] {
   let columns = columnsBetween(band.lines, band.gaps);
+  let lines = band.lines;
   let left = Number.NEGATIVE_INFINITY;
   let right = Number.POSITIVE_INFINITY;
   for (;;) {
     if (columns.length < 2) return besideProse(band, left, right);
-    const grid = joinWrappedRows(gridOf(band.lines, columns));
+    const grid = joinWrappedRows(gridOf(lines, columns));
+    // A column of OCR's readings of a rule is no column (junk-columns.ts).
+    const junk = junkColumns(grid);
+    if (junk.length > 0) {
+      const words = columnWords(grid, junk);
+      lines = lines.map((line) => ({ ...line, words: line.words.filter((w) => !words.has(w)) }));
+      columns = withoutJunkColumns(columns, junk);
+      continue;
+    }
     const stats = columnStats(grid);
     if (paragraphColumn(stats[0])) {
       left = (columns[0].x2 + columns[1].x1) / 2;
@@ -790,7 +801,7 @@ export function detectAlignedTables(
       if (parts) return parts.flatMap(bandTables);
       return tableColumns(band).flatMap((grid) => {
         if (inSeparateBoxes(grid, page.rects)) return [];
-        const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
+        const table = tableOf(joinHeaderLines(mergeContinuations(joinCurrencySigns(grid))));
         return table ? [table] : [];
       });
     });
