@@ -16,6 +16,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import type { Grid, Interval } from "./grid.ts";
 import { joinHeaderLines } from "./header-lines.ts";
 import { columnWords, junkColumns, withoutJunkColumns } from "./junk-columns.ts";
 import { type HeaderGrid, headerGrids } from "./repeated-header.ts";
@@ -27,11 +28,6 @@ import { twoRowColumns } from "./two-row.ts";
  * layouts and lists share a gutter too, so a candidate must also look like a table (short cells, columns filled,
  * numbers, no list markers, not a code listing in a fixed-width font) before it is reported.
  */
-
-export interface Interval {
-  x1: number;
-  x2: number;
-}
 
 /** A text line as column inference sees it: its words, and their x-extents merged across small gaps. */
 export interface WordLine {
@@ -287,13 +283,6 @@ export function columnsBetween(lines: readonly WordLine[], gaps: readonly Interv
   }
   columns.push({ x1, x2: right });
   return columns;
-}
-
-export interface Grid {
-  columns: Interval[];
-  /** Per row, per column: the words. */
-  rows: TextPiece[][][];
-  rowBoxes: { y1: number; y2: number }[];
 }
 
 /** Words of the band's lines placed into columns; lines with no word inside the columns are skipped. */

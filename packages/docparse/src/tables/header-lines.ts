@@ -1,6 +1,6 @@
 import { median } from "../statistics.ts";
-import type { Grid } from "./aligned.ts";
 import { cellText, isNumeric } from "./cells.ts";
+import type { Grid } from "./grid.ts";
 
 /**
  * The lines of an aligned table's header labels wrapped under one another (`Area` over `(cm²)`, `BMD` over

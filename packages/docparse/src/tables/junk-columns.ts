@@ -1,5 +1,5 @@
-import type { Grid, Interval } from "./aligned.ts";
 import { cellText, type TextPiece } from "./cells.ts";
+import type { Grid, Interval } from "./grid.ts";
 
 /**
  * OCR reads a scanned table's ruling (its frame's side, a rule between columns) as signs shaped like a stroke:
