@@ -16,6 +16,7 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { withGluedWordsApart } from "./glued-words.ts";
 import type { Grid, Interval } from "./grid.ts";
 import { joinHeaderLines } from "./header-lines.ts";
 import { columnWords, junkColumns, withoutJunkColumns } from "./junk-columns.ts";
@@ -604,7 +605,10 @@ function tableOf(grid: Grid): DetectedTable | null {
       contents[owner[r * columns.length + c]].push(...cell);
     });
   });
-  return finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+  const table = finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+  // OCR glues a column's short words to the next (glued-words.ts); a text layer's words are as printed.
+  const ocr = rows.some((row) => row.some((cell) => cell.some((w) => w.fontName === "ocr")));
+  return table && ocr ? withGluedWordsApart(table) : table;
 }
 
 /**
