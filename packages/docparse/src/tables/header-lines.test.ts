@@ -34,7 +34,7 @@ test("an aligned table's header labels wrapped on a second line set solid under 
   assert.equal(rows.length, ROWS.length + 1);
 });
 
-test("a second line set a row's gap under the header, or with a cell under no label, stays a row", () => {
+test("a second line set a row's gap under the header, or with a cell under no label, or over no figures, stays a row", () => {
   // Set as far under the header as the rows are apart: a row of its own.
   const spaced = detectAlignedTables(pageGeometry({ runs: results([null, "(cm2)", "(g)", "(g/cm2)"], 4) }));
   assert.equal(grid(spaced[0]).length, ROWS.length + 2);
@@ -45,6 +45,19 @@ test("a second line set a row's gap under the header, or with a cell under no la
     for (const [c, text] of row.entries()) runs.push(run(text, XS[c], 134 + 16 * r));
   const [table] = detectAlignedTables(pageGeometry({ runs }));
   assert.equal(grid(table).length, ROWS.length + 2);
+  // Authors' blocks side by side: a name over an affiliation set solid, more names and places under them.
+  const blocks = [
+    ["Ann Lee", "Bo Chan", "Cy Diaz"],
+    ["Acme Labs", "Beta Inc", "Core Group"],
+    ["Oslo, Norway", "Lund, Sweden", "Turku, Finland"],
+    ["Dee Fox", "Eve Gray", "Flo Hart"],
+    ["Delta Co", "Echo Ltd", "Fox Corp"],
+    ["Rome, Italy", "Pisa, Italy", "Bari, Italy"],
+  ];
+  const ys = [100, 111, 130, 146, 162, 178];
+  const people = blocks.flatMap((row, r) => row.map((text, c) => run(text, 100 + 120 * c, ys[r])));
+  const [authors] = detectAlignedTables(pageGeometry({ runs: people }));
+  if (authors) assert.deepEqual(grid(authors)[0], blocks[0]);
 });
 
 // The public test of junk-columns.ts and glued-words.ts too: the scan's rule read as `|)` beside the header's

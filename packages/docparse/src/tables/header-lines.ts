@@ -7,7 +7,9 @@ import type { Grid } from "./grid.ts";
  * `(g/cm²)`) are one header row. Read from alignment alone, each line is a row. A line joins the header's first
  * line when both hold words and no number, each of its cells stands under a label of the first line, and it is
  * set solid under the line above (a gap under half the body's usual gap between rows): lines of one label,
- * where the rows under them stand apart. At most MAX_LINES lines are joined.
+ * where the rows under them stand apart. The body under them holds a column of figures, as a header's table
+ * does: blocks of words set side by side (authors' names over their affiliations) are no header over rows. At
+ * most MAX_LINES lines are joined.
  */
 
 /** The most lines a wrapped header label runs to. */
@@ -33,6 +35,16 @@ export function joinHeaderLines(grid: Grid): Grid {
     joined++;
   }
   if (joined === 1) return grid;
+  const figures = grid.columns.some((_, c) => {
+    const cells = rows
+      .slice(joined)
+      .map((row) => row[c])
+      .filter((cell) => cell.length > 0);
+    return (
+      cells.length >= 2 && cells.filter((cell) => isNumeric(cellText(cell))).length >= 0.5 * cells.length
+    );
+  });
+  if (!figures) return grid;
   const header = rows[0].map((_, c) => rows.slice(0, joined).flatMap((row) => row[c]));
   return {
     columns: grid.columns,

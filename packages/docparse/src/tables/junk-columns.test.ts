@@ -15,13 +15,13 @@ const ROWS = [
   ["Pelvis", "240.0", "307.2", "1.280"],
 ];
 
-/** A results table with OCR's readings of its frame's right side (`|)`, `|`, `l`) in a strip right of it. */
-function framed(readings: (string | null)[]): TextRun[] {
-  const runs = ["Region", "Area", "Mass", "Density"].map((label, c) => run(label, XS[c], 100));
+/** A results table read by OCR, with its readings of the frame's right side (`|)`, `|`, `l`) in a strip right of it. */
+function framed(readings: (string | null)[], fontName = "ocr"): TextRun[] {
+  const runs = ["Region", "Area", "Mass", "Density"].map((label, c) => run(label, XS[c], 100, { fontName }));
   for (const [r, row] of ROWS.entries()) {
-    for (const [c, text] of row.entries()) runs.push(run(text, XS[c], 116 + 16 * r));
+    for (const [c, text] of row.entries()) runs.push(run(text, XS[c], 116 + 16 * r, { fontName }));
     const reading = readings[r];
-    if (reading) runs.push(run(reading, 400, 116 + 16 * r));
+    if (reading) runs.push(run(reading, 400, 116 + 16 * r, { fontName }));
   }
   return runs;
 }
@@ -35,7 +35,7 @@ test("a column of OCR's readings of a rule, `|)` and `l`, is no column of an ali
 });
 
 test("a column of `l` alone (litres) stays a column", () => {
-  const [table] = detectAlignedTables(pageGeometry({ runs: framed(["l", "l", "l", "l"]) }));
-  assert.ok(table);
-  assert.equal(table.numCols, 5);
+  const [litres] = detectAlignedTables(pageGeometry({ runs: framed(["l", "l", "l", "l"]) }));
+  assert.ok(litres);
+  assert.equal(litres.numCols, 5);
 });
