@@ -4,9 +4,10 @@ import type { Grid, Interval } from "./grid.ts";
 /**
  * OCR reads a scanned table's ruling (its frame's side, a rule between columns) as signs shaped like a stroke:
  * `|`, `)`, `l`, `I`. Standing apart from the text, they would make a column of an aligned table of their own, a
- * column of nothing. A column whose filled cells are all such signs, one of them at least a sign no letter is (a
- * column of `l` alone may be litres), is no column: its words are left out and its strip joins the column beside
- * it, so the table still covers them.
+ * column of nothing. A column of OCR's words whose filled cells are all such signs, one of them at least a sign
+ * no letter is (a column of `l` alone may be litres), is no column: its words are left out and its strip joins the
+ * column beside it, so the table still covers them. A text layer's signs were typed (a court caption's column of
+ * `)` between the parties and the case's numbers) and stay.
  */
 
 /** A cell of stroke-shaped signs only. */
@@ -17,9 +18,10 @@ const SIGN = /[|()[\]!]/;
 /** The columns of a grid made of rule-like junk (see above), left to right. */
 export function junkColumns(grid: Grid): number[] {
   return grid.columns.flatMap((_, c) => {
+    const words = grid.rows.flatMap((row) => row[c]);
+    if (words.length === 0 || words.some((w) => w.fontName !== "ocr")) return [];
     const cells = grid.rows.map((row) => cellText(row[c])).filter((text) => text !== "");
-    const junk =
-      cells.length > 0 && cells.every((text) => RULE_LIKE.test(text)) && cells.some((t) => SIGN.test(t));
+    const junk = cells.every((text) => RULE_LIKE.test(text)) && cells.some((t) => SIGN.test(t));
     return junk ? [c] : [];
   });
 }
