@@ -16,6 +16,10 @@ import {
   wrapsFrom,
 } from "./cells.ts";
 import { joinCurrencySigns } from "./currency.ts";
+import { withGluedWordsApart } from "./glued-words.ts";
+import type { Grid, Interval } from "./grid.ts";
+import { joinHeaderLines } from "./header-lines.ts";
+import { columnWords, junkColumns, withoutJunkColumns } from "./junk-columns.ts";
 import { type HeaderGrid, headerGrids } from "./repeated-header.ts";
 import { twoRowColumns } from "./two-row.ts";
 
@@ -25,11 +29,6 @@ import { twoRowColumns } from "./two-row.ts";
  * layouts and lists share a gutter too, so a candidate must also look like a table (short cells, columns filled,
  * numbers, no list markers, not a code listing in a fixed-width font) before it is reported.
  */
-
-export interface Interval {
-  x1: number;
-  x2: number;
-}
 
 /** A text line as column inference sees it: its words, and their x-extents merged across small gaps. */
 export interface WordLine {
@@ -287,13 +286,6 @@ export function columnsBetween(lines: readonly WordLine[], gaps: readonly Interv
   return columns;
 }
 
-export interface Grid {
-  columns: Interval[];
-  /** Per row, per column: the words. */
-  rows: TextPiece[][][];
-  rowBoxes: { y1: number; y2: number }[];
-}
-
 /** Words of the band's lines placed into columns; lines with no word inside the columns are skipped. */
 export function gridOf(lines: readonly WordLine[], columns: readonly Interval[]): Grid {
   const rows: TextPiece[][][] = [];
@@ -434,11 +426,20 @@ function joinWrappedRows(grid: Grid): Grid {
  */
 function tableColumns(band: Band): Grid[] {
   let columns = columnsBetween(band.lines, band.gaps);
+  let lines = band.lines;
   let left = Number.NEGATIVE_INFINITY;
   let right = Number.POSITIVE_INFINITY;
   for (;;) {
     if (columns.length < 2) return besideProse(band, left, right);
-    const grid = joinWrappedRows(gridOf(band.lines, columns));
+    const grid = joinWrappedRows(gridOf(lines, columns));
+    // A column of OCR's readings of a rule is no column (junk-columns.ts).
+    const junk = junkColumns(grid);
+    if (junk.length > 0) {
+      const words = columnWords(grid, junk);
+      lines = lines.map((line) => ({ ...line, words: line.words.filter((w) => !words.has(w)) }));
+      columns = withoutJunkColumns(columns, junk);
+      continue;
+    }
     const stats = columnStats(grid);
     if (paragraphColumn(stats[0])) {
       left = (columns[0].x2 + columns[1].x1) / 2;
@@ -604,7 +605,10 @@ function tableOf(grid: Grid): DetectedTable | null {
       contents[owner[r * columns.length + c]].push(...cell);
     });
   });
-  return finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+  const table = finishTable({ lattice, regions, contents, headerRows: null, method: "aligned" });
+  // OCR glues a column's short words to the next (glued-words.ts); a text layer's words are as printed.
+  const ocr = rows.some((row) => row.some((cell) => cell.some((w) => w.fontName === "ocr")));
+  return table && ocr ? withGluedWordsApart(table) : table;
 }
 
 /**
@@ -790,7 +794,7 @@ export function detectAlignedTables(
       if (parts) return parts.flatMap(bandTables);
       return tableColumns(band).flatMap((grid) => {
         if (inSeparateBoxes(grid, page.rects)) return [];
-        const table = tableOf(mergeContinuations(joinCurrencySigns(grid)));
+        const table = tableOf(joinHeaderLines(mergeContinuations(joinCurrencySigns(grid))));
         return table ? [table] : [];
       });
     });

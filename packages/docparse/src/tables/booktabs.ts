@@ -8,7 +8,6 @@ import {
   columnStats,
   columnsBetween,
   gridOf,
-  type Interval,
   isProse,
   sharedGaps,
   type WordLine,
@@ -16,6 +15,7 @@ import {
 } from "./aligned.ts";
 import { isNumeric } from "./cells.ts";
 import { frameTable } from "./frame-table.ts";
+import type { Interval } from "./grid.ts";
 import { headerOverRows } from "./header-above.ts";
 import { rowsBelow } from "./rows-below.ts";
 import { lines, type Segment, SNAP } from "./rule-segments.ts";

@@ -466,11 +466,18 @@ export interface TableDraft {
   /** Rows known to be headers from the ruling (a booktabs header rule); null to infer from the text. */
   headerRows: number | null;
   method: DetectedTable["method"];
+  /**
+   * Whether every row and column boundary is drawn by a rule across the whole table (frame-table.ts): a form's
+   * grid, whose empty rows under a header are cells to fill in.
+   */
+  drawnGrid?: boolean;
 }
 
 /**
  * The finished table: empty rows and columns at the edges dropped, cell texts and boxes, header flags.
  * Null when fewer than two rows hold two or more cells with text: a ruled box around a paragraph is not a table.
+ * A drawn grid whose only text is its top rows, a header of two cells or more, keeps its empty rows under them
+ * (a form's table left blank): it is a table all the same.
  */
 export function finishTable(draft: TableDraft): DetectedTable | null {
   const { lattice, regions, contents } = draft;
@@ -490,13 +497,19 @@ export function finishTable(draft: TableDraft): DetectedTable | null {
     filledRows.add(region.row);
     filledCols.add(region.col);
   });
-  if (filledRows.size < 2 || filledCols.size < 2) return null;
+  if (filledCols.size < 2) return null;
   // A table has at least two rows of two or more cells: a frame of stacked boxes (a diagram) has none.
   const cellsPerRow = new Map<number, number>();
   regions.forEach((region, i) => {
     if (texts[i] !== "") cellsPerRow.set(region.row, (cellsPerRow.get(region.row) ?? 0) + 1);
   });
-  if ([...cellsPerRow.values()].filter((n) => n >= 2).length < 2) return null;
+  const rowsOfCells = [...cellsPerRow.values()].filter((n) => n >= 2).length;
+  if (filledRows.size < 2 || rowsOfCells < 2) {
+    const rows = lattice.ys.length - 1;
+    const blankForm = draft.drawnGrid === true && rowsOfCells >= 1 && r0 === 0 && r1 < rows - 1;
+    if (!blankForm) return null;
+    r1 = rows - 1;
+  }
   const numRows = r1 - r0 + 1;
   const numCols = c1 - c0 + 1;
   const kept: { region: Region; index: number }[] = [];

@@ -124,3 +124,80 @@ test("a header cell's fill in pieces a few points inside its strips makes no emp
   assert.match(rows.map((row) => row[2]).join(" "), /^Total Capital 161 5,329 330$/);
   assert.deepEqual(rows.at(-2), ["Bihar", "21,016", "5,329"]);
 });
+
+/**
+ * A stroked grid whose header cells are shaded line by line, as a word processor paints them: each column a fill
+ * for the header's first line and one for its second, so a seam runs across the header between its two lines.
+ */
+function headerPaintedPerLine(labels: [string, string][], body: string[][]) {
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 124, ...body.map((_, r) => 140 + 16 * r)];
+  const bottom = ys[ys.length - 1];
+  const rules = [...ys.map((y) => h(y, 100, 400, 0.5)), ...xs.map((x) => v(x, 100, bottom, 0.5))];
+  const rects = xs.slice(0, -1).flatMap((x1, c) => [
+    { x1, y1: 100, x2: xs[c + 1], y2: 112 },
+    { x1, y1: 112, x2: xs[c + 1], y2: 124 },
+  ]);
+  const runs = [
+    ...labels.flatMap(([first, second], c) => [
+      ...(first ? [run(first, xs[c] + 8, 101)] : []),
+      ...(second ? [run(second, xs[c] + 8, 112.2)] : []),
+    ]),
+    ...body.flatMap((row, r) => row.map((t, c) => run(t, xs[c] + 8, ys[r + 1] + 2, { fontSize: 9 }))),
+  ];
+  return detectRuledTables(ruledPage(runs, rules, rects));
+}
+
+test("a header label wrapped over two lines of a header row shaded line by line is one cell", () => {
+  const [table] = headerPaintedPerLine(
+    [
+      ["", "Item"],
+      ["Posting", "Date"],
+      ["", "Amount"],
+    ],
+    [
+      ["Fee", "May 2", "10.00"],
+      ["Rent", "May 9", "500.00"],
+    ],
+  );
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["Item", "Posting Date", "Amount"],
+    ["Fee", "May 2", "10.00"],
+    ["Rent", "May 9", "500.00"],
+  ]);
+});
+
+test("rows of the body shaded line by line stay rows: only the header's seam joins its lines", () => {
+  // The same painting one row lower: the seam between two body rows, under the stroked header rule, stays.
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 116, 140];
+  const rules = [...ys.map((y) => h(y, 100, 400, 0.5)), ...xs.map((x) => v(x, 100, 140, 0.5))];
+  const rects = xs.slice(0, -1).flatMap((x1, c) => [
+    { x1, y1: 116, x2: xs[c + 1], y2: 128 },
+    { x1, y1: 128, x2: xs[c + 1], y2: 140 },
+  ]);
+  const runs = [
+    ...["Item", "Date", "Amount"].map((t, c) => run(t, xs[c] + 8, 102)),
+    ...["Fee", "May 2", "10.00"].map((t, c) => run(t, xs[c] + 8, 117)),
+    ...["Rent", "May 9", "500.00"].map((t, c) => run(t, xs[c] + 8, 128.2)),
+  ];
+  const [table] = detectRuledTables(ruledPage(runs, rules, rects));
+  assert.ok(table);
+  assert.equal(table.numRows, 3);
+  // A shaded header over a first row, no stroke between them: text on both sides of the seam in every column (or
+  // over it only, where the row leaves a cell empty) is a header over a row, not labels wrapped.
+  for (const first of [
+    ["Fee", "May 2", "10.00"],
+    ["Fee", "", "10.00"],
+  ]) {
+    const labels = ["Item", "Date", "Amount"].map((label, c): [string, string] => [label, first[c]]);
+    const [header] = headerPaintedPerLine(labels, [
+      ["Rent", "May 9", "500.00"],
+      ["Gas", "May 12", "42.00"],
+      ["Tax", "May 30", "80.00"],
+    ]);
+    assert.ok(header);
+    assert.deepEqual(grid(header).slice(0, 2), [["Item", "Date", "Amount"], first]);
+  }
+});

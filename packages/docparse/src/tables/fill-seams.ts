@@ -46,7 +46,9 @@ export function mergeSlivers(frame: Frame, runs: readonly TextRun[]): void {
 /**
  * Horizontal boundaries drawn by nothing but the edges of fills, with text on one side only in the columns they
  * divide: a cell's shading painted in two pieces (the lines of text, then the padding under them) is one cell,
- * not a row of text over an empty row. A boundary with text on both sides, or drawn by a stroked rule, stays.
+ * not a row of text over an empty row. In a header row closed by a stroked rule, a seam between a label's wrapped
+ * lines beside labels set under it is one too (see `wrappedLabelSeam`). A boundary with text on both sides
+ * otherwise, or drawn by a stroked rule, stays.
  */
 export function dropFillSeams(frame: Frame, runs: readonly TextRun[]): void {
   const { xs, ys, yRules } = frame;
@@ -66,7 +68,8 @@ export function dropFillSeams(frame: Frame, runs: readonly TextRun[]): void {
       rules.length > 0 &&
       rules.every((s) => s.width === 0) &&
       columns.length > 0 &&
-      holdsText(ys[j - 1], ys[j]) !== holdsText(ys[j], ys[j + 1]);
+      (holdsText(ys[j - 1], ys[j]) !== holdsText(ys[j], ys[j + 1]) ||
+        wrappedLabelSeam(frame, j, columns, texts));
     if (!seam) {
       j++;
       continue;
@@ -74,6 +77,60 @@ export function dropFillSeams(frame: Frame, runs: readonly TextRun[]): void {
     ys.splice(j, 1);
     yRules.splice(j, 1);
   }
+}
+
+/**
+ * Whether the fill seam at ys[j] runs through a header row's wrapped label: a word processor paints a header
+ * cell's shading line by line, and a label wrapped over two lines (`ACCOUNTING` over `DATE`) beside labels set on
+ * its last line would read as a row of its own. The seam lies in the table's first row as its strokes draw it (no
+ * stroked rule across the table above it, one below it); in the columns it divides, the labels set on the last
+ * line stand under it only, and each column with text on both sides holds one label's lines: the line under the
+ * seam starts within half a line of the one over it. A header over a first row, painted apart, has text on both
+ * sides in every column, or above only where the row leaves a cell empty.
+ */
+function wrappedLabelSeam(
+  frame: Frame,
+  j: number,
+  columns: readonly [number, number][],
+  texts: readonly TextRun[],
+): boolean {
+  const { xs, ys, yRules } = frame;
+  const [left, right] = [xs[0], xs[xs.length - 1]];
+  const stroked = (k: number) =>
+    yRules[k].some((s) => s.width > 0) &&
+    covered(
+      yRules[k].filter((s) => s.width > 0),
+      left,
+      right,
+    ) >= EDGE_COVER;
+  for (let k = 1; k < j; k++) if (stroked(k)) return false;
+  let closed = false;
+  for (let k = j + 1; k + 1 < ys.length && !closed; k++) closed = stroked(k);
+  if (!closed) return false;
+  let below = 0;
+  let wrapped = 0;
+  for (const [a, b] of columns) {
+    const inColumn = (y0: number, y1: number) =>
+      texts.filter((r) => {
+        const [cx, cy] = [box.centerX(r.box), box.centerY(r.box)];
+        return cy > y0 && cy < y1 && cx > a && cx < b;
+      });
+    const over = inColumn(ys[j - 1], ys[j]);
+    const under = inColumn(ys[j], ys[j + 1]);
+    if (under.length === 0) {
+      if (over.length > 0) return false;
+      continue;
+    }
+    if (over.length === 0) {
+      below++;
+      continue;
+    }
+    const size = Math.min(...[...over, ...under].map((r) => r.fontSize));
+    const gap = Math.min(...under.map((r) => r.box.y1)) - Math.max(...over.map((r) => r.box.y2));
+    if (gap >= 0.5 * size) return false;
+    wrapped++;
+  }
+  return below > 0 && wrapped > 0;
 }
 
 /** Rectangles closer than this are taken to touch; one thinner than PADDING across is a cell's padding strip. */

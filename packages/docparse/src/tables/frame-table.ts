@@ -219,7 +219,23 @@ export function frameTable(
     contents,
     headerRows: headerRows(frame, lattice, ys, yRules),
     method,
+    drawnGrid: drawnGrid(frame, ys, yRules),
   });
+}
+
+/**
+ * Whether every boundary of the lattice is a rule: each row's top and bottom ruled across the whole table, each
+ * column's sides ruled from its top to its bottom (a form's grid, not a header band over one open box).
+ */
+function drawnGrid(frame: Frame, ys: readonly number[], yRules: readonly (Segment[] | null)[]): boolean {
+  const { xs } = frame;
+  const [top, bottom] = [ys[0], ys[ys.length - 1]];
+  return (
+    xs.length >= 3 &&
+    ys.length >= 3 &&
+    yRules.every((rules) => rules !== null && covered(rules, xs[0], xs[xs.length - 1]) >= EDGE_COVER) &&
+    xs.every((_, i) => ruledV(frame, i, top, bottom))
+  );
 }
 
 /**

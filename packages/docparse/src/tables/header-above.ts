@@ -6,8 +6,9 @@
  * unless the numbers are a row of years heading columns of figures (a key-figures table: 2024 2025e 2026e).
  */
 import type { TextRun } from "../paginated/geometry.ts";
-import { type Interval, mergeCoverage, type WordLine, wordLines } from "./aligned.ts";
+import { mergeCoverage, type WordLine, wordLines } from "./aligned.ts";
 import { isNumeric, type TextPiece } from "./cells.ts";
+import type { Interval } from "./grid.ts";
 import { runsIn } from "./ruled-frame.ts";
 
 /** Header lines wrapped under one another stand at most this many ems apart (baseline to top of the next). */

@@ -11,7 +11,8 @@
  * nothing, and ends the rows.
  */
 import { box, type TextRun } from "../paginated/geometry.ts";
-import { type Interval, type WordLine, wordLines } from "./aligned.ts";
+import { type WordLine, wordLines } from "./aligned.ts";
+import type { Interval } from "./grid.ts";
 import type { Segment } from "./rule-segments.ts";
 
 /** The first line stands at most this many ems under the last rule. */

@@ -5,8 +5,9 @@
  */
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
-import { type Interval, majorityGaps, sharedGaps, type WordLine, wordLines } from "./aligned.ts";
+import { majorityGaps, sharedGaps, type WordLine, wordLines } from "./aligned.ts";
 import { bandIndex, hasVisibleText } from "./cells.ts";
+import type { Interval } from "./grid.ts";
 import { covered, EDGE_COVER, lines, type Segment, SNAP } from "./rule-segments.ts";
 
 /**

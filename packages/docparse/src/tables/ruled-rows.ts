@@ -5,8 +5,9 @@
  * row, words centered apart in a multi-level header.
  */
 import { box } from "../paginated/geometry.ts";
-import { type Interval, isProse, type WordLine } from "./aligned.ts";
+import { isProse, type WordLine } from "./aligned.ts";
 import { bandIndex, groupLines, isNumeric, type TextPiece, wrapsFrom } from "./cells.ts";
+import type { Interval } from "./grid.ts";
 import { covered, EDGE_COVER } from "./rule-segments.ts";
 import { type Frame, ruledV } from "./ruled-frame.ts";
 

@@ -6,6 +6,7 @@ import { hRule as h, vRule as v } from "../paginated/test-geometry.ts";
 import { extractPdfPage } from "../pdf/extract.ts";
 import { openPdf } from "../pdf/open.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
+import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { cellAt, fullGrid, grid, ruledPage, run } from "./test-geometry.ts";
 
@@ -169,6 +170,31 @@ test("a ruled box around a paragraph is not a table", () => {
   assert.deepEqual(detectRuledTables(ruledPage(runs, rules)), []);
   // The same box drawn as a filled rectangle.
   assert.deepEqual(detectRuledTables(ruledPage(runs, [], [{ x1: 100, y1: 100, x2: 400, y2: 160 }])), []);
+});
+
+test("a drawn grid with a header over empty rows is a form's table left blank, its rows kept", () => {
+  const xs = [100, 200, 300, 400];
+  const ys = [100, 120, 136, 152];
+  const header = ["Date", "Description", "Amount"].map((t, c) => run(t, xs[c] + 6, 104));
+  const [table] = detectRuledTables(ruledPage(header, fullGrid(xs, ys)));
+  assert.ok(table);
+  assert.deepEqual(grid(table), [
+    ["Date", "Description", "Amount"],
+    ["", "", ""],
+    ["", "", ""],
+  ]);
+  // Labels over one open box (no column rules through it) are a titled frame, and one label over an empty
+  // row is one cell of a frame: neither is a table.
+  const open = [
+    ...ys.map((y) => h(y, 100, 400)),
+    v(100, 100, 152),
+    v(400, 100, 152),
+    v(200, 100, 120),
+    v(300, 100, 120),
+  ];
+  assert.deepEqual(detectRuledTables(ruledPage(header, open)), []);
+  const single = [h(100, 100, 400), h(120, 100, 400), h(152, 100, 400), v(100, 100, 152), v(400, 100, 152)];
+  assert.deepEqual(detectRuledTables(ruledPage([run("Remarks", 106, 104)], single)), []);
 });
 
 test("rules above and below prose, a chart's empty grid, and stacked boxes of a diagram are no tables", () => {
@@ -392,4 +418,21 @@ test("a footnote mark raised after a header's word reads after the word", () => 
   const [table] = detectRuledTables(ruledPage(runs, fullGrid(xs, ys)));
   assert.ok(table);
   assert.deepEqual(grid(table)[0], ["State", "Others(1)"]);
+});
+
+test("public page: an expense report's header labels wrapped in shaded cells, and its blank table of reimbursements", async () => {
+  const [expenses, reimbursements] = await realWorldRuledTables("pei-expense-disclosure-report.pdf");
+  assert.ok(expenses && reimbursements);
+  assert.deepEqual(grid(expenses)[0], [
+    "CATEGORY",
+    "ACCOUNTING DATE",
+    "TRANSACTION DETAIL",
+    "MERCHANT",
+    "AMOUNT",
+  ]);
+  assert.equal(expenses.numRows, 2);
+  assert.deepEqual(grid(reimbursements), [
+    ["CATEGORY", "ACCOUNTING DATE", "DESCRIPTION", "PAID BY", "AMOUNT"],
+    ["", "", "", "", ""],
+  ]);
 });
