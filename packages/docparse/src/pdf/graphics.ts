@@ -899,7 +899,11 @@ function collected(c: Collector): PageGraphics {
           c.white.filter(
             (piece) =>
               !c.grounds.some((g) => box.intersection(g, piece.box) > 0) &&
-              !c.strokeGrounds.some((g) => box.intersection(g, piece.box) >= box.area(piece.box) / 2),
+              !c.strokeGrounds.some((g) => {
+                // A band must meet the word: a word box without area is not grounded by every stroke on the page.
+                const covered = box.intersection(g, piece.box);
+                return covered > 0 && covered >= box.area(piece.box) / 2;
+              }),
           ),
         ),
   };
