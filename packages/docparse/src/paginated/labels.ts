@@ -261,7 +261,7 @@ function setAsParagraph(block: Block, pageBlocks: readonly Block[], style: Docum
       (l) =>
         l.fontName === line.fontName && l.bold === line.bold && Math.abs(l.fontSize - line.fontSize) < 0.5,
     );
-  if (!block.lines.every((l) => same({ lines: [l], box: l.box }))) return false;
+  if (!same(block)) return false;
   return pageBlocks.some(
     (other) =>
       other !== block &&
