@@ -68,9 +68,9 @@ export function printoutColumns(parts: readonly (readonly PrintoutText[])[]): bo
   return median(fields) >= MIN_FIELDS;
 }
 
-/** Pieces grouped into lines standing on one baseline, top to bottom. */
-function rowsOf(pieces: readonly PrintoutText[]): PrintoutText[][] {
-  const rows: PrintoutText[][] = [];
+/** Pieces (or lines) grouped into rows standing on one baseline, top to bottom. */
+function rowsOf<T extends { box: Box }>(pieces: readonly T[]): T[][] {
+  const rows: T[][] = [];
   for (const piece of [...pieces].sort((a, b) => a.box.y2 - b.box.y2)) {
     const last = rows.at(-1);
     if (last && onBaseline(last[0].box, piece.box)) last.push(piece);
@@ -86,11 +86,7 @@ function union(row: readonly PrintoutText[]): Box {
 
 /** A printout's lines, those standing on one baseline joined left to right into one: a record's line of fields. */
 export function printoutLines<L extends { box: Box }>(lines: readonly L[], join: (row: L[]) => L): L[] {
-  const rows: L[][] = [];
-  for (const line of [...lines].sort((a, b) => a.box.y2 - b.box.y2)) {
-    const last = rows.at(-1);
-    if (last && onBaseline(last[0].box, line.box)) last.push(line);
-    else rows.push([line]);
-  }
-  return rows.map((row) => (row.length > 1 ? join(row.sort((a, b) => a.box.x1 - b.box.x1)) : row[0]));
+  return rowsOf(lines).map((row) =>
+    row.length > 1 ? join(row.sort((a, b) => a.box.x1 - b.box.x1)) : row[0],
+  );
 }
