@@ -66,6 +66,8 @@ const COUNTER_LOOKBACK = 3;
 
 /** Rectangles at most this thick (points) are rules. */
 const THIN = 3;
+/** Strokes thinner than this (points) are no ground for white text: half a 4 pt word is wider than they are. */
+const STROKE_GROUND_MIN = 2;
 /** Tolerance in points for "horizontal", "vertical" and "the same line". */
 const ALIGN = 0.5;
 /** Rules on one line whose ends are at most this far apart are one rule. */
@@ -219,9 +221,11 @@ class Collector {
    * A stroke paints a band as wide as its line along its path, ground under white text when it covers half of it
    * or more (a caption's white type on a line stroked 12 pt wide as its coloured bar); a cell's rule touching a
    * white word is not. Each straight segment is its own band, so a frame stroked round white text grounds its
-   * edges only, not the blank inside.
+   * edges only, not the blank inside. A line thinner than STROKE_GROUND_MIN covers half of no word set at twice its
+   * width or more, so it records no band: a chart's or map's thousands of hairline segments cost nothing here.
    */
   strokeGround(x1: number, y1: number, x2: number, y2: number, lineWidth: number): void {
+    if (lineWidth < STROKE_GROUND_MIN) return;
     const half = lineWidth / 2;
     this.strokeGrounds.push({ x1: x1 - half, y1: y1 - half, x2: x2 + half, y2: y2 + half });
   }

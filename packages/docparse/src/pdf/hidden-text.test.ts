@@ -52,6 +52,16 @@ test("white text on a wide stroked line is read: the stroke is its ground; white
   assert.doesNotMatch(markdown, /Invisible framed note/);
 });
 
+test("a hairline is no ground: white print of 2 pt on a line stroked 1 pt wide is not read", async () => {
+  const content = [
+    "0 g BT /F1 10 Tf 72 700 Td (Harbour tide tables for the coming week) Tj ET",
+    "1 w 0 G 72 600.5 m 300 600.5 l S 1 1 1 rg BT /F1 2 Tf 80 600 Td (Hairline hidden words) Tj ET",
+  ].join("\n");
+  const markdown = await markdownOf(onePagePdf(content));
+  assert.match(markdown, /Harbour tide tables/);
+  assert.doesNotMatch(markdown, /Hairline hidden words/);
+});
+
 test("public: the Korean report's white figure caption on its stroked orange bar is read", {
   skip: NO_CORPUS,
 }, async () => {
