@@ -35,8 +35,9 @@ for (let r = 0; r < Number(values.repeat); r++) {
 }
 const bytes = new Uint8Array(await large.save());
 
-async function round(): Promise<{ cpu: number; child: number; seconds: number }> {
+async function round(): Promise<{ cpu: number; child: number; seconds: number; faults: number }> {
   const cpu = process.cpuUsage();
+  const faults = process.resourceUsage().minorPageFault;
   const children = childrenCpuMs();
   const start = performance.now();
   const { result } = await parseDocument({ bytes: bytes.slice(), mimeType: "application/pdf" });
@@ -46,6 +47,7 @@ async function round(): Promise<{ cpu: number; child: number; seconds: number }>
     cpu: (used.user + used.system) / 1000 / pages,
     child: (childrenCpuMs() - children) / pages,
     seconds: (performance.now() - start) / 1000,
+    faults: (process.resourceUsage().minorPageFault - faults) / pages,
   };
 }
 
@@ -55,7 +57,7 @@ for (let r = 0; r < Number(values.rounds); r++) {
   const f = await round();
   figures.push(f);
   console.log(
-    `round ${r + 1}: ${f.cpu.toFixed(1)} CPU ms/page + ${f.child.toFixed(1)} OCR children, ${f.seconds.toFixed(1)} s, load ${loadavg()[0].toFixed(1)}`,
+    `round ${r + 1}: ${f.cpu.toFixed(1)} CPU ms/page + ${f.child.toFixed(1)} OCR children, ${f.faults.toFixed(0)} page faults/page, ${f.seconds.toFixed(1)} s, load ${loadavg()[0].toFixed(1)}`,
   );
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
