@@ -33,6 +33,26 @@ test_debs=(postgresql openssh-server sshpass fonts-dejavu-core fonts-liberation 
 debs=("${runtime_debs[@]}")
 [ "$what" = test ] && debs+=("${test_debs[@]}")
 
+# npm packages when node_modules is absent or older than the lock file. `npm install` with the committed lock
+# installs its exact versions; `npm ci` is not used because it insists on lock entries for other platforms'
+# optional binaries (Biome's), which the registry reachable here does not serve. The system Node runs it and
+# node-gyp builds node-pty's addon (python3, make, g++): when those are here already, it needs nothing apt-get
+# installs and runs while apt-get does; otherwise after it.
+npm_install() {
+  echo "installing npm packages"
+  npm install --no-fund --no-audit
+}
+npm_job=
+npm_after=
+if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  if command -v python3 >/dev/null && command -v make >/dev/null && command -v g++ >/dev/null; then
+    npm_install &
+    npm_job=$!
+  else
+    npm_after=1
+  fi
+fi
+
 missing=()
 for pkg in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -47,13 +67,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# npm packages when node_modules is absent or older than the lock file. `npm install` with the committed lock
-# installs its exact versions; `npm ci` is not used because it insists on lock entries for other platforms'
-# optional binaries (Biome's), which the registry reachable here does not serve.
-if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "installing npm packages"
-  npm install --no-fund --no-audit
-fi
+# npm install, started above or now: a failure of it fails the install.
+[ -z "$npm_job" ] || wait "$npm_job"
+[ -z "$npm_after" ] || npm_install
 
 # The web console's static files (packages/console/dist, served at / by the server), built when missing or older
 # than their sources (the console's app, and the SDK and contract it bundles).

@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install.sh test
+# The sandbox tests' default image is built in the background while npm test runs its checks (biome, tsc) first;
+# its log is .svc-test-cache/test-image.log.
+mkdir -p .svc-test-cache
+node_modules/.bin/node scripts/test-image.ts >.svc-test-cache/test-image.log 2>&1 &
 if [ -z "${SVC_TEST_DATABASE_URL:-}" ]; then
   if [ "$(id -u)" = 0 ] && command -v pg_lsclusters >/dev/null; then
     SVC_TEST_DATABASE_URL=$(scripts/postgres.sh | tail -1)

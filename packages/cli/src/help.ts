@@ -3,6 +3,8 @@
  * (or -h) are printed from it, and usage errors quote it.
  */
 
+import { UsageError } from "./usage.ts";
+
 interface CommandHelp {
   /** One line: what the command is for. */
   summary: string;
@@ -243,6 +245,32 @@ export function helpRequest(argv: string[]): { command?: CommandName; subcommand
   if (!command || !isCommand(command)) return {};
   const subs: Record<string, string[]> | undefined = (COMMANDS[command] as CommandHelp).subcommands;
   return { command, subcommand: subcommand && subs?.[subcommand] ? subcommand : undefined };
+}
+
+/** `svc server --help` also lists every setting, from the server's own configuration table. */
+async function serverSettings(): Promise<string> {
+  const { configOptions } = await import("@svc/server");
+  return Object.values(configOptions)
+    .map((o: { flag?: string; env?: string; default?: unknown; description: string }) => {
+      const name = [o.flag, o.env].filter(Boolean).join(", ");
+      return `  ${name}\n      ${o.description} (default ${JSON.stringify(o.default)})`;
+    })
+    .join("\n");
+}
+
+/**
+ * What a command line that asks for help (helpRequest) prints: the usage of its command or subcommand, or the
+ * overview for a bare `svc --help`; undefined when it asks for none. An unknown command stays a usage error.
+ */
+export async function helpText(argv: string[]): Promise<string | undefined> {
+  const help = helpRequest(argv);
+  if (!help) return undefined;
+  if (!help.command) {
+    if (argv[0] !== "--help" && argv[0] !== "-h") throw new UsageError(`unknown command ${argv[0]}`);
+    return overview();
+  }
+  const usage = usageOf(help.command, help.subcommand);
+  return help.command === "server" ? `${usage}\n${await serverSettings()}` : usage;
 }
 
 export { isCommand };

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { type CommandName, helpRequest, isCommand, overview, usageOf } from "./help.ts";
+import { type CommandName, helpText, isCommand, overview, usageOf } from "./help.ts";
 import { UsageError } from "./usage.ts";
 
 type Command = (args: string[]) => Promise<number | undefined>;
@@ -28,17 +28,6 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   datasets: async () => (await import("./commands/datasets.ts")).datasetsCommand,
 };
 
-/** `svc server --help` also lists every setting, from the server's own configuration table. */
-async function serverSettings(): Promise<string> {
-  const { configOptions } = await import("@svc/server");
-  return Object.values(configOptions)
-    .map((o: { flag?: string; env?: string; default?: unknown; description: string }) => {
-      const name = [o.flag, o.env].filter(Boolean).join(", ");
-      return `  ${name}\n      ${o.description} (default ${JSON.stringify(o.default)})`;
-    })
-    .join("\n");
-}
-
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "help") {
@@ -47,15 +36,9 @@ async function main(argv: string[]): Promise<number> {
     else console.log(overview());
     return name ? 0 : 2;
   }
-  const help = helpRequest(argv);
-  if (help) {
-    if (!help.command) {
-      if (name !== "--help" && name !== "-h") throw new UsageError(`unknown command ${name}`);
-      console.log(overview());
-      return 0;
-    }
-    console.log(usageOf(help.command, help.subcommand));
-    if (help.command === "server") console.log(await serverSettings());
+  const help = await helpText(argv);
+  if (help !== undefined) {
+    console.log(help);
     return 0;
   }
   if (!isCommand(name)) throw new UsageError(`unknown command ${name}`);

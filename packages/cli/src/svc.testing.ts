@@ -4,6 +4,11 @@ import path from "node:path";
 
 const MAIN = path.join(import.meta.dirname, "main.ts");
 
+/** The compile cache scripts/tests.ts gives the test files: a command's modules are compiled once a run. */
+const compileCache = process.env.NODE_COMPILE_CACHE
+  ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
+  : {};
+
 /** What one `svc` command did: its exit status and what it printed. */
 export interface SvcRun {
   code: number | null;
@@ -12,8 +17,9 @@ export interface SvcRun {
 }
 
 /**
- * Runs `svc <args>` with only PATH and `env` in its environment, in `cwd` (default this process's), with `input`
- * on its stdin (without it, no stdin at all); resolves when it has exited and closed its output.
+ * Runs `svc <args>` with only PATH and `env` in its environment (and the test run's Node compile cache, when it
+ * has one), in `cwd` (default this process's), with `input` on its stdin (without it, no stdin at all); resolves
+ * when it has exited and closed its output.
  */
 export function runSvc(
   args: string[],
@@ -22,7 +28,7 @@ export function runSvc(
 ): Promise<SvcRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: { PATH: process.env.PATH ?? "", ...compileCache, ...env },
       cwd: options.cwd,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
