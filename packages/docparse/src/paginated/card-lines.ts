@@ -11,6 +11,20 @@ function firstWordWidth(line: Line): number {
 }
 
 /**
+ * Where the lines' column ends: the widest line's end, unless that line overruns a justified edge, three other
+ * lines or more ending within an em of one another at the end of the next widest and the widest passing it by
+ * more than an em (an overfull line: TeX leaves a long word that cannot break standing out past the column).
+ * Measured against the overrun, every line of the column would seem to leave room for the next one's first word.
+ */
+function columnEdge(lines: readonly Line[]): number {
+  const ends = lines.map((line) => line.box.x2).sort((a, b) => b - a);
+  const em = Math.max(...lines.map((line) => line.fontSize));
+  if (ends.length < 4 || ends[0] - ends[1] <= em) return ends[0];
+  const edge = ends[1];
+  return ends.slice(1).filter((end) => end >= edge - em).length >= 3 ? edge : ends[0];
+}
+
+/**
  * Whether the lines of `block` were each ended by hand, not wrapped: three or more short left-to-right lines,
  * starting at one left edge, where at two breaks in three the next line's first word would have fitted, with a
  * space, in the room the line leaves before the block's widest line ends. A speaker's card (name, role, organisation, each on its own
@@ -25,7 +39,7 @@ export function handBrokenLines(block: Block): boolean {
   if (lines.some((line) => LIST_MARKER.test(line.text))) return false;
   const left = Math.min(...lines.map((line) => line.box.x1));
   if (lines.some((line) => Math.abs(line.box.x1 - left) > line.fontSize * 0.5)) return false;
-  const right = Math.max(...lines.map((line) => line.box.x2));
+  const right = columnEdge(lines);
   let roomy = 0;
   for (let i = 0; i + 1 < lines.length; i++) {
     const line = lines[i];
