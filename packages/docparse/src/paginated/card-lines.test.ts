@@ -70,19 +70,19 @@ const COLUMN =
 test("a justified column with one overfull line stays one paragraph, not a paragraph a line", async () => {
   const { pdf, fonts } = await newPdf();
   const page = pdf.addPage([612, 792]);
-  const lines = wrapText(COLUMN, fonts.regular, 10, 150);
+  const lines = wrapText(COLUMN, fonts.regular, 10, 200);
   // A long file name that cannot break stands out past the column's edge into the gutter, as TeX sets an
   // overfull line.
-  const overfull = "see HarbourBookTimetableOfTheWholeYear.txt";
+  const overfull = "see HarbourBookTimetableOfTheWholeYearMore.txt";
   lines.splice(3, 0, overfull);
   lines.forEach((line, i) => {
     const top = 100 + i * 12;
     if (line === overfull) drawLine(page, line, 72, top, fonts.regular, 10);
     else if (i === lines.length - 1) drawLine(page, line, 72, top, fonts.regular, 10);
-    else drawJustified(page, line, 72, top, 150, fonts.regular);
+    else drawJustified(page, line, 72, top, 200, fonts.regular);
   });
   const right = "The right column holds the notes on the winter crossings, set apart by a wide gutter.";
-  drawParagraph(page, right, { x: 320, top: 100, width: 150, font: fonts.regular, size: 10 });
+  drawParagraph(page, right, { x: 380, top: 100, width: 150, font: fonts.regular, size: 10 });
   const markdown = await markdownOf(await pdfBytes(pdf));
   const paragraph = lines.join(" ");
   assert.ok(markdown.includes(paragraph), markdown);
