@@ -10,6 +10,7 @@ import { box, type Rule } from "./geometry.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
 import { widerThanNeighbours } from "./paragraph-gaps.ts";
+import { salutationApart } from "./salutation.ts";
 import { meetsUnspaced } from "./unspaced-wrap.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
@@ -101,6 +102,7 @@ function continues(block: Block, next: Line, after: Line | undefined, context: B
   if (gap < -size * 0.5 || gap > Math.max(context.lineGap, 0) + size * 0.45) return false;
   if (context.rules && ruledApart(last, next, context.rules, size)) return false;
   if (widerThanNeighbours(block.lines, next, after)) return false;
+  if (salutationApart(block.lines, next, after, context.lineGap)) return false;
   // A word broken at the line's end runs on into the next line whatever sizes the two are read at (OCR sizes a
   // line by its letters: a short last line of x-height letters, `nition.`, reads smaller than `… a defi-`).
   const startsLower = /^\p{Ll}/u.test(next.text);

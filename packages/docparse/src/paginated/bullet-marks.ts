@@ -26,6 +26,9 @@ export const CHECK_MARKS = "✓✔❖";
 /** Enumerators: `1.`, `(2)`, `a)`, `(iv)`, `iv.` (a roman numeral opened by a parenthesis is closed by one). */
 export const ENUMERATOR = String.raw`\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxIVX]{1,4}\)|[ivxIVX]{1,4}[.)]`;
 
+/** A reference's number in brackets alone (`[12]`): it opens an entry of a list of references. */
+export const REFERENCE = /^\[\d{1,3}\]$/;
+
 /** A character that marks a list item when it stands alone before the item's text. */
 export const BULLET = new RegExp(`^[${BULLET_MARKS}]$`, "u");
 

@@ -11,6 +11,7 @@ import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geom
 import { gutterLineNumbers, marginLineNumbers, rulers } from "./gutter-numbers.ts";
 import { splitIndentedParagraphs } from "./indent-paragraphs.ts";
 import { buildLines, type Line, makeLine } from "./lines.ts";
+import { blocksBesideLabels } from "./margin-labels.ts";
 import { blocksBesideMargin } from "./margin-text.ts";
 import { cardParents, uniqueBoxes } from "./nested-cards.ts";
 import { answerRows } from "./option-columns.ts";
@@ -275,12 +276,12 @@ export function layoutPage(page: PageGeometry, stages: LayoutStages): PageLayout
   const rules = page.rules.filter((rule) => rule.orientation === "h");
   let pending: Line[] = [];
   const flush = () => {
-    for (const block of blocksBesideMargin(pending, (lines) =>
+    const build = (lines: Line[]) =>
       splitPageNumbers(
         splitIndentedParagraphs(splitHandBrokenLines(buildBlocks(lines, { lineGap, rules }))),
         page.height,
-      ),
-    ))
+      );
+    for (const block of blocksBesideMargin(pending, (lines) => blocksBesideLabels(lines, build)))
       entries.push({ kind: "block", block, box: block.box });
     pending = [];
   };

@@ -1,6 +1,6 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
-import { BULLET, ENUMERATOR, NOTE_MARK } from "./bullet-marks.ts";
+import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { ocrBarText } from "./ocr-bars.ts";
@@ -192,9 +192,12 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
         const gap = run.box.x1 - last.box.x2;
         const size = Math.max(1, Math.min(last.fontSize, run.fontSize));
         // Word spaces are a third of an em; justified text stretches them to about one em. Wider is a gutter,
-        // except after a bullet opening the line: a slide's list sets its items up to a few ems from their marks;
-        // so does a heading its hanging number (see hangingNumber).
-        const marker = segment.length === 1 && (BULLET.test(last.text.trim()) || last === hanging);
+        // except after a bullet opening the line: a slide's list sets its items up to a few ems from their marks,
+        // a list of references its entries from their `[1]` hanging in the margin; so does a heading its hanging
+        // number (see hangingNumber).
+        const mark = last.text.trim();
+        const marker =
+          segment.length === 1 && (BULLET.test(mark) || REFERENCE.test(mark) || last === hanging);
         if (gap > size * (marker ? 3 : 1.6)) {
           lines.push(lineInReadingOrder(segment));
           segment = [];
