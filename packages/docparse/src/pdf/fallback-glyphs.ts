@@ -25,6 +25,9 @@ const MIN_CODE = 0x100;
 const MIN_GLYPHS = 10;
 const MAPPED_SHARE = 0.7;
 
+const readAsOwnCode = (g: Glyph) =>
+  typeof g.originalCharCode === "number" && g.unicode === String.fromCodePoint(g.originalCharCode);
+
 const isFallback = (g: Glyph) =>
   typeof g.originalCharCode === "number" &&
   g.originalCharCode >= MIN_CODE &&
@@ -52,11 +55,13 @@ export function fallbackGlyphs(ops: PDFOperatorList): Map<string, Set<string>> {
     if (stats.wide - stats.count < stats.wide * MAPPED_SHARE) continue;
     suspects.set(name, stats.fallbacks);
   }
+  for (const [name, chars] of scriptFallbacks(ops))
+    suspects.set(name, new Set([...(suspects.get(name) ?? []), ...chars]));
   if (suspects.size === 0) return suspects;
   // Then, for the fonts that have them, the characters their mapped glyphs give.
   const mapped = new Map<string, Set<string>>();
   eachGlyph(ops, (font, g) => {
-    if (!suspects.has(font) || isFallback(g)) return;
+    if (!suspects.has(font) || readAsOwnCode(g)) return;
     const chars = mapped.get(font) ?? new Set<string>();
     mapped.set(font, chars);
     for (const c of g.unicode) chars.add(c);
@@ -65,6 +70,42 @@ export function fallbackGlyphs(ops: PDFOperatorList): Map<string, Set<string>> {
   for (const [name, fallbacks] of suspects) {
     const chars = new Set([...fallbacks].filter((c) => !mapped.get(name)?.has(c)));
     if (chars.size > 0) out.set(name, chars);
+  }
+  return out;
+}
+
+/** A letter or mark of a script other than Latin (Bengali, Devanagari, Thai…). */
+const OTHER_SCRIPT = /^(?=[\p{L}\p{M}])(?!\p{Script=Latin})(?!\p{Script=Common})(?!\p{Script=Inherited})/u;
+
+/**
+ * Fallbacks with one-byte codes. A subset font of an Indic script numbers its few glyphs from 1, so a conjunct its
+ * ToUnicode leaves out comes back as a Latin-1 or Latin Extended character (`½`, `Ê`, `ǚ`: `অপর ǚই` for `অপর দুই`),
+ * under the two-byte threshold above. In a font that is two-byte (some code of it at 0x100 or more, which no
+ * simple font has) and whose mapped glyphs are mostly letters of one other script than Latin, a glyph read as its
+ * own code from U+0080 up that is no letter of such a script is taken as a fallback too. ASCII stays text (a
+ * digit or a bracket in such a font is the common case), and a one-byte font's Latin-1 (a Cyrillic code page's
+ * `«`) is never looked at.
+ */
+function scriptFallbacks(ops: PDFOperatorList): Map<string, Set<string>> {
+  const fonts = new Map<string, { twoByte: boolean; mapped: number; other: number; own: Set<string> }>();
+  eachGlyph(ops, (font, g) => {
+    const stats = fonts.get(font) ?? { twoByte: false, mapped: 0, other: 0, own: new Set<string>() };
+    fonts.set(font, stats);
+    const code = g.originalCharCode;
+    if (typeof code !== "number") return;
+    if (code >= MIN_CODE) stats.twoByte = true;
+    if (readAsOwnCode(g)) {
+      if (code >= 0x80 && !OTHER_SCRIPT.test(g.unicode)) stats.own.add(g.unicode);
+      return;
+    }
+    stats.mapped++;
+    if (OTHER_SCRIPT.test(g.unicode)) stats.other++;
+  });
+  const out = new Map<string, Set<string>>();
+  for (const [name, stats] of fonts) {
+    if (!stats.twoByte || stats.own.size === 0 || stats.mapped < MIN_GLYPHS) continue;
+    if (stats.other < stats.mapped * MAPPED_SHARE) continue;
+    out.set(name, stats.own);
   }
   return out;
 }
