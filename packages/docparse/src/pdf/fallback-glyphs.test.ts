@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
 import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
-import { fallbackGlyphs, withoutFallbackGlyphs } from "./fallback-glyphs.ts";
+import { codeOnlyFonts, fallbackGlyphs, withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { onePagePdf } from "./test-pdf.ts";
 
 /** A glyph of a two-byte font: `code` read through ToUnicode as `unicode`, or as itself when `unicode` is left out. */
@@ -198,4 +199,52 @@ test("public: a Bangla manual's code box reads no Latin letters for the conjunct
   // pdftotext reads the same line `অপর ই বা র`: each unmapped conjunct a break.
   assert.match(result.markdown, /অপর ই বা/);
   assert.doesNotMatch(result.markdown, /[½ÊùíðÑǚȉƆǳļĶȊǴĄ]/);
+});
+
+test("unit: a two-byte font whose every glyph reads as its own code, in four scripts or more, is glyph numbers", () => {
+  // 뻛ȗؘ뻜̾Ɠ Պʚ դ: Hangul, Latin, Arabic, Armenian, Greek.
+  const numbers = [0xbedb, 0x217, 0x618, 0xbedc, 0x33e, 0x193, 0x54a, 0x29a, 0x564, 0x3dd].map((code) =>
+    glyph(code),
+  );
+  assert.deepEqual([...codeOnlyFonts(drawn("f1", numbers))], ["f1"]);
+  // A font using Unicode as its codes reads as Chinese with Latin: text.
+  const unicode = [..."数学理科注意事项Ab"].map((c) => glyph(c.codePointAt(0) ?? 0));
+  assert.equal(codeOnlyFonts(drawn("f1", unicode)).size, 0);
+  // One glyph mapped elsewhere by a ToUnicode: the font has a map, and is left to the fallback rules.
+  assert.equal(codeOnlyFonts(drawn("f1", [...numbers, glyph(0x20, "数")])).size, 0);
+});
+
+/** Glyph numbers of a heading font, and a ToUnicode sending each to its own code, as pdf.js reads them without one. */
+const NUMBERS = ["bedb", "0217", "0618", "bedc", "033e", "0193", "054a", "029a", "0564", "03dd"];
+const OWN_CODES = [
+  "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapType 2 def",
+  "1 begincodespacerange <0000> <ffff> endcodespacerange",
+  `${NUMBERS.length} beginbfchar ${NUMBERS.map((n) => `<${n}> <${n}>`).join(" ")} endbfchar`,
+  "endcmap CMapName currentdict /CMap defineresource pop end end",
+].join("\n");
+
+test("a heading in a font without a ToUnicode, its glyph numbers no characters, reads no scattered letters", async () => {
+  const font =
+    "<< /Type /Font /Subtype /Type0 /BaseFont /Helvetica /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 9 0 R >>";
+  const cidFont =
+    "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Helvetica /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 1000 /FontDescriptor 8 0 R >>";
+  const descriptor =
+    "<< /Type /FontDescriptor /FontName /Helvetica /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 80 >>";
+  const content = [
+    "BT /F2 12 Tf 72 720 Td (Notes for candidates) Tj ET",
+    `BT /F1 14 Tf 72 700 Td <${NUMBERS.slice(0, 6).join("")}> Tj ET`,
+    `BT /F1 14 Tf 72 680 Td <${NUMBERS.slice(6).join("")}> Tj ET`,
+    "BT /F2 12 Tf 72 660 Td (Write your name on the answer sheet.) Tj ET",
+  ].join("\n");
+  const bytes = onePagePdf(content, {
+    fonts: [font, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"],
+    objects: [cidFont, descriptor, `<< /Length ${OWN_CODES.length} >>\nstream\n${OWN_CODES}\nendstream`],
+  });
+  const { result } = await parseDocument({ bytes, mimeType: "application/pdf" });
+  assert.match(result.markdown, /Write your name on the answer sheet/);
+  assert.doesNotMatch(result.markdown, /[^\x00-\x7f]/u);
+});
+
+test("public: a Chinese exam's headings, set in a font without a ToUnicode, are read by OCR", async () => {
+  await assertPdfFacts("zh-exam-math-p1.pdf", [{ present: "数学(理科)" }, { present: "注意事项" }]);
 });

@@ -110,6 +110,57 @@ function scriptFallbacks(ops: PDFOperatorList): Map<string, Set<string>> {
   return out;
 }
 
+/** Scripts among the letters of a font read as its codes beyond which they are no one's text. */
+const CODE_SCRIPTS = 4;
+
+/**
+ * Two-byte fonts with no ToUnicode (or one mapping none of their glyphs) whose glyph numbers are no character codes: every glyph is read as its
+ * own code (some at 0x100 or more) and the letters that gives fall in four scripts or more (`뻛ȗؘ뻜̾Ɠ`, Hangul,
+ * Latin, Arabic and Armenian, for a Chinese heading `数学（理科）`). A font that uses Unicode as its codes reads as
+ * one or two scripts (Chinese with Latin), and is text. Their items are read as unmapped glyphs, for OCR.
+ */
+export function codeOnlyFonts(ops: PDFOperatorList): Set<string> {
+  const fonts = new Map<string, { glyphs: number; own: number; twoByte: boolean; scripts: Set<string> }>();
+  eachGlyph(ops, (font, g) => {
+    const stats = fonts.get(font) ?? { glyphs: 0, own: 0, twoByte: false, scripts: new Set<string>() };
+    fonts.set(font, stats);
+    stats.glyphs++;
+    if (!readAsOwnCode(g)) return;
+    stats.own++;
+    if ((g.originalCharCode ?? 0) >= MIN_CODE) stats.twoByte = true;
+    const script = scriptOf(g.unicode);
+    if (script) stats.scripts.add(script);
+  });
+  const out = new Set<string>();
+  for (const [name, stats] of fonts)
+    if (stats.twoByte && stats.own === stats.glyphs && stats.scripts.size >= CODE_SCRIPTS) out.add(name);
+  return out;
+}
+
+const SCRIPTS = [
+  "Latin",
+  "Greek",
+  "Cyrillic",
+  "Armenian",
+  "Hebrew",
+  "Arabic",
+  "Thai",
+  "Hangul",
+  "Han",
+  "Hiragana",
+  "Katakana",
+  "Devanagari",
+  "Bengali",
+  "Georgian",
+  "Ethiopic",
+].map((name) => [name, new RegExp(`^\\p{Script=${name}}`, "u")] as const);
+
+/** The script of a letter or mark among the common ones, or null. */
+function scriptOf(char: string): string | null {
+  for (const [name, pattern] of SCRIPTS) if (pattern.test(char)) return name;
+  return null;
+}
+
 /** Each drawn glyph that is not a space, with the font it is drawn in (pdf.js's loaded name). */
 function eachGlyph(ops: PDFOperatorList, visit: (font: string, glyph: Glyph) => void): void {
   let font = "";

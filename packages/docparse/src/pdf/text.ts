@@ -231,6 +231,8 @@ export interface GlyphWords {
   fallbacks: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
   ligatures?: ReadonlyMap<string, Drawn[]>;
+  /** Fonts whose every glyph is read as its own code, no text (`codeOnlyFonts`): their items read as unmapped. */
+  codeOnly?: ReadonlySet<string>;
   /** The size each character is drawn at, for items pdf.js sized from a first glyph of another size. */
   sizes?: DrawnSizes;
 }
@@ -264,6 +266,8 @@ export async function pageTextRuns(
     if (!("str" in item)) continue;
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
     item.str = withoutFallbackGlyphs(item.str, words.fallbacks.get(item.fontName));
+    // Glyph numbers, not text: each glyph an unmapped code, so that the run is found garbled and read by OCR.
+    if (words.codeOnly?.has(item.fontName)) item.str = item.str.replace(/\S/gu, "\u0001");
   }
   const read = textRuns(page, content, viewportTransform, words.sizes);
   if (read.quarterTurns === 0 || !upright) return read;
