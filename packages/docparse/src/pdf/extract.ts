@@ -2,7 +2,7 @@ import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { annotationTextRuns } from "./annotation-text.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
-import { fallbackGlyphs } from "./fallback-glyphs.ts";
+import { codeOnlyFonts, fallbackGlyphs } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
 import { stackedFractions } from "./fractions.ts";
 import { shortLigatures } from "./glyph-names.ts";
@@ -61,6 +61,7 @@ export async function extractPdfPage(
       {
         rtlLigatures: rtlLigatureWords(ops),
         fallbacks: fallbackGlyphs(ops),
+        codeOnly: codeOnlyFonts(ops),
         ligatures: shortLigatures(page, ops),
         sizes: new DrawnSizes(ops),
       },

@@ -10,6 +10,7 @@ import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
 import { softHyphensRead } from "./soft-hyphens.ts";
 import { symbolFontText } from "./symbol-font.ts";
+import { columnAdvance, columnCorners } from "./vertical-writing.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -230,6 +231,8 @@ export interface GlyphWords {
   fallbacks: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
   ligatures?: ReadonlyMap<string, Drawn[]>;
+  /** Fonts whose every glyph is read as its own code, no text (`codeOnlyFonts`): their items read as unmapped. */
+  codeOnly?: ReadonlySet<string>;
   /** The size each character is drawn at, for items pdf.js sized from a first glyph of another size. */
   sizes?: DrawnSizes;
 }
@@ -263,6 +266,8 @@ export async function pageTextRuns(
     if (!("str" in item)) continue;
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
     item.str = withoutFallbackGlyphs(item.str, words.fallbacks.get(item.fontName));
+    // Glyph numbers, not text: each glyph an unmapped code, so that the run is found garbled and read by OCR.
+    if (words.codeOnly?.has(item.fontName)) item.str = item.str.replace(/\S/gu, "\u0001");
   }
   const read = textRuns(page, content, viewportTransform, words.sizes);
   if (read.quarterTurns === 0 || !upright) return read;
@@ -321,21 +326,26 @@ function textRuns(
     const resized = item.dir === "rtl" ? 1 : (sizes?.ratio(item.str) ?? 1);
     // The glyphs' advance, up to a last character set apart by a space (an accent pdf.js put in this item).
     const drawn = item.str.replace(/\s+/g, "").length - (/\s\S$/u.test(item.str) ? 1 : 0);
-    const advance = item.dir === "rtl" ? undefined : sizes?.lastAdvance(drawn);
+    const writesDown = style?.vertical === true;
+    const advance = item.dir === "rtl" || writesDown ? undefined : sizes?.lastAdvance(drawn);
     const extent = typeExtent(style);
     const ascent = extent.ascent * resized;
     const descent = extent.descent * resized;
     // item.width is in user space along the baseline; express it in text space units of the run's matrix.
     const scaleX = Math.hypot(item.transform[0], item.transform[1]) || size;
     const w = item.width / scaleX;
-    const corners = [apply(m, 0, descent), apply(m, w, descent), apply(m, 0, ascent), apply(m, w, ascent)];
+    const corners = writesDown
+      ? columnCorners((x, y) => apply(m, x, y), w, item.height / size)
+      : [apply(m, 0, descent), apply(m, w, descent), apply(m, 0, ascent), apply(m, w, ascent)];
     const xs = corners.map((c) => c[0]);
     const ys = corners.map((c) => c[1]);
     const bbox: Box = { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
-    const vertical = style?.vertical === true || Math.abs(m[1]) > Math.abs(m[0]);
-    const slanted = style?.vertical !== true && slantedBaseline(m);
-    // Quarter turns of the baseline on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
-    const quarter = (((Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+    // The way the glyphs advance on the page: along the baseline, or down the column in vertical writing.
+    const [ax, ay] = writesDown ? columnAdvance(m) : [m[0], m[1]];
+    const vertical = Math.abs(ay) > Math.abs(ax);
+    const slanted = !writesDown && slantedBaseline(m);
+    // Quarter turns of the advance on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
+    const quarter = (((Math.round(Math.atan2(ay, ax) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
     turns[quarter] += text.length;
     if (last && spaced && wordSpaceBetween(last.item, spaced, item)) {
       // Words set with a narrow space glyph between them (tight table cells) stay words: one run, spaced.
