@@ -17,14 +17,18 @@ const APART = 3;
 /**
  * A page number set in display type at a page's corner (a ledger's folio printed at 20 points over body text of
  * 9): a lone number, not a year, in the outer sixth of the page's width, with no other block within three of its
- * heights below, above or beside it. A number that heads something (a chapter's big `1` over its title) has that
- * text close by; a year in display type is a cover's title. Either stays content.
+ * heights below, above or beside it, nor repeated in a short label of its page. A number that heads something (a chapter's big
+ * `1` over its title) has that text close by, or a label repeats it; a year in display type is a cover's title. Either stays content.
  */
 export function cornerFolio(c: Placed, samePage: readonly Placed[]): boolean {
   const text = c.text.trim();
   if (!/^\d{1,5}$/.test(text) || YEAR.test(text)) return false;
   const width = c.pageSize.width;
   if (c.box.x1 > width * CORNER_WIDTH && c.box.x2 < width * (1 - CORNER_WIDTH)) return false;
+  // A chapter's number beside a label that repeats it (`1` over `Chapter 1.`) is the chapter's.
+  const word = new RegExp(`(^|\\D)${text}(\\D|$)`);
+  const label = (o: Placed) => o.text.trim().split(/\s+/).length <= 3 && word.test(o.text);
+  if (samePage.some((o) => o !== c && label(o))) return false;
   const reach = APART * (c.box.y2 - c.box.y1);
   return !samePage.some(
     (o) =>
