@@ -1,5 +1,6 @@
 import type { Box, PageSize } from "../model.ts";
 import { detailsBlock } from "./contact-details.ts";
+import { cornerFolio } from "./corner-folio.ts";
 import { documentNumberHead } from "./document-number.ts";
 import { folioLineMates } from "./folio-line.ts";
 import { footnotes } from "./footnotes.ts";
@@ -257,8 +258,9 @@ export function detectFurniture(
     )
       return;
     if (c.heading && !repeated && !c.pageNumber && !pattern && !numberHead && !foot) return;
-    // A number in display type (a year on a cover, twice the body's size) is a title, not a page number.
-    if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2) return;
+    // A number in display type (a year on a cover, twice the body's size) is a title, not a page number, unless
+    // it stands alone at the page's corner (corner-folio.ts).
+    if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2 && !cornerFolio(c, samePage)) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
   });
   // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge,

@@ -3,6 +3,7 @@ import type { PageRaster } from "../images/decode.ts";
 import { ocrEngineFor } from "../ocr/engine.ts";
 import { withLayerWords } from "../ocr/layer-words.ts";
 import { OcrError } from "../ocr/ocr-error.ts";
+import { withUnitLetters } from "../ocr/unit-letters.ts";
 import { transcribePage, type VisionTranscription } from "../vision/page-transcription.ts";
 import type { PageGeometry } from "./geometry.ts";
 import { pageSkew } from "./page-skew.ts";
@@ -48,7 +49,9 @@ export async function ocrPageGeometry(
     // A scan's own invisible text layer is a second reading of the words ours read in the same place.
     // Only a page read as it lies shares the layer's frame.
     const layered = !turned && page.skewAngle === 0 && base.runs !== undefined && base.runs.length > 0;
-    const runs = layered ? withLayerWords(page.runs, base.runs ?? []).runs : page.runs;
+    // `Ib` after a figure is the unit `lb` (see unit-letters.ts).
+    const words = withUnitLetters(page.runs, page.language);
+    const runs = layered ? withLayerWords(words, base.runs ?? []).runs : words;
     const rules = turned || base.rules.length === 0 ? page.rules : base.rules;
     return {
       pageNumber: base.pageNumber,

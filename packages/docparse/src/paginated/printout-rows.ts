@@ -36,7 +36,7 @@ export interface PrintoutText {
 }
 
 /** Whether a font's name is that of a fixed-width face. */
-function fixedWidthFace(fontName: string): boolean {
+export function fixedWidthFace(fontName: string): boolean {
   return FIXED_WIDTH.test(fontName);
 }
 

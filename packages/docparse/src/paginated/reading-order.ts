@@ -5,6 +5,7 @@ import { detailColumns } from "./detail-columns.ts";
 import { box, type Gap } from "./geometry.ts";
 import { labelStrip } from "./label-strip.ts";
 import { bandBeforeColumns } from "./later-column.ts";
+import { logoColumnsLast } from "./logo-column.ts";
 import { narrowList } from "./narrow-list.ts";
 import { answerColumns } from "./option-columns.ts";
 import { letteredRowAcrossGutter, optionsAcrossGutter } from "./option-rows.ts";
@@ -123,7 +124,8 @@ export function readingOrderGroups<T extends Placed>(
       bandBeforeColumns(columnBoxes, across, options.textSize ?? 10) ??
       gapUnderColumnTag(columnBoxes, across, options.textSize ?? 10);
     if (band) return splitAt(elements, [band], "y").flatMap((part) => readingOrderGroups(part, options));
-    const ordered = options.rtl ? columns.reverse() : columns;
+    // A logo beside a centred title block is read after the block (see logo-column.ts).
+    const ordered = logoColumnsLast(options.rtl ? columns.reverse() : columns, options.pageMiddle);
     return ordered.flatMap((part) => readingOrderGroups(part, options));
   }
   // The region itself, its elements marked when they are read along answer rows.

@@ -1,5 +1,6 @@
 import { median } from "../statistics.ts";
 import { detectAlignedTables } from "../tables/aligned.ts";
+import { detectDashedHeaderTables } from "../tables/dashed-header.ts";
 import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
@@ -25,19 +26,24 @@ export function tableStage(page: PageGeometry): DetectedTable[] {
     ),
   );
   const unnumbered = rulers.size > 0 ? { ...page, runs: page.runs.filter((run) => !rulers.has(run)) } : page;
+  // A printout's columns under names underlined by dashes (see dashed-header.ts).
+  const dashed = detectDashedHeaderTables(
+    unnumbered,
+    ruled.map((table) => table.box),
+  );
   // Bulleted lists side by side line up like columns; they are read as lists.
   const aligned = detectAlignedTables(unnumbered, undefined, {
-    exclude: ruled.map((table) => table.box),
+    exclude: [...ruled, ...dashed].map((table) => table.box),
   }).filter((table) => !sideBySideLists(table));
   const keyValue = detectKeyValueTables(
     page,
-    [...ruled, ...aligned].map((table) => table.box),
+    [...ruled, ...dashed, ...aligned].map((table) => table.box),
   );
   // Labels beside their values in rows ruled between them only, where no table above reads them (bold labels
   // of an infobox are key-value.ts's).
   const ruledKeyValue = ruledKeyValueTables(
     page,
-    [...ruled, ...aligned, ...keyValue].map((table) => table.box),
+    [...ruled, ...dashed, ...aligned, ...keyValue].map((table) => table.box),
   );
-  return [...ruled, ...aligned, ...keyValue, ...ruledKeyValue].map(inReadingDirection);
+  return [...ruled, ...dashed, ...aligned, ...keyValue, ...ruledKeyValue].map(inReadingDirection);
 }

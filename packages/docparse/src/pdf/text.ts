@@ -2,6 +2,7 @@ import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
+import { carriesOn } from "./clipped-text.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
 import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
@@ -347,6 +348,28 @@ function textRuns(
     // Quarter turns of the advance on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
     const quarter = (((Math.round(Math.atan2(ay, ax) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
     turns[quarter] += text.length;
+    if (
+      last &&
+      (item as { svcClipped?: boolean }).svcClipped &&
+      !last.run.vertical &&
+      !vertical &&
+      carriesOn(
+        {
+          x2: last.run.box.x2,
+          baseline: multiply(viewportTransform, last.item.transform)[5],
+          size: last.run.fontSize,
+        },
+        m[4],
+        m[5],
+      )
+    ) {
+      // The hidden rest of a clipped entry (clipped-text.ts): its text, not its extent.
+      last.run.text += spaced ? ` ${text}` : text;
+      if (unmapped) last.run.unmapped = true;
+      last.item = item;
+      glyphEnds[glyphEnds.length - 1] = Number.NaN;
+      continue;
+    }
     if (last && spaced && wordSpaceBetween(last.item, spaced, item)) {
       // Words set with a narrow space glyph between them (tight table cells) stay words: one run, spaced.
       last.run.text += ` ${text}`;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
+import { CLIPPED_TEXT_EDITS } from "./clipped-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import { REGION_EDITS } from "./render-region.ts";
@@ -417,6 +418,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...SOFT_HYPHEN_EDITS,
   // A gap where a line's script turns direction ends pdf.js's item, so bidi reorders no two columns as one (script-turn.ts).
   ...SCRIPT_TURN_EDITS,
+  // Items end where glyphs run past their clip, marked, so a clipped cell's hidden rest adds nothing to its box (clipped-text.ts).
+  ...CLIPPED_TEXT_EDITS,
 ];
 
 /** pdf.js is not the version the edits fit, or its source no longer has an edit's anchor exactly once. */
