@@ -16,9 +16,10 @@ const APART = 3;
 
 /**
  * A page number set in display type at a page's corner (a ledger's folio printed at 20 points over body text of
- * 9): a lone number, not a year, in the outer sixth of the page's width, with no other block within three of its
- * heights below, above or beside it, nor repeated in a short label of its page. A number that heads something (a chapter's big
- * `1` over its title) has that text close by, or a label repeats it; a year in display type is a cover's title. Either stays content.
+ * 9): a lone number, not a year, in the outer CORNER_WIDTH of the page's width on either side, with no other block
+ * within APART of its heights below, above or beside it, nor repeated in a short label of its page. A number that
+ * heads something (a chapter's big `1` over its title) has that text close by, or a label repeats it; a year in
+ * display type is a cover's title. Either stays content.
  */
 export function cornerFolio(c: Placed, samePage: readonly Placed[]): boolean {
   const text = c.text.trim();
