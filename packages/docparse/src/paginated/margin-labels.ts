@@ -1,12 +1,10 @@
 import type { Block } from "./blocks.ts";
 import { LIST_MARKER } from "./blocks.ts";
+import { REFERENCE } from "./bullet-marks.ts";
 import { type Line, makeLine } from "./lines.ts";
 
 /** A label of this many words or fewer; a longer text beside the prose is a column of its own. */
 const LABEL_WORDS = 3;
-
-/** A reference's number in brackets (`[12]`): an item's marker, however it hangs. */
-const REFERENCE_MARK = /^\[\d{1,3}\]$/;
 
 /**
  * The left edge most of `lines` start at, to a point: five lines or more and half of them at least, or null. A
@@ -43,7 +41,7 @@ function marginLabel(line: Line, edge: number): { label: Line; prose: Line } | n
   if (label.box.x2 > edge - label.fontSize * 0.5) return null;
   const text = label.text.trim();
   if (!/\p{L}/u.test(text) || text.split(/\s+/).length > LABEL_WORDS) return null;
-  if (LIST_MARKER.test(text) || REFERENCE_MARK.test(text)) return null;
+  if (LIST_MARKER.test(text) || REFERENCE.test(text)) return null;
   return { label, prose: makeLine(runs.slice(first)) };
 }
 
