@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  capitalSplits,
   compounds,
   headingMatches,
   headings,
@@ -131,4 +132,28 @@ test("unspacedSplit: Chinese and Japanese runs count per character, a wrapped li
   const reference = ["桥隧监控通信站应", "根据项目实际需要设置"].flatMap(unspacedSplit);
   const ours = ["桥隧监控通信站应根据项目实际需要设置"].flatMap(unspacedSplit);
   assert.equal(wordRecall(reference, ours).recall, 1);
+});
+
+test("wordRecall: a word pdftotext spells letter by letter, or reads with its capital apart, counts when ours holds it whole", () => {
+  const spaced = "a l e t t e r from C O N S and a";
+  assert.equal(wordRecall(plainWords(spaced), plainWords("a letter from CONS and a")).recall, 1);
+  // Letters matched elsewhere give their match back: the lone "a" at the end is still ours.
+  assert.equal(wordRecall(plainWords("a l e t t e r a"), plainWords("letter a a")).recall, 1);
+  const caps = "L AMPORT and J ustement";
+  const splits = capitalSplits(caps);
+  assert.deepEqual([...splits], ["lamport", "justement"]);
+  assert.equal(
+    wordRecall(plainWords(caps), plainWords("LAMPORT and Justement"), undefined, splits).recall,
+    1,
+  );
+  // Without the capital's sign a letter apart is a word of its own: "a cat" glued by ours stays a loss, as do
+  // two letters glued, and a word of pdftotext's that ours splits.
+  assert.equal(
+    wordRecall(plainWords("a cat"), plainWords("acat"), undefined, capitalSplits("a cat")).recall,
+    0,
+  );
+  assert.equal(wordRecall(plainWords("x y"), plainWords("xy")).recall, 0);
+  assert.equal(wordRecall(plainWords("ci"), plainWords("c i")).recall, 0);
+  // Digits apart are cells, not a word's letters.
+  assert.equal(wordRecall(plainWords("1 2 3"), plainWords("123")).recall, 0);
 });

@@ -56,29 +56,34 @@ export function hyphenation(text: string): Hyphenation {
 /**
  * Multiset recall of `reference` in `ours`, and the reference words ours lacks (with how many are missing). With
  * the reference's hyphenation, a word broken at a line end counts as found in either reading: joined, or as
- * its two parts.
+ * its two parts; a word the reference spells letter by letter, or one of `splits`, counts when ours holds it whole.
  */
 export function wordRecall(
   reference: readonly string[],
   ours: readonly string[],
   hyphens: Hyphenation = { joined: new Map(), heads: new Set() },
+  splits: ReadonlySet<string> = new Set(),
 ): { recall: number; lost: Map<string, number> } {
   const have = new Map<string, number>();
   for (const word of ours) have.set(word, (have.get(word) ?? 0) + 1);
   const lost = new Map<string, number>();
   let found = 0;
-  for (const word of reference) {
+  const matched = reference.map((word) => {
     const left = have.get(word) ?? 0;
     if (left > 0) {
       have.set(word, left - 1);
       found++;
-    } else lost.set(word, (lost.get(word) ?? 0) + 1);
-  }
+      return true;
+    }
+    lost.set(word, (lost.get(word) ?? 0) + 1);
+    return false;
+  });
   const take = (counts: Map<string, number>, word: string) => {
     const n = (counts.get(word) ?? 0) - 1;
     if (n > 0) counts.set(word, n);
     else counts.delete(word);
   };
+  found += spacedApart(reference, matched, have, lost, splits, take);
   // A compound pdftotext joined at its line-end hyphen, which ours holds as its two words.
   for (const [word, [head, tail]] of hyphens.joined) {
     while (lost.has(word) && (have.get(head) ?? 0) > 0 && (have.get(tail) ?? 0) > (head === tail ? 1 : 0)) {
@@ -125,6 +130,73 @@ export function wordRecall(
     }
   }
   return { recall: reference.length === 0 ? 1 : found / reference.length, lost };
+}
+
+/** The longest run of pdftotext's words read as one word of ours: a word spelled letter by letter. */
+const MAX_SPACED = 24;
+
+/**
+ * Words pdftotext's `text` shows with a capital letter apart from the rest (`L AMPORT`, `E XPENSES` in small
+ * capitals, a drop cap's `J ustement`), folded and joined. Either reading counts; the capital is the sign, since
+ * a lowercase letter apart is as often a word of its own (`a`, `y`, `w`).
+ */
+export function capitalSplits(text: string): Set<string> {
+  const joined = new Set<string>();
+  for (const match of text.matchAll(/(?<![\p{L}\p{N}])(\p{Lu}) (\p{L}{2,})(?![\p{L}\p{N}])/gu)) {
+    const [word] = plainWords(match[1] + match[2]);
+    if (word) joined.add(word);
+  }
+  return joined;
+}
+
+/**
+ * Words pdftotext reads apart that ours holds whole, counted as found: a word whose letters it reads spaced, three
+ * or more (`l e t t e r`, `C O N S`: tracked type, a scan's own OCR layer), or one of `splits` (`capitalSplits`).
+ * The run holds a word lost in the plain count; its letters that had matched elsewhere give their match back, to
+ * be counted again against what is still lost. Returns how many more of `reference`'s words are found. Two words
+ * of ours for one of pdftotext's stay a loss: that is a word we split.
+ */
+function spacedApart(
+  reference: readonly string[],
+  matched: boolean[],
+  have: Map<string, number>,
+  lost: Map<string, number>,
+  splits: ReadonlySet<string>,
+  take: (counts: Map<string, number>, word: string) => void,
+): number {
+  const letter = (word: string) => /^\p{L}$/u.test(word);
+  const released: string[] = [];
+  let found = 0;
+  for (let i = 0; i < reference.length; i++) {
+    if (!letter(reference[i])) continue;
+    let letters = i + 1;
+    while (letters < reference.length && letters - i < MAX_SPACED && letter(reference[letters])) letters++;
+    const runs: number[] = [];
+    if (letters < reference.length && splits.has(reference[i] + reference[i + 1])) runs.push(i + 2);
+    for (let last = letters; last >= i + 3; last--) runs.push(last);
+    const last = runs.find((end) => {
+      const word = reference.slice(i, end).join("");
+      return (have.get(word) ?? 0) > 0 && !matched.slice(i, end).every(Boolean);
+    });
+    if (last === undefined) continue;
+    take(have, reference.slice(i, last).join(""));
+    for (let at = i; at < last; at++) {
+      if (matched[at]) released.push(reference[at]);
+      else {
+        take(lost, reference[at]);
+        found++;
+      }
+      matched[at] = true;
+    }
+    i = last - 1;
+  }
+  for (const word of released) {
+    if (lost.has(word)) {
+      take(lost, word);
+      found++;
+    } else have.set(word, (have.get(word) ?? 0) + 1);
+  }
+  return found;
 }
 
 /** A letter of a right-to-left script (Hebrew, Arabic and their presentation forms). */
@@ -248,7 +320,7 @@ async function main(): Promise<void> {
       below++;
       continue;
     }
-    const scoredWords = wordRecall(reference, ours, hyphens);
+    const scoredWords = wordRecall(reference, ours, hyphens, capitalSplits(text));
     // pdftotext's garbage from a font coded with shifted letters is left out of its words.
     const shifted = shiftedFontWords(scoredWords.lost, new Set(ours));
     const garbage = [...shifted.values()].reduce((a, b) => a + b, 0);
