@@ -79,7 +79,13 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
   const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
   const layerBody = textBodySize(layouts.flatMap((l) => l.page.runs));
   const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : [], layerBody);
-  const spelled = spelledWords(allBlocks.flatMap((b) => b.lines.map((line) => line.text)));
+  const tableTexts = layouts.flatMap((l) =>
+    l.entries.flatMap((e) => (e.kind === "table" ? e.table.cells.map((cell) => cell.text) : [])),
+  );
+  const spelled = spelledWords([
+    ...allBlocks.flatMap((b) => b.lines.map((line) => line.text)),
+    ...tableTexts,
+  ]);
 
   // Labels per block, then furniture over the whole document.
   const labeled = new Map<Block, Labeled>();

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
-import { blockText, buildBlocks, LIST_MARKER, typicalLineGap } from "./blocks.ts";
+import { blockText, buildBlocks, LIST_MARKER, spelledBlockText, typicalLineGap } from "./blocks.ts";
+import { spelledWords } from "./capital-hyphen.ts";
 import type { TextRun } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
 import { textRun } from "./test-geometry.ts";
@@ -276,6 +278,31 @@ test("Chinese and Japanese lines join without a space", () => {
 test("Korean lines, which space their words, join with a space", () => {
   const [korean] = buildBlocks([line("한국어 문장은 줄이", 100), line("바뀌어도 띄어 씁니다", 112)], CONTEXT);
   assert.equal(blockText(korean), "한국어 문장은 줄이 바뀌어도 띄어 씁니다");
+});
+
+test("a Korean line broken inside a word joins the next without a space when the document spells the word", () => {
+  // Justified Korean breaks at any syllable: `대표` + `성을` is one word, which the document spells elsewhere
+  // (`대표성이`, with another ending); `각` + `호에` is two, and nothing spells a word going on from `각호`.
+  const [block] = buildBlocks(
+    [line("사회계층의 대표", 100), line("성을 반영하여야 다음 각", 112), line("호에 해당하는 단체", 124)],
+    CONTEXT,
+  );
+  const spelled = spelledWords(["사회계층의 대표성이 반영될 수 있도록", "SK하이닉스 각 호를"]);
+  assert.equal(spelledBlockText(block, spelled), "사회계층의 대표성을 반영하여야 다음 각 호에 해당하는 단체");
+  // Without the document's words the break stays a space, as before.
+  assert.equal(blockText(block), "사회계층의 대표 성을 반영하여야 다음 각 호에 해당하는 단체");
+  // A word's Hangul after Latin letters counts (`SK하이닉스` spells `하이닉스`).
+  const [name] = buildBlocks([line("SK하이닉", 100), line("스 등 입니다", 112)], CONTEXT);
+  assert.equal(spelledBlockText(name, spelled), "SK하이닉스 등 입니다");
+});
+
+test("a Korean bill joins its words broken at line ends where it spells them elsewhere", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("ko-bill-amendment-p3-p7.pdf", [
+    { present: "다음 각 호에 해당하는 단체로부터 후보를 추천받아 다양한 사회계층의 대표성을 반영하여야" },
+    { present: "기본법 일부를 다음과 같이 개정한다" },
+  ]);
 });
 
 test("a Chinese line ending in a full-width comma joins the next without a space", {}, () => {

@@ -7,6 +7,7 @@ import { opensDatedEntry } from "./dated-entries.ts";
 import { AFTER_DAY, DAY } from "./day-dates.ts";
 import { boxBesideDropInitial } from "./drop-initial.ts";
 import { box, type Rule } from "./geometry.ts";
+import { wrapsInWord } from "./hangul-wrap.ts";
 import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
 import { widerThanNeighbours } from "./paragraph-gaps.ts";
@@ -193,7 +194,10 @@ export function blockText(block: Block): string {
 
 const NO_WORDS: ReadonlySet<string> = new Set();
 
-/** A block's text as {@link blockText} joins it, a word broken before a capital checked against `spelled`. */
+/**
+ * A block's text as {@link blockText} joins it, a word broken before a capital, or a Korean word broken at a line
+ * end, checked against `spelled`.
+ */
 export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): string {
   let text = "";
   for (const line of block.lines) {
@@ -203,8 +207,8 @@ export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): st
       text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
     } else if (brokenAtCapital(text, line.text)) {
       text = joinAtCapital(text, line.text, spelled);
-    } else if (meetsUnspaced(text, line.text)) {
-      // Chinese and Japanese lines wrap without spaces between words.
+    } else if (meetsUnspaced(text, line.text) || wrapsInWord(text, line.text, spelled)) {
+      // Chinese and Japanese lines wrap without spaces between words; Korean ones inside a word too.
       text += line.text;
     } else {
       text += ` ${line.text}`;

@@ -1,0 +1,34 @@
+/**
+ * Korean lines wrap inside a word as often as between two: word processors (HWP, Word for Korean) break a
+ * justified line at any syllable by default. A line ending in a Hangul syllable before one opening with a Hangul
+ * syllable joins without a space when the document spells, elsewhere, a word going on past the break: one that
+ * starts with the line's last word and the next line's first syllable (`대표` + `성을`, the document spelling
+ * `대표성이`; `같` + `이`, spelling `같이`). Without that evidence the break stays a space (`각` + `호에`).
+ */
+
+/** A Hangul syllable (precomposed). */
+const SYLLABLE = /^[\uAC00-\uD7A3]$/u;
+
+/** The starts (two syllables or more) of the Hangul words of a document's vocabulary, per vocabulary. */
+const startsCache = new WeakMap<ReadonlySet<string>, Set<string>>();
+
+function wordStarts(spelled: ReadonlySet<string>): Set<string> {
+  let starts = startsCache.get(spelled);
+  if (starts) return starts;
+  starts = new Set();
+  // The Hangul runs of each word: `sk하이닉스` spells `하이닉스`.
+  for (const word of spelled)
+    for (const run of word.match(/[\uAC00-\uD7A3]{2,}/gu) ?? [])
+      for (let n = 2; n <= run.length; n++) starts.add(run.slice(0, n));
+  startsCache.set(spelled, starts);
+  return starts;
+}
+
+/** Whether a line ending in `before` and the line `after` it are one Korean word broken at the line end. */
+export function wrapsInWord(before: string, after: string, spelled: ReadonlySet<string>): boolean {
+  const last = before.slice(-1);
+  const first = after.charAt(0);
+  if (!SYLLABLE.test(last) || !SYLLABLE.test(first) || spelled.size === 0) return false;
+  const head = /[\uAC00-\uD7A3]+$/u.exec(before)?.[0] ?? "";
+  return wordStarts(spelled).has(head + first);
+}
