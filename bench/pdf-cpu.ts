@@ -7,7 +7,9 @@
  *   node bench/pdf-cpu.ts [--repeat 14] [--rounds 3]
  *
  * Prints each round and the median, with the load average (other processes slow the machine, and a busy core
- * costs more CPU time for the same work, so compare runs made at similar load, alternating).
+ * costs more CPU time for the same work, so compare runs made at similar load, alternating), and each round's CPU
+ * and page faults a page by kind of thread (thread-cpu.ts: the parse, the extraction helper, V8's background
+ * compilers and collectors, sharp's threads).
  */
 import { readdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -17,6 +19,7 @@ import { PDFDocument } from "pdf-lib";
 import { parseDocument } from "../packages/docparse/src/index.ts";
 import { DOCLING_DATA } from "../packages/docparse/src/test-corpus.ts";
 import { childrenCpuMs } from "./children-cpu.ts";
+import { threadKinds, threadKindsPerPage } from "./thread-cpu.ts";
 
 const { values } = parseArgs({
   options: { repeat: { type: "string", default: "14" }, rounds: { type: "string", default: "3" } },
@@ -35,9 +38,16 @@ for (let r = 0; r < Number(values.repeat); r++) {
 }
 const bytes = new Uint8Array(await large.save());
 
-async function round(): Promise<{ cpu: number; child: number; seconds: number; faults: number }> {
+async function round(): Promise<{
+  cpu: number;
+  child: number;
+  seconds: number;
+  faults: number;
+  threads: string;
+}> {
   const cpu = process.cpuUsage();
   const faults = process.resourceUsage().minorPageFault;
+  const threads = threadKinds();
   const children = childrenCpuMs();
   const start = performance.now();
   const { result } = await parseDocument({ bytes: bytes.slice(), mimeType: "application/pdf" });
@@ -48,6 +58,7 @@ async function round(): Promise<{ cpu: number; child: number; seconds: number; f
     child: (childrenCpuMs() - children) / pages,
     seconds: (performance.now() - start) / 1000,
     faults: (process.resourceUsage().minorPageFault - faults) / pages,
+    threads: threadKindsPerPage(threads, threadKinds(), pages),
   };
 }
 
@@ -57,7 +68,7 @@ for (let r = 0; r < Number(values.rounds); r++) {
   const f = await round();
   figures.push(f);
   console.log(
-    `round ${r + 1}: ${f.cpu.toFixed(1)} CPU ms/page + ${f.child.toFixed(1)} OCR children, ${f.faults.toFixed(0)} page faults/page, ${f.seconds.toFixed(1)} s, load ${loadavg()[0].toFixed(1)}`,
+    `round ${r + 1}: ${f.cpu.toFixed(1)} CPU ms/page + ${f.child.toFixed(1)} OCR children, ${f.faults.toFixed(0)} page faults/page, ${f.seconds.toFixed(1)} s, load ${loadavg()[0].toFixed(1)}\n  by thread: ${f.threads}`,
   );
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
