@@ -33,6 +33,11 @@ export interface TextRun {
    * in `text` until OCR reads the run's region, or they are dropped.
    */
   unmapped?: boolean;
+  /**
+   * The rectangle a cell's text is clipped to, where the run's text runs on past it hidden (a spreadsheet's long
+   * entry cut at its column's edge: pdf/clipped-text.ts); column evidence for tables (tables/clipped-cells.ts).
+   */
+  clip?: Box;
 }
 
 /** A ruling line: a stroked segment, or a thin filled rectangle, horizontal or vertical. */

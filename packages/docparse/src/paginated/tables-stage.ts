@@ -1,5 +1,6 @@
 import { median } from "../statistics.ts";
 import { detectAlignedTables } from "../tables/aligned.ts";
+import { clippedCellTables } from "../tables/clipped-cells.ts";
 import { detectDashedHeaderTables } from "../tables/dashed-header.ts";
 import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
@@ -31,19 +32,24 @@ export function tableStage(page: PageGeometry): DetectedTable[] {
     unnumbered,
     ruled.map((table) => table.box),
   );
+  // A spreadsheet's columns shown by the rectangles its long entries are clipped to (see clipped-cells.ts).
+  const clipped = clippedCellTables(
+    unnumbered,
+    [...ruled, ...dashed].map((table) => table.box),
+  );
   // Bulleted lists side by side line up like columns; they are read as lists.
   const aligned = detectAlignedTables(unnumbered, undefined, {
-    exclude: [...ruled, ...dashed].map((table) => table.box),
+    exclude: [...ruled, ...dashed, ...clipped].map((table) => table.box),
   }).filter((table) => !sideBySideLists(table));
   const keyValue = detectKeyValueTables(
     page,
-    [...ruled, ...dashed, ...aligned].map((table) => table.box),
+    [...ruled, ...dashed, ...clipped, ...aligned].map((table) => table.box),
   );
   // Labels beside their values in rows ruled between them only, where no table above reads them (bold labels
   // of an infobox are key-value.ts's).
   const ruledKeyValue = ruledKeyValueTables(
     page,
-    [...ruled, ...dashed, ...aligned, ...keyValue].map((table) => table.box),
+    [...ruled, ...dashed, ...clipped, ...aligned, ...keyValue].map((table) => table.box),
   );
-  return [...ruled, ...dashed, ...aligned, ...keyValue, ...ruledKeyValue].map(inReadingDirection);
+  return [...ruled, ...dashed, ...clipped, ...aligned, ...keyValue, ...ruledKeyValue].map(inReadingDirection);
 }

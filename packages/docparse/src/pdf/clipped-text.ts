@@ -1,3 +1,4 @@
+import type { Box } from "../model.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -62,9 +63,9 @@ function svcGlyphClipped(width) {
 
 export const CLIPPED_TEXT_EDITS: readonly WorkerEdit[] = [
   {
-    why: "helpers that follow a rectangular clip through the text pass and tell whether a glyph's middle lies outside it",
-    find: "    function ensureTextContentItem() {\n",
-    replace: `${CLIP_TRACKING}    function ensureTextContentItem() {\n`,
+    why: "helpers that follow a rectangular clip through the text pass and tell whether a glyph's middle lies outside it; an item takes the rectangle its first glyph is clipped to",
+    find: "    function ensureTextContentItem() {\n      if (textContentItem.initialized) {\n        return textContentItem;\n      }\n",
+    replace: `${CLIP_TRACKING}    function ensureTextContentItem() {\n      if (textContentItem.initialized) {\n        return textContentItem;\n      }\n      textContentItem.svcClipBox = textState.svcClip ?? null;\n`,
   },
   {
     why: "every operator of the text pass goes by the clip tracking (rectangles, other path parts, W and W*, the painting operator that ends a path)",
@@ -78,10 +79,10 @@ export const CLIPPED_TEXT_EDITS: readonly WorkerEdit[] = [
     replace: `          saveLastChar(" ");\n          continue;\n        }\n        const svcClipped = svcGlyphClipped(scaledDim);\n        if (svcClipped !== !!textContentItem.svcClipped) {\n          flushTextContentItem();\n          textContentItem.svcClipped = svcClipped;\n        }\n`,
   },
   {
-    why: "an item of glyphs drawn outside their clip says so",
+    why: "an item of glyphs drawn outside their clip says so, and names the clip's rectangle",
     find: "        hasEOL: textChunk.hasEOL\n",
     replace:
-      "        hasEOL: textChunk.hasEOL,\n        ...(textChunk.svcClipped ? { svcClipped: true } : {})\n",
+      "        hasEOL: textChunk.hasEOL,\n        ...(textChunk.svcClipped ? { svcClipped: true, svcClipBox: textChunk.svcClipBox } : {})\n",
   },
 ];
 
@@ -98,4 +99,12 @@ interface RunEnd {
  */
 export function carriesOn(before: RunEnd, x: number, baseline: number): boolean {
   return Math.abs(baseline - before.baseline) < 0.2 * before.size && Math.abs(x - before.x2) < before.size;
+}
+
+/** A clip's rectangle (x1 y1 x2 y2 in PDF user space) on the page, through the viewport's transform. */
+export function pageBox(transform: readonly number[], [x1, y1, x2, y2]: readonly number[]): Box {
+  const [a, b, c, d, e, f] = transform;
+  const xs = [a * x1 + c * y1 + e, a * x2 + c * y2 + e, a * x1 + c * y2 + e, a * x2 + c * y1 + e];
+  const ys = [b * x1 + d * y1 + f, b * x2 + d * y2 + f, b * x1 + d * y2 + f, b * x2 + d * y1 + f];
+  return { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
 }

@@ -181,3 +181,78 @@ test("an icon beside a label, on a docling page, is no region", { skip: NO_CORPU
     await closePdf(doc);
   }
 });
+
+/** Each subpath of the glyphs filled as a path of its own: a letter's counter (the hole of an `o`) is a shape. */
+function shapeByShape(glyphs: readonly string[]): string {
+  return glyphs
+    .flatMap((g) => g.split(/(?= [-\d.]+ [-\d.]+ m)/))
+    .map((sub) => `${sub.trim()} f`)
+    .join(" ");
+}
+
+test("a letter's counter drawn as a shape of its own opens no row that the next letters go on", async () => {
+  const word = "Commonwealth";
+  const found = await regions(`0 g ${shapeByShape(glyphPaths(word, 72, 700, 24))}`);
+  assert.ok(
+    covered(found, inkBox(word, 72, 700, 24)),
+    JSON.stringify({ found, word: inkBox(word, 72, 700, 24) }),
+  );
+});
+
+test("heavy type's letters touching as one shape nearly three times as wide as tall stay in their row", async () => {
+  // `Co`, then `mm` drawn as one contour 2.8 times as wide as the letters are tall, then `onwealth`.
+  const size = 24;
+  const co = glyphPaths("Co", 72, 700, size);
+  const after = 72 + FONT.layout("Comm").advanceWidth * (size / FONT.unitsPerEm);
+  const left = 72 + FONT.layout("Co").advanceWidth * (size / FONT.unitsPerEm) + 1;
+  const h = 0.52 * size;
+  const w = 2.8 * h;
+  const mm = `${left} 700 m ${left} ${700 + h} l ${left + w / 2} ${700 + h - 2} ${left + w / 2} ${700 + h - 2} ${left + w} ${700 + h} c ${left + w} 700 l ${left + w - 3} 700 l ${left + w / 2} ${700 + h - 5} ${left + w / 2} ${700 + h - 5} ${left + 3} 700 c h`;
+  const rest = glyphPaths("onwealth", Math.max(after, left + w + 1), 700, size);
+  const found = await regions(`0 g ${co.join(" ")} f ${mm} f ${rest.join(" ")} f`);
+  const line = box.union([
+    inkBox("Co", 72, 700, size),
+    inkBox("onwealth", Math.max(after, left + w + 1), 700, size),
+  ]);
+  assert.ok(covered(found, line), JSON.stringify({ found, line }));
+});
+
+test("a drawing's faces cut from one another, each one's right side the next one's left, are no row of letters", async () => {
+  // The flats of a nut drawn side by side: widths as varied as letters', a slanted top so no rectangle.
+  let x = 100;
+  const faces = [8, 14, 6, 12, 9, 15, 7, 11].map((w, i) => {
+    const path = `${x} 400 m ${x + w} 400 l ${x + w} ${420 + (i % 2)} l ${x} ${419 + (i % 2)} l h f`;
+    x += w;
+    return path;
+  });
+  assert.deepEqual(await regions(`0.5 g ${faces.join(" ")}`), []);
+});
+
+test("public logos drawn as outlines: `Commonwealth Bank` and a masthead's `Support` are one region each", async () => {
+  for (const [name, b] of [
+    ["cba-home-loan-rates-p1.pdf", { x1: 684.7, y1: 551.6, x2: 800.7, y2: 561.3 }],
+    ["fr-mozilla-support-webprint-p2.pdf", { x1: 48.8, y1: 45.5, x2: 119.6, y2: 62.9 }],
+  ] as const) {
+    const bytes = readFileSync(new URL(`../../test/real-world/${name}`, import.meta.url));
+    const doc = await openPdf(new Uint8Array(bytes));
+    try {
+      const found = unreadText(await extractPdfPage(doc, 1, DOCUMENT_PAGE_OPTIONS)).regions;
+      assert.ok(covered(found, b), JSON.stringify({ name, b, found }));
+    } finally {
+      await closePdf(doc);
+    }
+  }
+});
+
+test("a handbook's drawings of nuts, their faces side by side, are no region", {
+  skip: NO_CORPUS,
+}, async () => {
+  const bytes = readFileSync(corpusPath("docling/tests/data", "pdf/sources/amt_handbook_sample.pdf"));
+  const doc = await openPdf(new Uint8Array(bytes));
+  try {
+    const found = unreadText(await extractPdfPage(doc, 1, DOCUMENT_PAGE_OPTIONS)).regions;
+    assert.deepEqual(found, []);
+  } finally {
+    await closePdf(doc);
+  }
+});

@@ -20,13 +20,14 @@ const GLYPHS_PER_LINE = 6;
 const GAP_IN_LINE = 1.5;
 
 /**
- * Outlines the size of a glyph: as tall as type, at most twice as wide as tall. The page keeps only these of
- * its outlines (a map's thousands of subpaths are not carried along).
+ * Outlines the size of a glyph: as tall as type, at most three times as wide as tall (heavy type's `mm` touching
+ * is one shape 2.8 times as wide). The page keeps only these of its outlines (a map's thousands of subpaths are
+ * not carried along).
  */
 export function glyphSized(outlines: readonly Box[]): Box[] {
   return outlines.filter((o) => {
     const h = box.height(o);
-    return h >= GLYPH_HEIGHT.min && h <= GLYPH_HEIGHT.max && box.width(o) <= h * 2;
+    return h >= GLYPH_HEIGHT.min && h <= GLYPH_HEIGHT.max && box.width(o) <= h * 3;
   });
 }
 
@@ -131,6 +132,7 @@ function rows(outlines: readonly Box[]): Box[][] {
   for (const b of sorted) {
     const h = box.height(b);
     let row: Box[] | undefined;
+    let best = 0;
     for (let k = open.length - 1; k >= 0; k--) {
       const last = open[k][open[k].length - 1];
       const reach = GAP_IN_LINE * Math.max(h, box.height(last));
@@ -140,11 +142,15 @@ function rows(outlines: readonly Box[]): Box[][] {
         continue;
       }
       const across = Math.min(last.x2, b.x2) - Math.max(last.x1, b.x1);
-      if (
-        !row &&
-        box.verticalOverlap(last, b) >= 0.5 &&
-        across < 0.5 * Math.min(box.width(last), box.width(b))
-      ) {
+      if (box.verticalOverlap(last, b) < 0.5 || across >= 0.5 * Math.min(box.width(last), box.width(b)))
+        continue;
+      // The row whose last shape spans most of this one's height and no more: a letter's counter (the hole of an
+      // `o`, a shape of its own that opens a row) is half a letter high, and the next letter goes on with the
+      // letters, not with it.
+      const overlap = Math.min(last.y2, b.y2) - Math.max(last.y1, b.y1);
+      const fit = overlap / Math.max(h, box.height(last));
+      if (fit > best) {
+        best = fit;
         row = open[k];
       }
     }
@@ -169,8 +175,35 @@ function glyphLines(outlines: readonly Box[]): Box[][] {
     const onBaseline = row.filter((b) => Math.abs(b.y2 - baseline) <= tolerance).length;
     const widths = row.map((b) => box.width(b)).sort((a, b) => a - b);
     const median = widths[widths.length >> 1];
-    return onBaseline >= row.length * 0.6 && widths[widths.length - 1] - widths[0] >= median * 0.2;
+    return (
+      onBaseline >= row.length * 0.6 &&
+      widths[widths.length - 1] - widths[0] >= median * 0.2 &&
+      !drawnFaces(row)
+    );
   });
+}
+
+/** How close two shapes' edges come to count as one edge they share, in points: drawn, not set. */
+const SHARED_EDGE = 0.05;
+
+/**
+ * A row of a drawing's faces, not of letters: a quarter of its neighbours or more (two at least) share an edge
+ * exactly, one shape's right side the next one's left, or are the same shape twice (filled, then stroked). A
+ * drawing's faces are cut from one another (the flats of a hex nut, 80.7–95.1 and 95.1–124.6 pt); letters of type
+ * stand apart by their side bearings or touch as one shape.
+ */
+function drawnFaces(row: readonly Box[]): boolean {
+  let shared = 0;
+  for (let k = 1; k < row.length; k++) {
+    const [a, b] = [row[k - 1], row[k]];
+    const same =
+      Math.abs(a.x1 - b.x1) < SHARED_EDGE &&
+      Math.abs(a.x2 - b.x2) < SHARED_EDGE &&
+      Math.abs(a.y1 - b.y1) < SHARED_EDGE &&
+      Math.abs(a.y2 - b.y2) < SHARED_EDGE;
+    if (same || Math.abs(a.x2 - b.x1) < SHARED_EDGE) shared++;
+  }
+  return shared >= 2 && shared >= 0.25 * (row.length - 1);
 }
 
 function grown(b: Box, by: number): Box {

@@ -585,7 +585,7 @@ function mergeContinuations(grid: Grid): Grid {
   return { columns: grid.columns, rows, rowBoxes };
 }
 
-function tableOf(grid: Grid): DetectedTable | null {
+export function tableOf(grid: Grid): DetectedTable | null {
   const { columns, rows, rowBoxes } = grid;
   const xs = [columns[0].x1];
   for (let c = 1; c < columns.length; c++) xs.push((columns[c - 1].x2 + columns[c].x1) / 2);
