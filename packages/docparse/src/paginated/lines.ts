@@ -3,6 +3,7 @@ import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
+import { joinScripts } from "./math-scripts.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
 /** Runs that share a baseline and sit close enough to be read as one line of text. */
@@ -182,8 +183,10 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   }
   if (current.length > 0) rows.push(current);
 
-  for (const row of rows) {
-    row.sort((a, b) => a.box.x1 - b.box.x1);
+  for (const row of joinScripts(rows)) {
+    // A subscript and a superscript set on one base start at one x (`x_j^{(k)}`): the index is read first, glued
+    // to its base (`xj(k)`), as pdftotext reads it.
+    row.sort((a, b) => (Math.abs(a.box.x1 - b.box.x1) > 0.01 ? a.box.x1 - b.box.x1 : b.box.y2 - a.box.y2));
     const hanging = hangingNumber(row);
     let segment: TextRun[] = [];
     for (const run of row) {

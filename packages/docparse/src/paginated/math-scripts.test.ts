@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
+import type { TextRun } from "./geometry.ts";
+import { buildLines } from "./lines.ts";
+import { textRun } from "./test-geometry.ts";
+
+test("a formula's indices hanging under its line, a raised mark opening the row, are read with their bases", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  // `H = t c_i^* c_{i+1} + c_i c_j` at 12 pt, its indices at 8 pt lowered by 3.5 pt, the mark raised by 5 pt: the
+  // mark sorts first by height, the indices share too little height with it or with the band it started.
+  let x = 72;
+  const put = (text: string, size: number, rise: number) => {
+    page.drawText(text, { x, y: 700 + rise, size, font: fonts.regular });
+    x += fonts.regular.widthOfTextAtSize(text, size);
+  };
+  put("Energy: H = t c", 12, 0);
+  const stacked = x;
+  put("*", 8, 5);
+  x = stacked;
+  put("i", 8, -3.5);
+  put(" c", 12, 0);
+  put("i+1", 8, -3.5);
+  put(" + c", 12, 0);
+  put("i", 8, -3.5);
+  put(" c", 12, 0);
+  put("j", 8, -3.5);
+  // `x_j^2`: the index and the exponent start together; the index is read first, glued to its base.
+  put(" + x", 12, 0);
+  const both = x;
+  put("2", 8, 5);
+  const after = x;
+  x = both;
+  put("j", 8, -3.5);
+  x = after;
+  put(" holds.", 12, 0);
+  const prose = "The next line of prose under the formula stays a line of its own.";
+  page.drawText(prose, { x: 72, y: 680, size: 12, font: fonts.regular });
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(result.markdown, /Energy: H = t ci\* ci\+1 \+ ci cj \+ xj2 holds\./, result.markdown);
+  assert.ok(result.markdown.includes(prose), result.markdown);
+});
+
+/** A run with its box, `size` points. */
+const run = (text: string, x1: number, y1: number, x2: number, size: number): TextRun =>
+  textRun(text, { x1, y1, x2, y2: y1 + size }, { fontSize: size });
+
+test("a stacked fraction's parts beside a letter stay two lines, and so does small text under a line", () => {
+  // `(a/bb)` without a bar: `a` raised and `bb` lowered after `(`, each overlapping its height, centred on each other.
+  const open = run("(", 50, 100, 54, 10);
+  const numerator = run("a", 56.5, 96, 60, 7);
+  const denominator = run("bb", 55, 106, 62, 7);
+  const lines = buildLines([open, numerator, denominator]).map((line) => line.text);
+  assert.ok(lines.includes("a"), JSON.stringify(lines));
+  // A caption in small type starting under a heading's end, not overlapping it, is no index.
+  const heading = run("Results", 50, 200, 90, 12);
+  const caption = run("figures in brackets", 90.5, 213, 150, 8);
+  assert.deepEqual(
+    buildLines([heading, caption]).map((line) => line.text),
+    ["Results", "figures in brackets"],
+  );
+});
+
+test("TeX's indices on public pages are read with their bases (`kx`, `ci`, `aij`, `emin`)", async () => {
+  // Slides whose formula rows open with a raised dagger or a transpose mark.
+  await assertPdfFacts("gridslides-physics-p5-8.pdf", [
+    { present: "g kx ky sin kx sin ky cos kx cos ky M" },
+    { present: "tci ci 1 ci ci 1 H c" },
+  ]);
+  // An algorithm's display formula: `b_i − Σ a_ij x_j^(k)`, the indices hanging under the sums' limits.
+  await assertPdfFacts("pmlr-algorithms-theorem-p9-10.pdf", [{ present: "aij xj k 1" }]);
+  // A Polish article's display formula `e_min = …`.
+  await assertPdfFacts("pl-sample-polski-p1.pdf", [{ present: "emin" }]);
+});
