@@ -109,11 +109,12 @@ export function makeLine(runs: TextRun[]): Line {
       // Right-to-left words (Arabic, Hebrew) set apart by separate runs take a narrower space than Latin kerning
       // allows: a bold Arabic face spaces its words at a tenth of an em, as pdftotext reads them.
       // Across a change of baseline (an exponent, then the text after it: `e^{-2πixζ} dx`) the step is no kerning
-      // inside a word: a tenth of the smaller size apart is a space, as pdftotext reads it.
+      // inside a word: a twentieth of the smaller size apart is a space, as pdftotext reads it. TeX sets half a
+      // point (its script space) after a script and an italic letter's correction before one: `B 2 ξ`, `λk ξ`.
       const shifted =
         Math.abs(previous.box.y2 - run.box.y2) > Math.max(previous.fontSize, run.fontSize) * 0.3 &&
         Math.min(previous.box.y2, run.box.y2) > Math.max(previous.box.y1, run.box.y1);
-      const space = (previous.dir === "rtl" && run.dir === "rtl") || shifted ? 0.1 : 0.15;
+      const space = shifted ? 0.05 : previous.dir === "rtl" && run.dir === "rtl" ? 0.1 : 0.15;
       const apart =
         gap > size * space ||
         (run.spaceBefore === true && run.box.x1 >= previous.box.x1 && !attachedScript(previous, run)) ||
