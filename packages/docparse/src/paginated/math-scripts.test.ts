@@ -68,6 +68,23 @@ test("a stacked fraction's parts beside a letter stay two lines, and so does sma
   );
 });
 
+test("ruby over Japanese and the text beside a drop initial, half its base's size or less, are no scripts", async () => {
+  // `き` over `鬼`, as a ruby package sets it: half the size, starting near the base's end, standing out above it.
+  const base = run("鬼", 105.8, 145.2, 115, 9.2);
+  const ruby = run("き", 112.7, 142.5, 117.3, 4.6);
+  assert.deepEqual(
+    buildLines([base, ruby]).map((line) => line.text),
+    ["き", "鬼"],
+  );
+  await assertPdfFacts("ja-pxrubrica-tategaki-p1.pdf", [
+    { present: "鬼門の方角を凝視する" },
+    { present: "葦編三絶" },
+  ]);
+  await assertPdfFacts("lettrine-dropcaps-fr-p1.pdf", [
+    { present: "JUSTEMENT, à quelques kilomètres au nord d’Aigues-Mortes, se trouve la Tour Carbonnière." },
+  ]);
+});
+
 test("TeX's indices on public pages are read with their bases (`kx`, `ci`, `aij`, `emin`)", async () => {
   // Slides whose formula rows open with a raised dagger or a transpose mark.
   await assertPdfFacts("gridslides-physics-p5-8.pdf", [

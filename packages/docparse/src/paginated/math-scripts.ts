@@ -14,8 +14,13 @@ import { box, type TextRun } from "./geometry.ts";
  * with it (`x_j^{(k)}`) is taken alone, as pdftotext reads it (`xj`).
  */
 
-/** How much smaller than its base a script is set: TeX's script size is 0.7 of the text's, 0.5 for a second level. */
+/**
+ * How much smaller than its base a script is set: TeX's script size is 0.7 of the text's (a second level 0.7 of
+ * the first's), a word processor's two thirds. Half the size or less is no script: ruby over Japanese (`き` over
+ * `鬼`), or the text beside a drop initial.
+ */
 const SCRIPT_SIZE = 0.8;
+const SCRIPT_SIZE_MIN = 0.55;
 /** The widest gap between a base's end and its script, in the base's ems (a script space, an italic correction). */
 const SCRIPT_GAP = 0.25;
 /** How far into its base's run a script may start, in the base's ems (a negative kern under an italic letter). */
@@ -29,7 +34,8 @@ type Side = "raised" | "lowered";
 
 /** Which side of `base` the smaller `run` stands out on as its script, or null when it is no script of it. */
 function scriptSide(base: TextRun, run: TextRun): Side | null {
-  if (run.fontSize > SCRIPT_SIZE * base.fontSize) return null;
+  if (run.fontSize > SCRIPT_SIZE * base.fontSize || run.fontSize < SCRIPT_SIZE_MIN * base.fontSize)
+    return null;
   const gap = run.box.x1 - base.box.x2;
   if (gap > SCRIPT_GAP * base.fontSize || gap < -SCRIPT_INSET * base.fontSize || run.box.x1 <= base.box.x1)
     return null;
