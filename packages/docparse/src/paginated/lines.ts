@@ -93,6 +93,20 @@ function attachedScript(base: TextRun, script: TextRun): boolean {
   );
 }
 
+/**
+ * A subscript and a superscript set on one base start at one x, one over the other (`x_j^{(k)}`): the index is
+ * read first, glued to its base (`xj(k)`), as pdftotext reads it. Runs of other sizes starting together keep the
+ * order they were drawn in (a note mark and the text after it, drawn from one point), and so do glyphs drawn
+ * over each other (TeX's `≠`, a slash over `=`).
+ */
+function stackedScripts(a: TextRun, b: TextRun): boolean {
+  return (
+    Math.abs(a.box.x1 - b.box.x1) <= 0.01 &&
+    Math.abs(a.fontSize - b.fontSize) <= 0.2 * Math.max(a.fontSize, b.fontSize) &&
+    box.verticalOverlap(a.box, b.box) < 0.5
+  );
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
@@ -185,9 +199,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   if (current.length > 0) rows.push(current);
 
   for (const row of joinScripts(rows)) {
-    // A subscript and a superscript set on one base start at one x (`x_j^{(k)}`): the index is read first, glued
-    // to its base (`xj(k)`), as pdftotext reads it.
-    row.sort((a, b) => (Math.abs(a.box.x1 - b.box.x1) > 0.01 ? a.box.x1 - b.box.x1 : b.box.y2 - a.box.y2));
+    row.sort((a, b) => (stackedScripts(a, b) ? b.box.y2 - a.box.y2 : a.box.x1 - b.box.x1));
     const hanging = hangingNumber(row);
     let segment: TextRun[] = [];
     for (const run of row) {

@@ -49,6 +49,10 @@ test("a formula's indices hanging under its line, a raised mark opening the row,
 });
 
 /** A run with its box, `size` points. */
+const placed = (text: string, box: TextRun["box"], size: number): TextRun =>
+  textRun(text, box, { fontSize: size });
+
+/** A run from its left, top and right, as tall as `size` points. */
 const run = (text: string, x1: number, y1: number, x2: number, size: number): TextRun =>
   textRun(text, { x1, y1, x2, y2: y1 + size }, { fontSize: size });
 
@@ -65,6 +69,51 @@ test("a stacked fraction's parts beside a letter stay two lines, and so does sma
   assert.deepEqual(
     buildLines([heading, caption]).map((line) => line.text),
     ["Results", "figures in brackets"],
+  );
+  // Two headings of different sizes overlapping, the smaller's last word starting where the larger ends: that word
+  // goes on its own line, set on from the bracket before it.
+  const small = [run("Fund No [", 200, 57.7, 295.6, 11.2), run("Equity]", 295.5, 57.7, 335, 11.2)];
+  const large = run("Fund No 1", 150, 64.5, 295, 15.4);
+  assert.deepEqual(
+    buildLines([...small, large]).map((line) => line.text),
+    ["Fund No [Equity]", "Fund No 1"],
+  );
+});
+
+test("an author's marks hanging over the name's line are read after it, the marks set a word space apart too", () => {
+  // `Amy Hendrickson,^{4, †} Julie Steffen,`: the 6 pt marks share under half their height with the 9 pt names.
+  const runs = [
+    placed("Amy Hendrickson,", { x1: 213, y1: 166.4, x2: 296.6, y2: 172.8 }, 9),
+    placed("4,", { x1: 296.6, y1: 164.2, x2: 302.3, y2: 168.4 }, 6),
+    placed("†", { x1: 303.9, y1: 162.7, x2: 307.3, y2: 168.4 }, 6),
+    placed("Julie Steffen,", { x1: 311.2, y1: 166.4, x2: 376.3, y2: 172.8 }, 9),
+  ];
+  assert.deepEqual(
+    buildLines(runs).map((line) => line.text),
+    ["Amy Hendrickson,4, † Julie Steffen,"],
+  );
+});
+
+test("runs starting together keep the order they were drawn in unless they are an index under an exponent", () => {
+  // A note mark drawn from the point its name's comma starts from; TeX's `≠`, a slash drawn over `=`.
+  const mark = [
+    placed("Karpukhin", { x1: 190, y1: 107.3, x2: 245.2, y2: 118 }, 12),
+    placed("∗", { x1: 245.2, y1: 105.2, x2: 249.5, y2: 112.7 }, 8),
+    placed(", Barlas", { x1: 245.2, y1: 107.3, x2: 290, y2: 118 }, 12),
+  ];
+  assert.deepEqual(
+    buildLines(mark).map((line) => line.text),
+    ["Karpukhin∗, Barlas"],
+  );
+  const unequal = [
+    placed("x", { x1: 100, y1: 100, x2: 106, y2: 110 }, 10),
+    placed("6", { x1: 108.8, y1: 99.5, x2: 116.5, y2: 110.5 }, 10),
+    placed("=", { x1: 108.8, y1: 100, x2: 116.5, y2: 110 }, 10),
+    placed("y", { x1: 119.3, y1: 100, x2: 124.5, y2: 110 }, 10),
+  ];
+  assert.deepEqual(
+    buildLines(unequal).map((line) => line.text),
+    ["x 6= y"],
   );
 });
 

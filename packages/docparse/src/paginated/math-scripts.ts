@@ -23,6 +23,8 @@ const SCRIPT_SIZE = 0.8;
 const SCRIPT_SIZE_MIN = 0.55;
 /** The widest gap between a base's end and its script, in the base's ems (a script space, an italic correction). */
 const SCRIPT_GAP = 0.25;
+/** The widest gap between a script taken and a run that goes with it, in the script's ems: a word space (`4, †`). */
+const FOLLOWER_GAP = 0.5;
 /** How far into its base's run a script may start, in the base's ems (a negative kern under an italic letter). */
 const SCRIPT_INSET = 0.3;
 /** How far a script stands out of its base's height, at most, in its own heights: it shares a third at least. */
@@ -71,12 +73,13 @@ export function joinScripts(rows: TextRun[][]): TextRun[][] {
     let last: Attachment | null = null;
     let previous: TextRun | null = null;
     for (const run of sorted) {
-      // A run set on as close after a script taken goes with it (`+1` after `i`), if it is no larger.
+      // A run set on after a script taken, a word space apart at most, goes with it (`+1` after `i`, `†` after an
+      // author's `4,`), if it is no larger.
       if (
         last &&
         previous &&
         run.fontSize <= previous.fontSize * 1.05 &&
-        run.box.x1 - previous.box.x2 <= SCRIPT_GAP * previous.fontSize &&
+        run.box.x1 - previous.box.x2 <= FOLLOWER_GAP * previous.fontSize &&
         scriptSide(last.base, { ...run, box: { ...run.box, x1: last.base.box.x2 } }) === last.side
       ) {
         last.followers.push(run);
@@ -84,6 +87,12 @@ export function joinScripts(rows: TextRun[][]): TextRun[][] {
         continue;
       }
       last = null;
+      // A run set on from the run before it in its own row, touching it or as close as a script to its base, goes
+      // on that row's line: two lines of different sizes overlapping (a heading over a heading) are no scripts.
+      if (previous && run.box.x1 - previous.box.x2 <= SCRIPT_GAP * run.fontSize) {
+        previous = run;
+        continue;
+      }
       let best: { base: TextRun; side: Side; gap: number } | null = null;
       for (let other = index - NEIGHBOUR_ROWS; other <= index + NEIGHBOUR_ROWS; other++) {
         if (other === index || other < 0 || other >= rows.length) continue;
