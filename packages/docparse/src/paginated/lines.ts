@@ -101,6 +101,8 @@ function attachedScript(base: TextRun, script: TextRun): boolean {
  */
 function stackedScripts(a: TextRun, b: TextRun): boolean {
   return (
+    a.fontName !== "ocr" &&
+    b.fontName !== "ocr" &&
     Math.abs(a.box.x1 - b.box.x1) <= 0.01 &&
     Math.abs(a.fontSize - b.fontSize) <= 0.2 * Math.max(a.fontSize, b.fontSize) &&
     box.verticalOverlap(a.box, b.box) < 0.5

@@ -117,6 +117,16 @@ test("runs starting together keep the order they were drawn in unless they are a
   );
 });
 
+test("OCR words of other heights are no scripts: OCR sizes a word by its letters' box, not by a font", () => {
+  // A scanned brace taller than its line and the word read beside it, standing out above it.
+  const brace = textRun("{", { x1: 100, y1: 100, x2: 108, y2: 120 }, { fontSize: 20, fontName: "ocr" });
+  const word = textRun("No", { x1: 108.5, y1: 93, x2: 124, y2: 105 }, { fontSize: 12, fontName: "ocr" });
+  assert.deepEqual(
+    buildLines([brace, word]).map((line) => line.text),
+    ["No", "{"],
+  );
+});
+
 test("ruby over Japanese and the text beside a drop initial, half its base's size or less, are no scripts", async () => {
   // `き` over `鬼`, as a ruby package sets it: half the size, starting near the base's end, standing out above it.
   const base = run("鬼", 105.8, 145.2, 115, 9.2);

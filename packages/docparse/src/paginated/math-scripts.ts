@@ -36,6 +36,8 @@ type Side = "raised" | "lowered";
 
 /** Which side of `base` the smaller `run` stands out on as its script, or null when it is no script of it. */
 function scriptSide(base: TextRun, run: TextRun): Side | null {
+  // OCR sizes a word by its box's height, its letters', not by a font: a smaller OCR word is no smaller type.
+  if (base.fontName === "ocr" || run.fontName === "ocr") return null;
   if (run.fontSize > SCRIPT_SIZE * base.fontSize || run.fontSize < SCRIPT_SIZE_MIN * base.fontSize)
     return null;
   const gap = run.box.x1 - base.box.x2;
