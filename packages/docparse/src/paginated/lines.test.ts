@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
 import type { Box } from "../model.ts";
 import type { TextRun } from "./geometry.ts";
@@ -268,6 +269,33 @@ test("an exponent and the text after it on the baseline are two words when a ten
     buildLines(flat).map((line) => line.text),
     ["equation"],
   );
+});
+
+test("a script and the letter after it on the baseline are two words when TeX's script space parts them", () => {
+  // `B^2 ξ`: the 8 pt exponent raised 4 pt, touching `B`, then `ξ` on the 12 pt baseline half a point on (TeX's
+  // script space), as pdftotext reads it; touching, the script stays in its word (`c^†k` read `c†k`).
+  const spaced = [
+    placed("B", { x1: 100, y1: 100, x2: 108, y2: 112 }, { fontSize: 12 }),
+    placed("2", { x1: 108, y1: 96, x2: 112, y2: 104 }, { fontSize: 8 }),
+    placed("ξ", { x1: 112.5, y1: 100, x2: 118, y2: 112 }, { fontSize: 12 }),
+  ];
+  assert.deepEqual(
+    buildLines(spaced).map((line) => line.text),
+    ["B2 ξ"],
+  );
+  const touching = [
+    placed("B", { x1: 100, y1: 100, x2: 108, y2: 112 }, { fontSize: 12 }),
+    placed("2", { x1: 108, y1: 96, x2: 112, y2: 104 }, { fontSize: 8 }),
+    placed("ξ", { x1: 112.1, y1: 100, x2: 118, y2: 112 }, { fontSize: 12 }),
+  ];
+  assert.deepEqual(
+    buildLines(touching).map((line) => line.text),
+    ["B2ξ"],
+  );
+});
+
+test("a theorem's powers are read as pdftotext reads them: the base, its exponent, then a space", async () => {
+  await assertPdfFacts("pmlr-algorithms-theorem-p9-10.pdf", [{ present: "B k ξ λk ξ" }, { present: "λ2 ξ" }]);
 });
 
 test("a slide's Fourier integral keeps the space between its exponent and `dx`", async () => {

@@ -3,6 +3,7 @@ import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
+import { joinScripts } from "./math-scripts.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
 /** Runs that share a baseline and sit close enough to be read as one line of text. */
@@ -92,6 +93,22 @@ function attachedScript(base: TextRun, script: TextRun): boolean {
   );
 }
 
+/**
+ * A subscript and a superscript set on one base start at one x, one over the other (`x_j^{(k)}`): the index is
+ * read first, glued to its base (`xj(k)`), as pdftotext reads it. Runs of other sizes starting together keep the
+ * order they were drawn in (a note mark and the text after it, drawn from one point), and so do glyphs drawn
+ * over each other (TeX's `≠`, a slash over `=`).
+ */
+function stackedScripts(a: TextRun, b: TextRun): boolean {
+  return (
+    a.fontName !== "ocr" &&
+    b.fontName !== "ocr" &&
+    Math.abs(a.box.x1 - b.box.x1) <= 0.01 &&
+    Math.abs(a.fontSize - b.fontSize) <= 0.2 * Math.max(a.fontSize, b.fontSize) &&
+    box.verticalOverlap(a.box, b.box) < 0.5
+  );
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
@@ -108,11 +125,12 @@ export function makeLine(runs: TextRun[]): Line {
       // Right-to-left words (Arabic, Hebrew) set apart by separate runs take a narrower space than Latin kerning
       // allows: a bold Arabic face spaces its words at a tenth of an em, as pdftotext reads them.
       // Across a change of baseline (an exponent, then the text after it: `e^{-2πixζ} dx`) the step is no kerning
-      // inside a word: a tenth of the smaller size apart is a space, as pdftotext reads it.
+      // inside a word: a twentieth of the smaller size apart is a space, as pdftotext reads it. TeX sets half a
+      // point (its script space) after a script and an italic letter's correction before one: `B 2 ξ`, `λk ξ`.
       const shifted =
         Math.abs(previous.box.y2 - run.box.y2) > Math.max(previous.fontSize, run.fontSize) * 0.3 &&
         Math.min(previous.box.y2, run.box.y2) > Math.max(previous.box.y1, run.box.y1);
-      const space = (previous.dir === "rtl" && run.dir === "rtl") || shifted ? 0.1 : 0.15;
+      const space = shifted ? 0.05 : previous.dir === "rtl" && run.dir === "rtl" ? 0.1 : 0.15;
       const apart =
         gap > size * space ||
         (run.spaceBefore === true && run.box.x1 >= previous.box.x1 && !attachedScript(previous, run)) ||
@@ -182,8 +200,8 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   }
   if (current.length > 0) rows.push(current);
 
-  for (const row of rows) {
-    row.sort((a, b) => a.box.x1 - b.box.x1);
+  for (const row of joinScripts(rows)) {
+    row.sort((a, b) => (stackedScripts(a, b) ? b.box.y2 - a.box.y2 : a.box.x1 - b.box.x1));
     const hanging = hangingNumber(row);
     let segment: TextRun[] = [];
     for (const run of row) {
