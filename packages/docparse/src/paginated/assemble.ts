@@ -214,8 +214,9 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           break;
         case "list_item": {
           // Depth from indentation among the list items that came just before, in the same column: an item
-          // above the one before it or right of it (the list going on in the next column) starts afresh.
-          const x = block.box.x1;
+          // above the one before it or right of it (the list going on in the next column) starts afresh. The
+          // indent is where the item's marker stands, its first line: a later line may return to the margin.
+          const x = block.lines[0].box.x1;
           if (lastListBox && (block.box.y1 < lastListBox.y1 || x > lastListBox.x2)) listIndents.length = 0;
           lastListBox = block.box;
           while (listIndents.length > 0 && x < listIndents[listIndents.length - 1] - 2) listIndents.pop();
