@@ -271,6 +271,12 @@ function setAsParagraph(block: Block, pageBlocks: readonly Block[], style: Docum
   );
 }
 
+/** Two Chinese or Japanese characters in a row (ideographs or kana): a word of prose. */
+const CJK_WORD = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]{2}/u;
+
+/** A choice's letter opening a text, capital or small, with its stop or parenthesis: `A. `, `(b) `. */
+const LETTERED_CHOICE = /^\(?[A-Za-z][.)]\s/;
+
 /**
  * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
  * page, where the title is looked for; `titleTaken` whether a title was already found; `pageBlocks`, when
@@ -295,11 +301,15 @@ export function labelBlock(
     readsAsCode(block.lines.map((line) => line.text))
   )
     return { label: "code" };
-  // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`).
+  // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`),
+  // nor Chinese or Japanese words (a question set with its formula), nor a lettered choice's label (an exam's
+  // `A. {2}`, a choice among others, not a display formula).
   if (
     charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 &&
     !/\p{L}{4,}\s\p{L}{4,}/u.test(text) &&
-    !/^\p{L}{3,}:\s/u.test(text)
+    !/^\p{L}{3,}:\s/u.test(text) &&
+    !CJK_WORD.test(text) &&
+    !LETTERED_CHOICE.test(text)
   ) {
     return { label: "formula" };
   }
