@@ -326,3 +326,21 @@ test("public: a Chinese exam's questions and lettered options are no display for
   const formulas = result.markdown.split("$$").filter((_, i) => i % 2 === 1);
   assert.ok(!formulas.some((f) => /A\.|已知/.test(f)), result.markdown);
 });
+
+test("a bold Chinese sentence ended by its full stop, beside the same in a regular face, is no heading", () => {
+  const passage = ["庄子曰：「吾生也有涯，而知也无涯。以有涯随无涯，殆已！", "已而为知者，殆而已矣！」"];
+  const regular = block(passage, 100, { fontName: "FandolSong-Regular" });
+  const bold = block(passage, 130, { fontName: "FandolSong-Bold", bold: true });
+  const style = documentStyle([...BODY, regular, bold], []);
+  assert.equal(label(bold, style).label, "text");
+  // A bold line in body size without a full stop is still a heading.
+  assert.equal(label(block("第一章 养生主", 160, { bold: true }), style).label, "section_header");
+});
+
+test("public: a vertical Chinese page's passage set in bold faces is no heading", async () => {
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "zh-fandol-vertical-p2.pdf"))),
+    mimeType: "application/pdf",
+  });
+  assert.ok(!/^#/m.test(result.markdown), result.markdown);
+});
