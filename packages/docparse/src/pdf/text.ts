@@ -321,6 +321,10 @@ function textRuns(
     // run can be found garbled and read by OCR (dropUnmapped removes what is left of them).
     const unmapped = UNMAPPED_CODE.test(item.str);
     let text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
+    // A capital drawn mirrored left to right (XeTeX's reversed `E`) opening an item: pdf.js reads the move back
+    // after it as a space; it is a logo's letter, one word with what follows it.
+    const t = item.transform;
+    if (t[0] < 0 && t[3] > 0 && t[1] === 0 && t[2] === 0) text = text.replace(/^(\p{Lu})\s(?=\p{L})/u, "$1");
     if (text.trim() === "") {
       space = item.str === "" ? null : item;
       continue;
