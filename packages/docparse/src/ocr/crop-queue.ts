@@ -30,6 +30,16 @@ import { ocrSlots, type Slots } from "./slots.ts";
  * const pages = await Promise.allSettled(reads);
  */
 
+/**
+ * The language a crop of the page's own lines is read in: a Chinese or Japanese document's alone, without the
+ * English added for the Latin names its images carry (crop-language.ts). Those lines are in the document's
+ * language, and its data reads their figures and Latin letters itself, where English beside it takes a bold line's
+ * Han glyphs for Latin letters (`本 AGH 8` for `本题共 8`). Other languages as they are.
+ */
+export function linesLanguage(language: string): string {
+  return /^(chi_sim|chi_tra|jpn)\+eng$/.test(language) ? language.replace(/\+eng$/, "") : language;
+}
+
 /** Crops that make a chunk worth its process while more may come. */
 const MIN_CHUNK = 12;
 /** Crops a chunk takes at most: bounds the time one chunk may take against the time limit. */
@@ -41,6 +51,8 @@ export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 
 interface Queued {
   raster: PageRaster;
+  /** The crop reads lines of the page's own text (see `read`). */
+  lines: boolean;
   resolve: (page: OcrPage) => void;
   reject: (error: OcrError) => void;
 }
@@ -87,14 +99,18 @@ export class CropQueue {
     });
   }
 
-  /** The crop's page, read in a chunk; rejects with an OcrError when its reading failed or was stopped. */
-  read(raster: PageRaster): Promise<OcrPage> {
+  /**
+   * The crop's page, read in a chunk; rejects with an OcrError when its reading failed or was stopped. A crop of
+   * `lines` of the page's own text (runs whose glyphs map to no character) is read in a Chinese or Japanese
+   * document's language alone (`linesLanguage`).
+   */
+  read(raster: PageRaster, lines = false): Promise<OcrPage> {
     return new Promise<OcrPage>((resolve, reject) => {
       if (this.#options.signal?.aborted) {
         reject(asOcrError(this.#options.signal.reason));
         return;
       }
-      this.#queued.push({ raster, resolve, reject });
+      this.#queued.push({ raster, lines, resolve, reject });
       this.#queuedBytes += raster.png.byteLength;
       this.#dispatch();
     });
@@ -190,12 +206,26 @@ export class CropQueue {
     const { budget, signal } = pageBudget(limit, this.#options.signal);
     let pages: (OcrPage | OcrError)[];
     try {
-      const { language } = this.#options;
-      this.#language ??= typeof language === "string" ? Promise.resolve(language) : language();
-      pages = await this.#engine.recognizeCrops(
-        chunk.map((c) => c.raster),
-        { language: await this.#language, signal, budget },
-      );
+      const { language: find } = this.#options;
+      this.#language ??= typeof find === "string" ? Promise.resolve(find) : find();
+      const language = await this.#language;
+      pages = new Array(chunk.length);
+      // Crops of the page's own lines apart from the others when they are read in another language.
+      const own = linesLanguage(language);
+      const groups =
+        own === language
+          ? [chunk.map((_, i) => i)]
+          : [false, true].map((lines) => chunk.flatMap((c, i) => (c.lines === lines ? [i] : [])));
+      for (const [g, indexes] of groups.entries()) {
+        if (indexes.length === 0) continue;
+        const read = await this.#engine.recognizeCrops(
+          indexes.map((i) => chunk[i].raster),
+          { language: g === 1 ? own : language, signal, budget },
+        );
+        indexes.forEach((i, k) => {
+          pages[i] = read[k];
+        });
+      }
     } catch (error) {
       const failure = asOcrError(error);
       pages = chunk.map(() => failure);

@@ -33,6 +33,7 @@ import { type LeveledHeading, separateHeadingLevels } from "./heading-levels.ts"
 import { type BlockLabel, documentStyle, labelBlock, numberedHeading, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
 import { opensNote } from "./note-marker.ts";
+import { enumeratorKind } from "./numbered-items.ts";
 
 export interface AssembleOptions {
   mimeType: string;
@@ -160,6 +161,8 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     const page = layout.page.pageNumber;
     const listIndents: number[] = [];
     let lastListBox: Box | null = null;
+    // The last list item's enumerator kind and where its first line starts.
+    let lastItem: { kind: string | null; x: number } | null = null;
     let lastTable: TableItem | null = null;
     // The page's notes after its body, before the running foot and page number that close it.
     const body = layout.entries.filter((e) => !atFoot(e));
@@ -223,9 +226,22 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
           // above the one before it or right of it (the list going on in the next column) starts afresh.
           const x = block.box.x1;
           if (lastListBox && (block.box.y1 < lastListBox.y1 || x > lastListBox.x2)) listIndents.length = 0;
+          // The next of the items before it, numbered alike from where their numbers stand, is at their depth
+          // whatever its later lines do: items whose second lines return to the margin, left of their numbers
+          // (an exam's notes), make no deeper item of a last one of a single line.
+          const kind = enumeratorKind(text);
+          const sibling =
+            lastItem !== null &&
+            listIndents.length > 0 &&
+            kind !== null &&
+            kind === lastItem.kind &&
+            Math.abs(block.lines[0].box.x1 - lastItem.x) <= 2;
           lastListBox = block.box;
-          while (listIndents.length > 0 && x < listIndents[listIndents.length - 1] - 2) listIndents.pop();
-          if (listIndents.length === 0 || x > listIndents[listIndents.length - 1] + 6) listIndents.push(x);
+          lastItem = { kind, x: block.lines[0].box.x1 };
+          if (!sibling) {
+            while (listIndents.length > 0 && x < listIndents[listIndents.length - 1] - 2) listIndents.pop();
+            if (listIndents.length === 0 || x > listIndents[listIndents.length - 1] + 6) listIndents.push(x);
+          }
           sink.add<ListItem>({
             ...base,
             label: "list_item",

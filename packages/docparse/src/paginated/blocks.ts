@@ -12,7 +12,7 @@ import type { Line } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
 import { widerThanNeighbours } from "./paragraph-gaps.ts";
 import { salutationApart } from "./salutation.ts";
-import { meetsUnspaced } from "./unspaced-wrap.ts";
+import { meetsUnspaced, wrapsUnspaced } from "./unspaced-wrap.ts";
 
 /** Consecutive lines of one paragraph, heading, list item or caption. */
 export interface Block {
@@ -145,8 +145,13 @@ function continues(block: Block, next: Line, after: Line | undefined, context: B
   // A list item's continuation is indented under its text; anything else starting left of the item is new,
   // unless the sentence runs on into it (`(c) Excepted position shall have the` + `same meaning as …`, or
   // `… the competitive serv-` + `ice that …`: a paragraph opening with its letter on an indented first line, as
-  // regulations set them).
-  if (LIST_MARKER.test(block.lines[0].text) && next.box.x1 < block.lines[0].box.x1 - size * 0.3 && !runsOn)
+  // regulations set them; in Chinese or Japanese, a line filled to its end that stops mid-sentence).
+  if (
+    LIST_MARKER.test(block.lines[0].text) &&
+    next.box.x1 < block.lines[0].box.x1 - size * 0.3 &&
+    !runsOn &&
+    !wrapsUnspaced(last, next)
+  )
     return false;
   // Chinese and Japanese wrap anywhere: a wrapped line fills its column to within a character or two. A line
   // stopping three characters short of where the next line (or the block) reaches was not wrapped: it ends a heading

@@ -76,6 +76,11 @@ export interface PageGeometry {
   polylines?: { x: number; y: number }[][];
   /** Rows of text seen in the page's images that its text layer does not hold, to read by OCR (PDF only). */
   imageText?: Box[];
+  /**
+   * On a page turned for its vertical writing, where the blocks of text set across it were set down upright
+   * (pdf/vertical-writing.ts): tables are sought inside and outside them apart (PDF only).
+   */
+  acrossBlocks?: Box[];
   /** Barcodes and QR codes read on the page (parsing_options.barcode_detection). */
   barcodes?: { box: Box; text: string; format: string }[];
   /** Where the runs came from. */

@@ -283,3 +283,64 @@ test("public page: a filled-in report form's one-line answer is text, and the fo
   });
   assert.ok(!/^#+ N\/A$/m.test(result.markdown), result.markdown);
 });
+
+/** One line of runs set one after another, half an em per character, each `[text, font]`. */
+function mixedLine(parts: [string, string][], y: number): Block {
+  let x = 50;
+  const runs = parts.map(([text, fontName]) => {
+    const run = textRun(text, { x1: x, y1: y, x2: x + text.length * 5, y2: y + 10 }, { fontName });
+    x += text.length * 5 + 3;
+    return run;
+  });
+  const line = makeLine(runs);
+  return { lines: [line], box: line.box };
+}
+
+test("a choice's letter or Chinese words before a formula make no display formula; the formula alone is one", () => {
+  const style = documentStyle(BODY, []);
+  const choice = mixedLine(
+    [
+      ["A.", "NewCM10-Book"],
+      ["{2, 3, 4}", "NewCMMath-Book"],
+    ],
+    600,
+  );
+  const question = mixedLine(
+    [
+      ["已知", "STSongti-SC-Light"],
+      ["𝑧 = 2 − i + 𝑤 − 3", "NewCMMath-Book"],
+    ],
+    620,
+  );
+  const formula = mixedLine([["𝑧 = 2 − i + 𝑤 − 3", "NewCMMath-Book"]], 640);
+  assert.notEqual(label(choice, style).label, "formula");
+  assert.notEqual(label(question, style).label, "formula");
+  assert.equal(label(formula, style).label, "formula");
+});
+
+test("public: a Chinese exam's questions and lettered options are no display formulas", async () => {
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "zh-exam-math-p1.pdf"))),
+    mimeType: "application/pdf",
+  });
+  const formulas = result.markdown.split("$$").filter((_, i) => i % 2 === 1);
+  assert.ok(!formulas.some((f) => /A\.|已知/.test(f)), result.markdown);
+});
+
+test("a bold Chinese sentence ended by its full stop, beside the same in a regular face, is no heading", () => {
+  const passage = ["庄子曰：「吾生也有涯，而知也无涯。以有涯随无涯，殆已！", "已而为知者，殆而已矣！」"];
+  const regular = block(passage, 100, { fontName: "FandolSong-Regular" });
+  const bold = block(passage, 130, { fontName: "FandolSong-Bold", bold: true });
+  const style = documentStyle([...BODY, regular, bold], []);
+  assert.equal(label(bold, style).label, "text");
+  // A bold line in body size without a full stop is still a heading.
+  assert.equal(label(block("第一章 养生主", 160, { bold: true }), style).label, "section_header");
+});
+
+test("public: a vertical Chinese page's passage set in bold faces is no heading", async () => {
+  const { result } = await parseDocument({
+    bytes: new Uint8Array(readFileSync(path.join(REAL_WORLD_DIR, "zh-fandol-vertical-p2.pdf"))),
+    mimeType: "application/pdf",
+  });
+  assert.ok(!/^#/m.test(result.markdown), result.markdown);
+});

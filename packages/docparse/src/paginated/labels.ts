@@ -140,6 +140,9 @@ function levelBySize(size: number, bold: boolean, bodySize: number): number {
   return 4;
 }
 
+/** A Chinese or Japanese sentence's end: a full stop, exclamation or question mark, then closing quotes. */
+const CJK_SENTENCE_END = /[。！？][」』﹂﹄”’）)]*$/u;
+
 /** Could this block be a heading by its look alone: short, few lines, larger or bold, no sentence end. */
 function headingLike(block: Block, text: string, bodySize: number, bodyFont?: string): boolean {
   if (block.lines.length > 3 || text.length > 160 || text.length < 2) return false;
@@ -150,8 +153,14 @@ function headingLike(block: Block, text: string, bodySize: number, bodyFont?: st
   if (size >= bodySize * 1.15) return !/[,;]$/.test(text) && (!/:$/.test(text) || HEADING_NUMBER.test(text));
   // In the body's size, a word or two in bold and all in small letters is a keyword (an algorithm's `end for`,
   // `return`), not a heading: headings open with a capital or a number.
+  // Nor is a bold sentence ended by a Chinese or Japanese full stop (a passage set in a bold face beside its
+  // regular copies, a type sample): a heading there ends without one.
   if (bold && size >= bodySize * 0.9)
-    return (!/[.,;:]$/.test(text) || HEADING_NUMBER.test(text)) && !LOWERCASE_KEYWORD.test(text);
+    return (
+      (!/[.,;:]$/.test(text) || HEADING_NUMBER.test(text)) &&
+      !LOWERCASE_KEYWORD.test(text) &&
+      !CJK_SENTENCE_END.test(text)
+    );
   // A line or two a little larger than the body and in another font (a sans heading over serif text).
   if (
     block.lines.length <= 2 &&
@@ -271,6 +280,12 @@ function setAsParagraph(block: Block, pageBlocks: readonly Block[], style: Docum
   );
 }
 
+/** Two Chinese or Japanese characters in a row (ideographs or kana): a word of prose. */
+const CJK_WORD = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]{2}/u;
+
+/** A choice's letter opening a text, capital or small, with its stop or parenthesis: `A. `, `(b) `. */
+const LETTERED_CHOICE = /^\(?[A-Za-z][.)]\s/;
+
 /**
  * Labels one block. `page` is the page's size; `firstPage` says whether the block is on the document's first
  * page, where the title is looked for; `titleTaken` whether a title was already found; `pageBlocks`, when
@@ -295,11 +310,15 @@ export function labelBlock(
     readsAsCode(block.lines.map((line) => line.text))
   )
     return { label: "code" };
-  // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`).
+  // Mostly maths, but no words of prose, nor a word and a colon that label it (an algorithm's `Input: x1, …, xn`),
+  // nor Chinese or Japanese words (a question set with its formula), nor a lettered choice's label (an exam's
+  // `A. {2}`, a choice among others, not a display formula).
   if (
     charsOf(block, (font) => MATH_FONT.test(font)) > chars * 0.4 &&
     !/\p{L}{4,}\s\p{L}{4,}/u.test(text) &&
-    !/^\p{L}{3,}:\s/u.test(text)
+    !/^\p{L}{3,}:\s/u.test(text) &&
+    !CJK_WORD.test(text) &&
+    !LETTERED_CHOICE.test(text)
   ) {
     return { label: "formula" };
   }

@@ -3,6 +3,7 @@ import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
 import { box, type TextRun } from "./geometry.ts";
+import { logoLetters } from "./logo-letters.ts";
 import { joinScripts } from "./math-scripts.ts";
 import { ocrBarText } from "./ocr-bars.ts";
 
@@ -132,7 +133,7 @@ export function makeLine(runs: TextRun[]): Line {
         Math.min(previous.box.y2, run.box.y2) > Math.max(previous.box.y1, run.box.y1);
       const space = shifted ? 0.05 : previous.dir === "rtl" && run.dir === "rtl" ? 0.1 : 0.15;
       const apart =
-        gap > size * space ||
+        (gap > size * space && !logoLetters(previous, run, gap, shifted)) ||
         (run.spaceBefore === true && run.box.x1 >= previous.box.x1 && !attachedScript(previous, run)) ||
         ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||

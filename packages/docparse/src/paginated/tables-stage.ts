@@ -1,3 +1,4 @@
+import type { Box } from "../model.ts";
 import { median } from "../statistics.ts";
 import { detectAlignedTables } from "../tables/aligned.ts";
 import { clippedCellTables } from "../tables/clipped-cells.ts";
@@ -6,9 +7,23 @@ import { inReadingDirection } from "../tables/direction.ts";
 import { detectKeyValueTables } from "../tables/key-value.ts";
 import { detectRuledTables } from "../tables/ruled.ts";
 import { ruledKeyValueTables } from "../tables/ruled-key-value.ts";
-import type { DetectedTable, PageGeometry } from "./geometry.ts";
+import { box, type DetectedTable, type PageGeometry, type TextRun } from "./geometry.ts";
 import { marginLineNumbers } from "./gutter-numbers.ts";
 import { sideBySideLists } from "./side-lists.ts";
+
+/**
+ * The page's text apart from the blocks set across a page turned for its vertical writing, then each block: their
+ * lines stand level with the columns' lines beside them without being rows of one table.
+ */
+function frames(page: PageGeometry): PageGeometry[] {
+  const blocks = page.acrossBlocks ?? [];
+  if (blocks.length === 0) return [page];
+  const inside = (b: Box) => (run: TextRun) => box.containsCenter(b, run.box, 1);
+  return [
+    { ...page, runs: page.runs.filter((run) => !blocks.some((b) => inside(b)(run))) },
+    ...blocks.map((b) => ({ ...page, runs: page.runs.filter(inside(b)) })),
+  ];
+}
 
 /**
  * Tables of a page: grids of ruling lines first, then columns of aligned text elsewhere on the page, then bold
@@ -38,9 +53,13 @@ export function tableStage(page: PageGeometry): DetectedTable[] {
     [...ruled, ...dashed].map((table) => table.box),
   );
   // Bulleted lists side by side line up like columns; they are read as lists.
-  const aligned = detectAlignedTables(unnumbered, undefined, {
-    exclude: [...ruled, ...dashed, ...clipped].map((table) => table.box),
-  }).filter((table) => !sideBySideLists(table));
+  const aligned = frames(unnumbered)
+    .flatMap((part) =>
+      detectAlignedTables(part, undefined, {
+        exclude: [...ruled, ...dashed, ...clipped].map((table) => table.box),
+      }),
+    )
+    .filter((table) => !sideBySideLists(table));
   const keyValue = detectKeyValueTables(
     page,
     [...ruled, ...dashed, ...clipped, ...aligned].map((table) => table.box),

@@ -51,7 +51,7 @@ export async function extractPdfPage(
     let viewport = page.getViewport({ scale: 1 });
     const ops = await page.getOperatorList();
     // A page shown turned (its /Rotate, or content drawn sideways) is read in the frame its text is upright in.
-    const { runs: read } = await pageTextRuns(
+    const { runs: read, acrossBlocks } = await pageTextRuns(
       page,
       viewport.transform,
       (quarterTurns) => {
@@ -94,6 +94,7 @@ export async function extractPdfPage(
       images: graphics.images,
       drawings: graphics.drawings,
       polylines: graphics.polylines,
+      ...(acrossBlocks && acrossBlocks.length > 0 ? { acrossBlocks } : {}),
       outlines: [
         ...glyphSized(graphics.outlines),
         ...lightOnGround(graphics.lightOutlines, [

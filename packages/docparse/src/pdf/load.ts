@@ -130,17 +130,24 @@ async function withUnreadText(
         // What lies outside every crop of the page is not read for them (render-region.ts).
         region: shown,
       });
-      const read = queue.read({
-        pageNumber: page.pageNumber,
-        widthPx: rendered.widthPx,
-        heightPx: rendered.heightPx,
-        dpi: rendered.dpi,
-        widthPt: box.width(crop),
-        heightPt: box.height(crop),
-        png: rendered.png,
-        scale: 1,
-        ocrDpi: rendered.dpi,
-      });
+      // A crop of garbled runs with no image under it reads lines of the page's own text.
+      const lines =
+        [...unread.garbled].some((run) => box.containsCenter(crop, run.box)) &&
+        !page.images.some((image) => box.intersection(image.box, crop) > 0);
+      const read = queue.read(
+        {
+          pageNumber: page.pageNumber,
+          widthPx: rendered.widthPx,
+          heightPx: rendered.heightPx,
+          dpi: rendered.dpi,
+          widthPt: box.width(crop),
+          heightPt: box.height(crop),
+          png: rendered.png,
+          scale: 1,
+          ocrDpi: rendered.dpi,
+        },
+        lines,
+      );
       // Settled below; a render failing meanwhile leaves the crops queued before it unawaited.
       read.catch(() => {});
       reads.push(read);

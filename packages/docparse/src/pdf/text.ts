@@ -11,7 +11,7 @@ import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
 import { softHyphensRead } from "./soft-hyphens.ts";
 import { symbolFontText } from "./symbol-font.ts";
-import { columnAdvance, columnCorners } from "./vertical-writing.ts";
+import { acrossLinesUpright, columnAdvance, columnCorners } from "./vertical-writing.ts";
 
 /** pdf.js's text item, as far as we read it. */
 export interface PdfTextItem {
@@ -59,6 +59,19 @@ export function fontFace(rawName: string): FontFace {
 /** Applies the 2D affine `m` to the point (x, y). */
 function apply(m: readonly number[], x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+/** The inverse of the affine matrix `m`. */
+function inverse(m: readonly number[]): number[] {
+  const det = m[0] * m[3] - m[1] * m[2];
+  return [
+    m[3] / det,
+    -m[1] / det,
+    -m[2] / det,
+    m[0] / det,
+    (m[2] * m[5] - m[3] * m[4]) / det,
+    (m[1] * m[4] - m[0] * m[5]) / det,
+  ];
 }
 
 function multiply(a: readonly number[], b: readonly number[]): number[] {
@@ -241,7 +254,8 @@ export interface GlyphWords {
 /**
  * The text runs of a page in the model's coordinates (points, origin top left, the page's rotation applied), and
  * the quarter turns most of its text is set at. Given `upright`, a page whose text is turned is read again from
- * the same text content in the frame `upright` returns for those turns.
+ * the same text content in the frame `upright` returns for those turns; on a page turned for its vertical writing,
+ * the text set across it is kept as lines, in blocks whose places come as `acrossBlocks` (vertical-writing.ts).
  * Needs the page's operator list to have been read first, so that fonts are loaded and named; `words` found in it
  * put right-to-left ligatures back in order and leave out glyphs a font's ToUnicode does not map.
  */
@@ -250,7 +264,7 @@ export async function pageTextRuns(
   viewportTransform: readonly number[],
   upright?: (quarterTurns: 1 | 2 | 3) => readonly number[],
   words: GlyphWords = { rtlLigatures: new Map(), fallbacks: new Map() },
-): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 }> {
+): Promise<{ runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3; acrossBlocks?: Box[] }> {
   const content = await page.getTextContent({ disableNormalization: true });
   // Letter-spaced words joined first, while the gaps noted in the worker still point into the items' text.
   for (const item of content.items) {
@@ -271,10 +285,15 @@ export async function pageTextRuns(
     if (words.codeOnly?.has(item.fontName)) item.str = item.str.replace(/\S/gu, "\u0001");
   }
   const read = textRuns(page, content, viewportTransform, words.sizes);
-  if (read.quarterTurns === 0 || !upright) return read;
+  if (read.quarterTurns === 0 || !upright) return { runs: read.runs, quarterTurns: read.quarterTurns };
   words.sizes?.restart();
-  const turned = textRuns(page, content, upright(read.quarterTurns), words.sizes);
-  return { runs: turned.runs, quarterTurns: read.quarterTurns };
+  const turnedTransform = upright(read.quarterTurns);
+  const turned = textRuns(page, content, turnedTransform, words.sizes);
+  if (read.writtenDown * 2 <= read.characters) return { runs: turned.runs, quarterTurns: read.quarterTurns };
+  // A page turned for its vertical writing keeps the lines it sets across as lines (vertical-writing.ts).
+  const toTurned = multiply(turnedTransform, inverse(viewportTransform));
+  const across = acrossLinesUpright(read.runs, turned.runs, (x, y) => apply(toTurned, x, y));
+  return { runs: across.runs, quarterTurns: read.quarterTurns, acrossBlocks: across.blocks };
 }
 
 function textRuns(
@@ -282,8 +301,10 @@ function textRuns(
   content: TextContent,
   viewportTransform: readonly number[],
   sizes?: DrawnSizes,
-): { runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3 } {
+): { runs: TextRun[]; quarterTurns: 0 | 1 | 2 | 3; characters: number; writtenDown: number } {
   const turns = [0, 0, 0, 0];
+  // Characters in vertical writing (a font writing down the page), of all counted in `turns`.
+  let writtenDown = 0;
   const styles = content.styles as Record<string, FontStyle>;
   const faces = new Map<string, FontFace>();
   const runs: TextRun[] = [];
@@ -300,6 +321,10 @@ function textRuns(
     // run can be found garbled and read by OCR (dropUnmapped removes what is left of them).
     const unmapped = UNMAPPED_CODE.test(item.str);
     let text = normalizeRunText(unmapped ? item.str.replace(UNMAPPED_CODES, "\uFFFD") : item.str);
+    // A capital drawn mirrored left to right (XeTeX's reversed `E`) opening an item: pdf.js reads the move back
+    // after it as a space; it is a logo's letter, one word with what follows it.
+    const t = item.transform;
+    if (t[0] < 0 && t[3] > 0 && t[1] === 0 && t[2] === 0) text = text.replace(/^(\p{Lu})\s(?=\p{L})/u, "$1");
     if (text.trim() === "") {
       space = item.str === "" ? null : item;
       continue;
@@ -348,6 +373,7 @@ function textRuns(
     // Quarter turns of the advance on the page: 0 reads left to right, 1 downwards, 2 upside down, 3 upwards.
     const quarter = (((Math.round(Math.atan2(ay, ax) / (Math.PI / 2)) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
     turns[quarter] += text.length;
+    if (writesDown) writtenDown += text.length;
     if (
       last &&
       (item as { svcClipped?: boolean }).svcClipped &&
@@ -406,5 +432,11 @@ function textRuns(
   }
   // The way most characters run: a page whose text all runs downwards is shown turned, and is read turned back.
   const quarterTurns = turns.indexOf(Math.max(...turns)) as 0 | 1 | 2 | 3;
-  return { runs: withoutOverprints(composeAccents(withoutAccentKernSpaces(runs, glyphEnds))), quarterTurns };
+  const characters = turns.reduce((sum, n) => sum + n, 0);
+  return {
+    runs: withoutOverprints(composeAccents(withoutAccentKernSpaces(runs, glyphEnds))),
+    quarterTurns,
+    characters,
+    writtenDown,
+  };
 }

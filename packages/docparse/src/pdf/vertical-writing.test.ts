@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
-import { onePagePdf } from "./test-pdf.ts";
+import { HELVETICA, onePagePdf } from "./test-pdf.ts";
 
 /** Three columns of four characters each, written right to left: CIDs 1–12 in this order. */
 const COLUMNS = ["天地玄黄", "宇宙洪荒", "日月盈昃"];
@@ -70,5 +70,51 @@ test("public: a vertical Japanese page with ruby reads its columns from the righ
     { before: ["君子は和して同ぜず", "人に誨えて倦まず"] },
     { before: ["人に誨えて倦まず", "鬼門の方角を凝視する"] },
     { before: ["茅場町", "紫陽花"] },
+  ]);
+});
+
+/** The vertical page's font with Helvetica and its bold as /F2 and /F3: the objects it refers to numbered after them. */
+const MIXED_FONTS = [
+  VERTICAL_FONT.replace("[6 0 R]", "[8 0 R]").replace("7 0 R >>", "9 0 R >>"),
+  HELVETICA,
+  HELVETICA.replace("/Helvetica", "/Helvetica-Bold"),
+];
+const MIXED_OBJECTS = [CID_FONT.replace("8 0 R", "10 0 R"), toUnicode, DESCRIPTOR];
+
+/** Four columns set down the page's top half, and under them two lines set across, each a plain and a bold word. */
+function mixedPage(): Uint8Array {
+  const codes = (from: number, count: number) =>
+    `<${Array.from({ length: count }, (_, i) => hex(from + i)).join("")}>`;
+  const content = [
+    "BT /F1 14 Tf",
+    `1 0 0 1 400 700 Tm ${codes(1, 4)} Tj`,
+    `1 0 0 1 376 700 Tm ${codes(5, 4)} Tj`,
+    `1 0 0 1 352 700 Tm ${codes(9, 4)} Tj`,
+    `1 0 0 1 328 700 Tm ${codes(1, 4)} Tj`,
+    "ET",
+    "BT",
+    "/F2 12 Tf 1 0 0 1 330 560 Tm (Go) Tj /F3 12 Tf 1 0 0 1 349 560 Tm (on) Tj",
+    "/F2 12 Tf 1 0 0 1 330 544 Tm (Do) Tj /F3 12 Tf 1 0 0 1 349 544 Tm (so) Tj",
+    "ET",
+  ].join("\n");
+  return onePagePdf(content, { fonts: MIXED_FONTS, objects: MIXED_OBJECTS });
+}
+
+test("lines set across a page read turned for its vertical writing stay lines, after the columns above them", async () => {
+  const { result } = await parseDocument({ bytes: mixedPage(), mimeType: "application/pdf" });
+  const at = [COLUMNS[0], COLUMNS[2], "Go on", "Do so"].map((text) => result.markdown.indexOf(text));
+  assert.ok(
+    at.every((i) => i >= 0),
+    result.markdown,
+  );
+  assert.ok(at[0] < at[1] && at[1] < at[2] && at[2] < at[3], result.markdown);
+});
+
+test("public: a tategaki page reads the lines it sets across whole, in order, after its columns", async () => {
+  await assertPdfFacts("ja-pxrubrica-tategaki-p1.pdf", [
+    { present: "模型 利用許諾" },
+    { before: ["の象 徴を", "模型 利用許諾"] },
+    { before: ["模型 利用許諾", "なげきの聖母像"] },
+    { before: ["なげきの聖母像", "顧 客 境 界 面"] },
   ]);
 });
