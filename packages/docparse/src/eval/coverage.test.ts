@@ -157,3 +157,14 @@ test("wordRecall: a word pdftotext spells letter by letter, or reads with its ca
   // Digits apart are cells, not a word's letters.
   assert.equal(wordRecall(plainWords("1 2 3"), plainWords("123")).recall, 0);
 });
+
+test("wordRecall: a Korean word pdftotext reads apart at a line end counts when ours holds it joined", () => {
+  const text = "다음과 같\n이 개정한다";
+  assert.equal(wordRecall(plainWords(text), plainWords("다음과 같이 개정한다"), hyphenation(text)).recall, 1);
+  // Only at pdftotext's line end: two words of a line stay two.
+  const line = "다음과 같 이 개정한다";
+  assert.equal(
+    wordRecall(plainWords(line), plainWords("다음과 같이 개정한다"), hyphenation(line)).recall,
+    0.5,
+  );
+});

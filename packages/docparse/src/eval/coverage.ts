@@ -50,6 +50,9 @@ export function hyphenation(text: string): Hyphenation {
     const [head] = plainWords(match[1]);
     if (head) heads.add(head);
   }
+  // Korean breaks a line at any syllable, without a hyphen: pdftotext's last word of a line may be the head of a
+  // word the next line goes on with, which ours reads joined where the document spells it (hangul-wrap.ts).
+  for (const match of text.matchAll(/([\uAC00-\uD7A3]+)\n/gu)) heads.add(foldText(match[1]));
   return { joined, heads };
 }
 
