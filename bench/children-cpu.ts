@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 /** Kernel clock ticks a second (USER_HZ), the unit of /proc's CPU times. */
-const CLOCK_TICKS = 100;
+export const CLOCK_TICKS = 100;
 
 /** The CPU fields of a /proc stat line, after the command's closing parenthesis. */
-function statFields(stat: string): string[] {
+export function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 

@@ -1,7 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-
-/** Kernel clock ticks a second (USER_HZ), the unit of /proc's CPU times. */
-const CLOCK_TICKS = 100;
+import { CLOCK_TICKS, statFields } from "./children-cpu.ts";
 
 /** CPU milliseconds and minor page faults of this process's threads of one kind. */
 export interface ThreadKind {
@@ -26,7 +24,7 @@ export function threadKinds(): Map<string, ThreadKind> {
       continue; // ended meanwhile
     }
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(stat);
     const kind = kinds.get(name) ?? { cpuMs: 0, faults: 0 };
     kind.cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
     kind.faults += Number(fields[7]);
