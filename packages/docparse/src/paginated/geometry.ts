@@ -143,6 +143,17 @@ export const box = {
     const smaller = Math.min(a.y2 - a.y1, b.y2 - b.y1);
     return smaller > 0 ? Math.max(0, overlap) / smaller : 0;
   },
+  /** The box holding `b`'s four corners taken through `map` (a turn, a change of frame). */
+  mapped(b: Box, map: (x: number, y: number) => readonly [number, number]): Box {
+    return box.union(
+      [map(b.x1, b.y1), map(b.x2, b.y1), map(b.x1, b.y2), map(b.x2, b.y2)].map(([x, y]) => ({
+        x1: x,
+        y1: y,
+        x2: x,
+        y2: y,
+      })),
+    );
+  },
   round(b: Box): Box {
     const r = (v: number) => Math.round(v * 100) / 100;
     return { x1: r(b.x1), y1: r(b.y1), x2: r(b.x2), y2: r(b.y2) };

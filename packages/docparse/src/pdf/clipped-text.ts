@@ -1,4 +1,3 @@
-import type { Box } from "../model.ts";
 import type { WorkerEdit } from "./worker-edit.ts";
 
 /**
@@ -99,12 +98,4 @@ interface RunEnd {
  */
 export function carriesOn(before: RunEnd, x: number, baseline: number): boolean {
   return Math.abs(baseline - before.baseline) < 0.2 * before.size && Math.abs(x - before.x2) < before.size;
-}
-
-/** A clip's rectangle (x1 y1 x2 y2 in PDF user space) on the page, through the viewport's transform. */
-export function pageBox(transform: readonly number[], [x1, y1, x2, y2]: readonly number[]): Box {
-  const [a, b, c, d, e, f] = transform;
-  const xs = [a * x1 + c * y1 + e, a * x2 + c * y2 + e, a * x1 + c * y2 + e, a * x2 + c * y1 + e];
-  const ys = [b * x1 + d * y1 + f, b * x2 + d * y2 + f, b * x1 + d * y2 + f, b * x2 + d * y1 + f];
-  return { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
 }

@@ -2,7 +2,7 @@ import type { PDFPageProxy, TextContent } from "pdfjs-dist/types/src/display/api
 import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
-import { carriesOn, pageBox } from "./clipped-text.ts";
+import { carriesOn } from "./clipped-text.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
 import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
@@ -392,7 +392,10 @@ function textRuns(
       // The hidden rest of a clipped entry (clipped-text.ts): its text, not its extent; the run knows its cell.
       last.run.text += spaced ? ` ${text}` : text;
       const clip = (item as { svcClipBox?: number[] | null }).svcClipBox;
-      if (clip && !last.run.clip) last.run.clip = pageBox(viewportTransform, clip);
+      if (clip && !last.run.clip) {
+        const [x1, y1, x2, y2] = clip;
+        last.run.clip = box.mapped({ x1, y1, x2, y2 }, (x, y) => apply(viewportTransform, x, y));
+      }
       if (unmapped) last.run.unmapped = true;
       last.item = item;
       glyphEnds[glyphEnds.length - 1] = Number.NaN;

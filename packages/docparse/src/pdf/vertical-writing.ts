@@ -35,15 +35,7 @@ export function acrossLinesUpright(
   const out = [...columns];
   for (const block of acrossBlocks(across)) {
     const extent = box.union(block.map((run) => run.box));
-    const corners = [
-      toTurned(extent.x1, extent.y1),
-      toTurned(extent.x2, extent.y1),
-      toTurned(extent.x1, extent.y2),
-      toTurned(extent.x2, extent.y2),
-    ];
-    const xs = corners.map((c) => c[0]);
-    const ys = corners.map((c) => c[1]);
-    const footprint = { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
+    const footprint = box.mapped(extent, toTurned);
     // A single line (a folio, a caption) stays the sideways line the turned read made of it.
     if (box.height(extent) < 2 * Math.max(...block.map((run) => run.fontSize))) {
       out.push(...sideways.filter((run) => box.containsCenter(footprint, run.box, 1)));
