@@ -1,6 +1,7 @@
 import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
 import { box, type TextRun } from "../paginated/geometry.ts";
+import { apply, type Matrix, multiply } from "./matrix.ts";
 
 /**
  * Text drawn by annotations' appearances (a boxed notice made a push button, a free-text note, a stamp): pdf.js's
@@ -9,25 +10,7 @@ import { box, type TextRun } from "../paginated/geometry.ts";
  * `endAnnotation`: one run per text-showing operator, placed by the text and transformation matrices.
  */
 
-type Matrix = [number, number, number, number, number, number];
-
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
-/** m · n: n applied first, then m (PDF's row-vector convention, as pdf.js composes them). */
-function multiply(m: readonly number[], n: readonly number[]): Matrix {
-  return [
-    m[0] * n[0] + m[2] * n[1],
-    m[1] * n[0] + m[3] * n[1],
-    m[0] * n[2] + m[2] * n[3],
-    m[1] * n[2] + m[3] * n[3],
-    m[0] * n[4] + m[2] * n[5] + m[4],
-    m[1] * n[4] + m[3] * n[5] + m[5],
-  ];
-}
-
-function apply(m: readonly number[], x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
 
 function asMatrix(value: unknown): Matrix | null {
   if (value === null || typeof value !== "object") return null;

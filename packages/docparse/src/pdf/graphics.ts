@@ -2,6 +2,7 @@ import { OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import type { PDFOperatorList } from "pdfjs-dist/types/src/display/api.js";
 import type { Box } from "../model.ts";
 import { box, type ImagePlacement, type Rule, type TextRun } from "../paginated/geometry.ts";
+import { type Matrix, multiply } from "./matrix.ts";
 
 /**
  * What a page draws besides its text, read off pdf.js's operator list, in model coordinates (points, origin top
@@ -76,8 +77,6 @@ const JOIN_GAP = 1;
 const ASCENT = 0.8;
 const DESCENT = 0.2;
 
-type Matrix = readonly number[];
-
 interface GraphicsState {
   /** User space → model coordinates: the viewport transform times the CTM. Replaced, never mutated. */
   m: Matrix;
@@ -104,17 +103,6 @@ interface GraphicsState {
   y: number;
   lineX: number;
   lineY: number;
-}
-
-function multiply(a: Matrix, b: Matrix): number[] {
-  return [
-    a[0] * b[0] + a[2] * b[1],
-    a[1] * b[0] + a[3] * b[1],
-    a[0] * b[2] + a[2] * b[3],
-    a[1] * b[2] + a[3] * b[3],
-    a[0] * b[4] + a[2] * b[5] + a[4],
-    a[1] * b[4] + a[3] * b[5] + a[5],
-  ];
 }
 
 /** The box of the parallelogram (x0,y0)-(x1,y1) under m. */

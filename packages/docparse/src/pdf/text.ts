@@ -9,6 +9,7 @@ import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { type ItemGap, joinTrackedLetters } from "./letter-spacing.ts";
 import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
+import { apply, inverse, multiply } from "./matrix.ts";
 import { softHyphensRead } from "./soft-hyphens.ts";
 import { symbolFontText } from "./symbol-font.ts";
 import { acrossLinesUpright, columnAdvance, columnCorners } from "./vertical-writing.ts";
@@ -54,35 +55,6 @@ export function fontFace(rawName: string): FontFace {
     /[-,](Bd|Blk|Hv)(?=[A-Z]|$)/.test(name);
   const italic = /italic|oblique|[-,]it\b|^(cm|sf|ec)(ti|sl|mi)\d|-ital/i.test(name);
   return { name, bold, italic };
-}
-
-/** Applies the 2D affine `m` to the point (x, y). */
-function apply(m: readonly number[], x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
-
-/** The inverse of the affine matrix `m`. */
-function inverse(m: readonly number[]): number[] {
-  const det = m[0] * m[3] - m[1] * m[2];
-  return [
-    m[3] / det,
-    -m[1] / det,
-    -m[2] / det,
-    m[0] / det,
-    (m[2] * m[5] - m[3] * m[4]) / det,
-    (m[1] * m[4] - m[0] * m[5]) / det,
-  ];
-}
-
-function multiply(a: readonly number[], b: readonly number[]): number[] {
-  return [
-    a[0] * b[0] + a[2] * b[1],
-    a[1] * b[0] + a[3] * b[1],
-    a[0] * b[2] + a[2] * b[3],
-    a[1] * b[2] + a[3] * b[3],
-    a[0] * b[4] + a[2] * b[5] + a[4],
-    a[1] * b[4] + a[3] * b[5] + a[5],
-  ];
 }
 
 /** Degrees a baseline may lie off the nearest axis and still be read as upright or sideways text. */
