@@ -32,3 +32,19 @@ export function wrapsInWord(before: string, after: string, spelled: ReadonlySet<
   const head = /[\uAC00-\uD7A3]+$/u.exec(before)?.[0] ?? "";
   return wordStarts(spelled).has(head + first);
 }
+
+/**
+ * A table cell's text with its Korean words broken at a line end joined again, on the same evidence as a block's
+ * lines: `breaks` are the places of the spaces that stand for the cell's line breaks (cells.ts `cellTextBreaks`).
+ */
+export function joinHangulBreaks(
+  text: string,
+  breaks: readonly number[],
+  spelled: ReadonlySet<string>,
+): string {
+  let out = text;
+  for (const at of [...breaks].sort((a, b) => b - a))
+    if (out.charAt(at) === " " && wrapsInWord(out.slice(0, at), out.slice(at + 1), spelled))
+      out = out.slice(0, at) + out.slice(at + 1);
+  return out;
+}
