@@ -161,10 +161,16 @@ test("wordRecall: a word pdftotext spells letter by letter, or reads with its ca
 test("wordRecall: a Korean word pdftotext reads apart at a line end counts when ours holds it joined", () => {
   const text = "다음과 같\n이 개정한다";
   assert.equal(wordRecall(plainWords(text), plainWords("다음과 같이 개정한다"), hyphenation(text)).recall, 1);
-  // Only at pdftotext's line end: two words of a line stay two.
+  // Two words pdftotext reads side by side on a line stay two.
   const line = "다음과 같 이 개정한다";
   assert.equal(
     wordRecall(plainWords(line), plainWords("다음과 같이 개정한다"), hyphenation(line)).recall,
     0.5,
+  );
+  // A table's cells read across: the cell's line ends in `여`, the next cell's text follows on pdftotext's line.
+  const cells = "청년, 여 ----다음\n성, 노동자";
+  assert.equal(
+    wordRecall(plainWords(cells), plainWords("청년, 여성, 노동자 다음"), hyphenation(cells)).recall,
+    1,
   );
 });

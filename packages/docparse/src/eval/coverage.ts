@@ -18,6 +18,10 @@ import { engineAllText, engineMarkdown, evalPdfs, foldText, pdftotext, plainWord
 export interface Hyphenation {
   joined: Map<string, [string, string]>;
   heads: Set<string>;
+  /** Korean words anywhere in pdftotext's text: a table cell's line end may fall inside pdftotext's line. */
+  korean?: Set<string>;
+  /** Korean words pdftotext reads side by side on one line (`head tail`): two words, not a cell's line end. */
+  together?: Set<string>;
 }
 
 /**
@@ -51,9 +55,16 @@ export function hyphenation(text: string): Hyphenation {
     if (head) heads.add(head);
   }
   // Korean breaks a line at any syllable, without a hyphen: pdftotext's last word of a line may be the head of a
-  // word the next line goes on with, which ours reads joined where the document spells it (hangul-wrap.ts).
+  // word the next line goes on with, which ours reads joined where the document spells it (hangul-wrap.ts). In a
+  // table pdftotext reads the columns across, a cell's line end falling inside its line before the next cell's
+  // text, so any Korean word may be such a head, but for two words pdftotext reads side by side.
   for (const match of text.matchAll(/([\uAC00-\uD7A3]+)\n/gu)) heads.add(foldText(match[1]));
-  return { joined, heads };
+  const korean = new Set<string>();
+  const together = new Set<string>();
+  for (const match of text.matchAll(/[\uAC00-\uD7A3]+/gu)) korean.add(foldText(match[0]));
+  for (const match of text.matchAll(/([\uAC00-\uD7A3]+)[ \t]+(?=([\uAC00-\uD7A3]+))/gu))
+    together.add(`${foldText(match[1])} ${foldText(match[2])}`);
+  return { joined, heads, korean, together };
 }
 
 /**
@@ -99,8 +110,13 @@ export function wordRecall(
   // A word whose halves pdftotext reads apart, which ours holds joined.
   for (const [word, count] of [...have]) {
     for (let i = 0; i < count; i++) {
-      const head = [...hyphens.heads].find(
-        (h) => h.length < word.length && word.startsWith(h) && lost.has(h) && lost.has(word.slice(h.length)),
+      const head = [...hyphens.heads, ...(hyphens.korean ?? [])].find(
+        (h) =>
+          h.length < word.length &&
+          word.startsWith(h) &&
+          lost.has(h) &&
+          lost.has(word.slice(h.length)) &&
+          (hyphens.heads.has(h) || !hyphens.together?.has(`${h} ${word.slice(h.length)}`)),
       );
       if (!head) break;
       take(lost, head);

@@ -29,6 +29,7 @@ import {
   textBodySize,
 } from "./furniture.ts";
 import { box, type DetectedTable } from "./geometry.ts";
+import { joinHangulBreaks } from "./hangul-wrap.ts";
 import { type LeveledHeading, separateHeadingLevels } from "./heading-levels.ts";
 import { type BlockLabel, documentStyle, labelBlock, numberedHeading, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
@@ -74,19 +75,20 @@ function setHeadingLevels(labeled: Labeled[], fromFirstPage: boolean): void {
 }
 
 /** Turns laid-out pages into the document model: labels, furniture, list depth, captions, items in order. */
-export function assembleDocument(layouts: readonly PageLayout[], options: AssembleOptions): DocumentModel {
-  const allBlocks = layouts.flatMap((l) => l.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])));
-  const first = layouts[0];
-  const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
-  const layerBody = textBodySize(layouts.flatMap((l) => l.page.runs));
-  const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : [], layerBody);
-  const tableTexts = layouts.flatMap((l) =>
+export function assembleDocument(detected: readonly PageLayout[], options: AssembleOptions): DocumentModel {
+  const allBlocks = detected.flatMap((l) => l.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])));
+  const tableTexts = detected.flatMap((l) =>
     l.entries.flatMap((e) => (e.kind === "table" ? e.table.cells.map((cell) => cell.text) : [])),
   );
   const spelled = spelledWords([
     ...allBlocks.flatMap((b) => b.lines.map((line) => line.text)),
     ...tableTexts,
   ]);
+  const layouts = detected.map((layout) => withCellWordsJoined(layout, spelled));
+  const first = layouts[0];
+  const firstBlocks = first?.entries.flatMap((e) => (e.kind === "block" ? [e.block] : [])) ?? [];
+  const layerBody = textBodySize(layouts.flatMap((l) => l.page.runs));
+  const style = documentStyle(allBlocks, first?.page.pageNumber === 1 ? firstBlocks : [], layerBody);
 
   // Labels per block, then furniture over the whole document.
   const labeled = new Map<Block, Labeled>();
@@ -299,6 +301,20 @@ export function assembleDocument(layouts: readonly PageLayout[], options: Assemb
     items: sink.items,
     warnings: [...options.warnings, ...layouts.flatMap((l) => l.page.warnings)],
   };
+}
+
+/** A page's tables with the Korean words their cells break at a line end joined where the document spells them. */
+function withCellWordsJoined(layout: PageLayout, spelled: ReadonlySet<string>): PageLayout {
+  if (!layout.entries.some((e) => e.kind === "table" && e.table.cells.some((cell) => cell.hangulBreaks)))
+    return layout;
+  const entries = layout.entries.map((entry) => {
+    if (entry.kind !== "table") return entry;
+    const cells = entry.table.cells.map((cell) =>
+      cell.hangulBreaks ? { ...cell, text: joinHangulBreaks(cell.text, cell.hangulBreaks, spelled) } : cell,
+    );
+    return { ...entry, table: { ...entry.table, cells } };
+  });
+  return { ...layout, entries };
 }
 
 /** Tables continued over pages, joined, with the ids of the items they join. */

@@ -305,6 +305,29 @@ test("a Korean bill joins its words broken at line ends where it spells them els
   ]);
 });
 
+test("a Korean line opening with a particle standing alone closes the word the line before broke", () => {
+  // `을`, `는`, `의`, `로` are never words by themselves: the line end broke `기준을`, `대상이라는`. `이` is also a
+  // word ("this": `이 법은`), so a line opening with it alone stays apart without the document's spelling.
+  const [block] = buildBlocks(
+    [
+      line("지급 기준", 100),
+      line("을 정립함에 있어 대상이라", 112),
+      line("는 주장과 달리 경우에는", 124),
+      line("이 법에 따른다", 136),
+    ],
+    CONTEXT,
+  );
+  assert.equal(blockText(block), "지급 기준을 정립함에 있어 대상이라는 주장과 달리 경우에는 이 법에 따른다");
+});
+
+test("a Korean fund report joins a word whose particle opens the next line", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("ko-china-fund-monthly-report.pdf", [
+    { present: "미중 간 갈등에 따른 노이즈로 인해 시장 변동성이 지속될 것으로 전망됩니다" },
+  ]);
+});
+
 test("a Chinese line ending in a full-width comma joins the next without a space", {}, () => {
   const [block] = buildBlocks([line("这是第一行，", 100), line("这是第二行。", 112)], CONTEXT);
   assert.equal(blockText(block), "这是第一行，这是第二行。");

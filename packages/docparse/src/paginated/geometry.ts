@@ -174,6 +174,11 @@ export interface DetectedTable {
     box: Box;
     columnHeader: boolean;
     rowHeader: boolean;
+    /**
+     * Where in `text` a space stands for a line break between two Hangul syllables: the assembly joins the word
+     * there when the document spells it whole (hangul-wrap.ts).
+     */
+    hangulBreaks?: number[];
   }[];
   /** How it was found: a grid of ruling lines, or columns of aligned text. */
   method: "ruled" | "aligned";

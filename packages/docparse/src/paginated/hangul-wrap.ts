@@ -3,8 +3,16 @@
  * justified line at any syllable by default. A line ending in a Hangul syllable before one opening with a Hangul
  * syllable joins without a space when the document spells, elsewhere, a word going on past the break: one that
  * starts with the line's last word and the next line's first syllable (`대표` + `성을`, the document spelling
- * `대표성이`; `같` + `이`, spelling `같이`). Without that evidence the break stays a space (`각` + `호에`).
+ * `대표성이`; `같` + `이`, spelling `같이`), or when the next line opens with a particle standing alone (below).
+ * Without that evidence the break stays a space (`각` + `호에`).
  */
+
+/**
+ * A line opening with a particle or ending standing alone, one syllable before a space or a mark: these are never
+ * a word by themselves, so the line end broke the word they close (`기준` + `을 정립함`, `금융감독당국` + `의 책임`).
+ * Particles that are also words (`이` "this", `가`, `도`, `만`, `다`, `고`) are not evidence.
+ */
+const LONE_PARTICLE = /^[을를는의에로며](?![\uAC00-\uD7A3])/u;
 
 /** A Hangul syllable (precomposed). */
 const SYLLABLE = /^[\uAC00-\uD7A3]$/u;
@@ -28,7 +36,25 @@ function wordStarts(spelled: ReadonlySet<string>): Set<string> {
 export function wrapsInWord(before: string, after: string, spelled: ReadonlySet<string>): boolean {
   const last = before.slice(-1);
   const first = after.charAt(0);
-  if (!SYLLABLE.test(last) || !SYLLABLE.test(first) || spelled.size === 0) return false;
+  if (!SYLLABLE.test(last) || !SYLLABLE.test(first)) return false;
+  if (LONE_PARTICLE.test(after)) return true;
+  if (spelled.size === 0) return false;
   const head = /[\uAC00-\uD7A3]+$/u.exec(before)?.[0] ?? "";
   return wordStarts(spelled).has(head + first);
+}
+
+/**
+ * A table cell's text with its Korean words broken at a line end joined again, on the same evidence as a block's
+ * lines: `breaks` are the places of the spaces that stand for the cell's line breaks (cells.ts `cellTextBreaks`).
+ */
+export function joinHangulBreaks(
+  text: string,
+  breaks: readonly number[],
+  spelled: ReadonlySet<string>,
+): string {
+  let out = text;
+  for (const at of [...breaks].sort((a, b) => b - a))
+    if (out.charAt(at) === " " && wrapsInWord(out.slice(0, at), out.slice(at + 1), spelled))
+      out = out.slice(0, at) + out.slice(at + 1);
+  return out;
 }

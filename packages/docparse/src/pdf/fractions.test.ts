@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { rgb } from "pdf-lib";
 import { drawLine, newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
 import { extractPdfPage } from "./extract.ts";
 import { openPdf } from "./open.ts";
@@ -91,4 +92,52 @@ test("a Thai exam's answers with fractions read a/b in their lines, not as a tab
   ]) {
     assert.ok(result.markdown.includes(text), `${text} in:\n${result.markdown}`);
   }
+});
+
+/**
+ * A numerator whose indices hang down to the bar (`a_k + b_k` over `2`): TeX sets the letters higher, off the bar,
+ * so that their indices clear it, and only the indices touch it.
+ */
+async function indexedFraction(): Promise<Uint8Array> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  const axis = 120; // the bar, from the top
+  const width = (text: string, size: number) => fonts.regular.widthOfTextAtSize(text, size);
+  drawLine(page, "The mean is m =", 72, axis - 6, fonts.regular, 12);
+  const start = 72 + width("The mean is m = ", 12);
+  let x = start;
+  for (const [letters, index] of [
+    ["a", "k"],
+    [" + ", ""],
+    ["b", "k"],
+  ]) {
+    drawLine(page, letters, x, axis - 16, fonts.regular, 12);
+    x += width(letters, 12);
+    if (index === "") continue;
+    drawLine(page, index, x, axis - 8.5, fonts.regular, 8);
+    x += width(index, 8);
+  }
+  drawLine(page, "2", (start + x) / 2 - width("2", 12) / 2, axis + 0.5, fonts.regular, 12);
+  const y = PAGE_HEIGHT - axis;
+  page.drawLine({ start: { x: start, y }, end: { x, y }, thickness: 0.4, color: rgb(0, 0, 0) });
+  drawLine(page, "for each k.", x + 4, axis - 6, fonts.regular, 12);
+  return pdfBytes(pdf);
+}
+
+test("a numerator's letters set off the bar above their indices are part of it: (ak + bk)/2", async () => {
+  const { result } = await parseDocument({
+    bytes: await indexedFraction(),
+    mimeType: "application/pdf",
+    options: { parsing: {} },
+  });
+  assert.ok(result.markdown.includes("The mean is m = (ak + bk)/2 for each k."), result.markdown);
+});
+
+test("gridslides-physics-p5-8: the Majorana operators' fractions keep their numerators' letters", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("gridslides-physics-p5-8.pdf", [
+    { present: "γj = (cj + cj†)/2" },
+    { present: "γj′ = (cj − cj†)/2ı" },
+  ]);
 });

@@ -32,12 +32,28 @@ function partRuns(bar: Rule, runs: readonly TextRun[], side: "above" | "below"):
     return Math.abs((side === "above" ? run.box.y2 : run.box.y1) - y) <= gap;
   });
   if (core.length === 0) return [];
-  // Exponents and indices of the part stand higher or lower than its line, their middles within its height.
-  const top = Math.min(...core.map((run) => run.box.y1));
-  const bottom = Math.max(...core.map((run) => run.box.y2));
-  return onSide.filter(
-    (run) => core.includes(run) || (box.centerY(run.box) > top && box.centerY(run.box) < bottom),
-  );
+  // Exponents and indices of the part stand higher or lower than its line, their middles within its height; and
+  // a part whose index hangs down to the bar stands its letters higher, off the bar, level with the index
+  // (`c` over `c_j`'s `j`): a run standing at half its height or more level with a run of the part is in it.
+  const part = new Set(core);
+  const level = (run: TextRun, other: TextRun) => {
+    const overlap = Math.min(run.box.y2, other.box.y2) - Math.max(run.box.y1, other.box.y1);
+    return overlap >= 0.5 * Math.min(run.box.y2 - run.box.y1, other.box.y2 - other.box.y1);
+  };
+  for (let grown = true; grown; ) {
+    grown = false;
+    const top = Math.min(...[...part].map((run) => run.box.y1));
+    const bottom = Math.max(...[...part].map((run) => run.box.y2));
+    for (const run of onSide) {
+      if (part.has(run)) continue;
+      const middle = box.centerY(run.box);
+      if ((middle > top && middle < bottom) || [...part].some((other) => level(run, other))) {
+        part.add(run);
+        grown = true;
+      }
+    }
+  }
+  return onSide.filter((run) => part.has(run));
 }
 
 /** A part's text: its runs left to right, a space where they stand apart; in parentheses when it has terms. */

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertPdfFacts } from "../eval/facts.ts";
+import type { TableItem } from "../model.ts";
+import { assembleDocument } from "../paginated/assemble.ts";
+import { layoutPage } from "../paginated/layout.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { fullGrid, grid, ruledPage, run } from "./test-geometry.ts";
 
@@ -60,5 +63,53 @@ test("termcal-class-calendar-p2: each week is one row, Tuesday one column", asyn
     { neighbours: ["28th 2", "29th"] },
     { neighbours: ["13th", "14th 9 §1.2,1.3 Sorting and disporting"] },
     { neighbours: ["31st No Class Halloween", "Nov 2nd 16"] },
+  ]);
+});
+
+/**
+ * A Korean comparison table: the left cell's lines wrap at any syllable, as a justified Korean cell does; the
+ * right cell spells some of the words whole.
+ */
+function koreanTablePage() {
+  const xs = [100, 220, 400];
+  const ys = [100, 120, 200];
+  const runs = [run("현 행", 104, 104), run("개 정 안", 224, 104)];
+  // Widest line 164; a line reaching 134 or further filled the cell and wrapped; `각 대표` (to 124) stopped short.
+  const left = ["아동, 청년, 여", "성, 노동자, 중소상공", "인, 시민사회단체 등", "각 대표", "성을 반영한다"];
+  left.forEach((text, k) => {
+    runs.push(run(text, 104, 124 + 14 * k));
+  });
+  runs.push(run("여성을 중소상공인의 대표성이", 224, 124));
+  return ruledPage(runs, fullGrid(xs, ys));
+}
+
+test("a Korean word a cell breaks at a line end joins again where the document spells it whole", () => {
+  const page = koreanTablePage();
+  const layout = layoutPage(page, { detectTables: detectRuledTables, dropStruck: false });
+  const doc = assembleDocument([layout], {
+    mimeType: "application/pdf",
+    backend: "pdf",
+    pages: [{ pageNumber: 1, size: { width: page.width, height: page.height } }],
+    plain: false,
+    mergeTables: false,
+    warnings: [],
+  });
+  const table = doc.items.find((item): item is TableItem => item.label === "table");
+  assert.ok(table);
+  const cell = table.cells.find((c) => c.row === 1 && c.col === 0);
+  // `여` + `성` and `중소상공` + `인` are spelled whole in the other cell; `등` + `각` is not; `대표` + `성을` is, but
+  // the line `각 대표` stops short of the cell's width: it ended there.
+  assert.equal(cell?.text, "아동, 청년, 여성, 노동자, 중소상공인, 시민사회단체 등 각 대표 성을 반영한다");
+});
+
+test("ko-bill-amendment-p3-p7: the comparison table's words broken at its cells' line ends read whole", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("ko-bill-amendment-p3-p7.pdf", [
+    {
+      present:
+        "위원을 위촉할 때에는 아동, 청년, 여성, 노동자, 농어민, 중소상공인, 시민사회단체 등 다양한 사회계층으로부터 후보를 추천받거나 의견을 들은 후 각 사회계층의 대표성이 반영될 수 있도록",
+    },
+    { present: "「노동조합 및 노동관계조정법」 제10조제2항에 따른 총연합단체" },
   ]);
 });

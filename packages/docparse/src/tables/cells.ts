@@ -250,23 +250,41 @@ function withRaisedMarks(lines: readonly TextPiece[][]): TextPiece[][] {
  * widest line ended there on purpose and keeps its space. Vertical text reads in its own order.
  */
 export function cellText(pieces: readonly TextPiece[]): string {
+  return cellTextBreaks(pieces).text;
+}
+
+/**
+ * A cell's text as {@link cellText} joins it, with where a wrapped line ending in a Hangul syllable met the next
+ * line's Hangul syllable: a Korean word may go on past such a break, which only the document's vocabulary tells
+ * (hangul-wrap.ts), so the space stays and its place is kept for the assembly.
+ */
+export function cellTextBreaks(pieces: readonly TextPiece[]): { text: string; hangulBreaks: number[] } {
   const vertical = pieces.filter((p) => p.vertical);
   const horizontal = pieces.filter((p) => !p.vertical);
   const lines = withRaisedMarks(groupLines(horizontal));
   const reach = Math.max(...lines.map((line) => Math.max(...line.map((p) => p.box.x2))));
   let text = "";
+  const hangulBreaks: number[] = [];
   let previous: readonly TextPiece[] | null = null;
   for (const line of lines) {
     const part = lineText(line);
     if (part === "") continue;
+    const full = previous !== null && wrapped(previous, reach);
     if (text === "") text = part;
-    else text += previous && wrapped(previous, reach) && meetsUnspaced(text, part) ? part : ` ${part}`;
+    else if (full && meetsUnspaced(text, part)) text += part;
+    else {
+      if (full && HANGUL_END.test(text) && HANGUL_START.test(part)) hangulBreaks.push(text.length);
+      text += ` ${part}`;
+    }
     previous = line;
   }
   const parts = [text];
   for (const piece of vertical.sort((a, b) => a.box.x1 - b.box.x1)) parts.push(piece.text.trim());
-  return parts.filter((p) => p !== "").join(" ");
+  return { text: parts.filter((p) => p !== "").join(" "), hangulBreaks };
 }
+
+const HANGUL_END = /[\uAC00-\uD7A3]$/u;
+const HANGUL_START = /^[\uAC00-\uD7A3]/u;
 
 /** Whether a cell's line runs to within three characters of the cell's widest line, as a wrapped line does. */
 function wrapped(line: readonly TextPiece[], reach: number): boolean {
@@ -481,7 +499,8 @@ export interface TableDraft {
  */
 export function finishTable(draft: TableDraft): DetectedTable | null {
   const { lattice, regions, contents } = draft;
-  const texts = contents.map(cellText);
+  const joined = contents.map(cellTextBreaks);
+  const texts = joined.map((j) => j.text);
   let r0 = Number.POSITIVE_INFINITY;
   let r1 = -1;
   let c0 = Number.POSITIVE_INFINITY;
@@ -553,6 +572,7 @@ export function finishTable(draft: TableDraft): DetectedTable | null {
       }),
       columnHeader: region.row < (headerRows ?? 0),
       rowHeader: false,
+      ...(joined[index].hangulBreaks.length > 0 ? { hangulBreaks: joined[index].hangulBreaks } : {}),
     };
   });
   return {
