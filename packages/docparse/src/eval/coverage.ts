@@ -37,7 +37,7 @@ export function compounds(text: string): Map<string, [string, string]> {
 export function hyphenation(text: string): Hyphenation {
   const joined = new Map<string, [string, string]>();
   const heads = new Set<string>();
-  for (const match of text.matchAll(/([\p{L}\p{N}]+)[-\u2010]\n\s*(\S?)([\p{L}\p{N}]*)/gu)) {
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)[-\u2010\u058A]\n\s*(\S?)([\p{L}\p{N}]*)/gu)) {
     const [head] = plainWords(match[1]);
     if (/^\p{Ll}/u.test(match[2])) {
       const [tail] = plainWords(match[2] + match[3]);
