@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { latinHomoglyphs } from "../pdf/homoglyphs.ts";
 import { DOCLING_DATA } from "../test-corpus.ts";
 import { engineAllText, engineMarkdown, evalPdfs, foldText, pdftotext, plainWords } from "./pdf-sets.ts";
 
@@ -59,7 +60,8 @@ export function hyphenation(text: string): Hyphenation {
 /**
  * Multiset recall of `reference` in `ours`, and the reference words ours lacks (with how many are missing). With
  * the reference's hyphenation, a word broken at a line end counts as found in either reading: joined, or as
- * its two parts; a word the reference spells letter by letter, or one of `splits`, counts when ours holds it whole.
+ * its two parts; a word the reference spells letter by letter, or one of `splits`, counts when ours holds it whole;
+ * a Latin word the reference spells with a Cyrillic look-alike inside counts when ours holds it in Latin.
  */
 export function wordRecall(
   reference: readonly string[],
@@ -117,6 +119,16 @@ export function wordRecall(
     for (let i = 0; i < count && (have.get(backwards) ?? 0) > 0; i++) {
       take(lost, word);
       take(have, backwards);
+      found++;
+    }
+  }
+  // A Latin word pdftotext reads with a Cyrillic look-alike inside (`artіcle`, a T2A font's `і`), which ours
+  // holds in Latin letters.
+  for (const [word, count] of [...lost]) {
+    const latin = latinHomoglyphs(word);
+    for (let i = 0; i < count && latin !== word && (have.get(latin) ?? 0) > 0; i++) {
+      take(lost, word);
+      take(have, latin);
       found++;
     }
   }
