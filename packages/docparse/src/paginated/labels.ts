@@ -44,10 +44,11 @@ const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|example|a
 const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
 /**
  * `12`, `Page 3 of 10`, `Pg: 1 of 1`, `- 4 -`, `xiv`, `1 von 2`: a page number alone, its word spelt out or
- * shortened (a court's docket stamp writes `Pg:`), the count of pages after it in the page's language.
+ * shortened (a court's docket stamp writes `Pg:`), the count of pages after it in the page's language; its
+ * digits in any script (a Persian page's `۶`).
  */
 const PAGE_NUMBER = new RegExp(
-  String.raw`^(?:${PAGE_WORD}\s*:?\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*${OF_PAGES}\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$`,
+  String.raw`^(?:${PAGE_WORD}\s*:?\s+)?(?:\p{Nd}{1,4}|[ivxlc]{1,7})(?:\s*${OF_PAGES}\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$`,
   "iu",
 );
 /** `1 von 2`, `Page 3 of 10`, `2 de 5`: a page's number with the count of pages, in words. */
