@@ -4,6 +4,7 @@ import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import { carriesOn } from "./clipped-text.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
+import { euroFontText } from "./euro-font.ts";
 import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
 import { latinHomoglyphs } from "./homoglyphs.ts";
@@ -344,7 +345,7 @@ function textRuns(
       face = fontFace(rawName);
       faces.set(item.fontName, face);
     }
-    text = symbolFontText(face.name, text);
+    text = euroFontText(face.name, symbolFontText(face.name, text));
     const style = styles[item.fontName];
     const m = multiply(viewportTransform, item.transform);
     // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.
