@@ -3,7 +3,9 @@ import { test } from "node:test";
 import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts, markdownSubject } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
-import { PAGE_NUMBER_PHRASE } from "./page-number-phrase.ts";
+import { makeLine } from "./lines.ts";
+import { PAGE_NUMBER_PHRASE, splitPageNumbers } from "./page-number-phrase.ts";
+import { textRun } from "./test-geometry.ts";
 
 const PROSE =
   "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
@@ -130,4 +132,13 @@ test("a German exam page's `1 von 2` under a deep foot margin is its page number
   timeout: 120_000,
 }, async () => {
   await assertPdfFacts("de-schule-klausur-p1.pdf", [{ absent: "1 von 2" }]);
+});
+
+test("a page number line whose parts stand apart (`Página 1`, `de 9`) stays one block", () => {
+  const line = makeLine([
+    textRun("Página 1", { x1: 500, y1: 20, x2: 540, y2: 29 }, { fontSize: 9 }),
+    textRun("de 9", { x1: 546, y1: 20, x2: 566, y2: 29 }, { fontSize: 9 }),
+  ]);
+  const blocks = splitPageNumbers([{ lines: [line], box: { ...line.box } }], 792);
+  assert.equal(blocks.length, 1);
 });

@@ -72,6 +72,8 @@ function phraseLineApart(block: Block): Block[] {
 function phraseApart(line: Line): [Line, Line] | null {
   const runs = line.runs;
   if (line.vertical || line.dir !== "ltr" || runs.length < 2) return null;
+  // A line that is a page number whole (`Página 1` `de 9`, spaced apart) stays one.
+  if (PAGE_NUMBER_PHRASE.test(line.text.trim())) return null;
   const apart = (k: number) => runs[k].box.x1 - runs[k - 1].box.x2 >= line.fontSize * APART;
   for (let k = 1; k < runs.length; k++) {
     if (!apart(k)) continue;
