@@ -19,6 +19,13 @@ test("plainWords: folded words, a word hyphenated at a line end joined, punctuat
   assert.deepEqual(plainWords("ﬁne well-known"), ["fine", "well", "known"]);
   // LaTeX fonts map their line-end hyphen to U+2010, which pdftotext keeps.
   assert.deepEqual(plainWords("Ali\u2010\nquam adipiscing"), ["aliquam", "adipiscing"]);
+  // Armenian breaks a word at a line end with its own hyphen, U+058A.
+  assert.deepEqual(plainWords("թողարկ\u058A\nման"), ["թողարկման"]);
+});
+
+test("wordRecall: a Latin word pdftotext reads with a Cyrillic look-alike inside counts as ours in Latin", () => {
+  assert.equal(wordRecall(["artіcle", "і"], ["article", "і"]).recall, 1);
+  assert.equal(wordRecall(["і"], ["i"]).recall, 0);
 });
 
 test("wordRecall counts words as a multiset and lists what is lost", () => {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { latinHomoglyphs } from "../pdf/homoglyphs.ts";
 import { DOCLING_DATA } from "../test-corpus.ts";
 import { engineAllText, engineMarkdown, evalPdfs, foldText, pdftotext, plainWords } from "./pdf-sets.ts";
 
@@ -41,7 +42,7 @@ export function compounds(text: string): Map<string, [string, string]> {
 export function hyphenation(text: string): Hyphenation {
   const joined = new Map<string, [string, string]>();
   const heads = new Set<string>();
-  for (const match of text.matchAll(/([\p{L}\p{N}]+)[-\u2010]\n\s*(\S?)([\p{L}\p{N}]*)/gu)) {
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)[-\u2010\u058A]\n\s*(\S?)([\p{L}\p{N}]*)/gu)) {
     const [head] = plainWords(match[1]);
     if (/^\p{Ll}/u.test(match[2])) {
       const [tail] = plainWords(match[2] + match[3]);
@@ -70,7 +71,8 @@ export function hyphenation(text: string): Hyphenation {
 /**
  * Multiset recall of `reference` in `ours`, and the reference words ours lacks (with how many are missing). With
  * the reference's hyphenation, a word broken at a line end counts as found in either reading: joined, or as
- * its two parts; a word the reference spells letter by letter, or one of `splits`, counts when ours holds it whole.
+ * its two parts; a word the reference spells letter by letter, or one of `splits`, counts when ours holds it whole;
+ * a Latin word the reference spells with a Cyrillic look-alike inside counts when ours holds it in Latin.
  */
 export function wordRecall(
   reference: readonly string[],
@@ -133,6 +135,16 @@ export function wordRecall(
     for (let i = 0; i < count && (have.get(backwards) ?? 0) > 0; i++) {
       take(lost, word);
       take(have, backwards);
+      found++;
+    }
+  }
+  // A Latin word pdftotext reads with a Cyrillic look-alike inside (`artіcle`, a T2A font's `і`), which ours
+  // holds in Latin letters.
+  for (const [word, count] of [...lost]) {
+    const latin = latinHomoglyphs(word);
+    for (let i = 0; i < count && latin !== word && (have.get(latin) ?? 0) > 0; i++) {
+      take(lost, word);
+      take(have, latin);
       found++;
     }
   }

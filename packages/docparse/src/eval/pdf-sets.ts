@@ -88,8 +88,8 @@ export function foldText(text: string): string {
     .trim();
 }
 
-/** Words (runs of letters and digits) of a text, folded; a word hyphenated at a line end (`-` or U+2010) joined. */
+/** Words (runs of letters and digits) of a text, folded; a word hyphenated at a line end (`-`, U+2010 or the Armenian hyphen U+058A) joined. */
 export function plainWords(text: string): string[] {
-  const joined = foldText(text.replace(/(\p{L})[-\u2010]\n\s*(\p{Ll})/gu, "$1$2"));
+  const joined = foldText(text.replace(/(\p{L})[-\u2010\u058A]\n\s*(\p{Ll})/gu, "$1$2"));
   return joined.match(/[\p{L}\p{N}]+/gu) ?? [];
 }

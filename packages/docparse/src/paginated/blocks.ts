@@ -189,7 +189,7 @@ export function buildBlocks(orderedLines: readonly Line[], context: BlockContext
 
 /**
  * The text of a block: lines joined by spaces; a word hyphenated across a line break is joined again
- * (`ver-` + `sion` → `version`) when the next line goes on in lower case, a compound's own hyphen kept
+ * (`ver-` + `sion` → `version`, the Armenian hyphen too) when the next line goes on in lower case, a compound's own hyphen kept
  * (`year-over-` + `year` → `year-over-year`); before a capital, joined without a space with its hyphen
  * (`Anglo-` + `Saxon`), which {@link spelledBlockText} drops when the document spells the word without it.
  */
@@ -200,6 +200,12 @@ export function blockText(block: Block): string {
 const NO_WORDS: ReadonlySet<string> = new Set();
 
 /**
+ * A lowercase letter and a hyphen ending a line: `-`, U+2010, or the Armenian hyphen U+058A, which Armenian
+ * typesetting puts at a line end where a word breaks (`թողարկ֊` + `ման`), as the hyphen is put in Latin text.
+ */
+const LINE_END_HYPHEN = /\p{Ll}[-\u2010\u058A]$/u;
+
+/**
  * A block's text as {@link blockText} joins it, a word broken before a capital, or a Korean word broken at a line
  * end, checked against `spelled`.
  */
@@ -208,7 +214,7 @@ export function spelledBlockText(block: Block, spelled: ReadonlySet<string>): st
   for (const line of block.lines) {
     if (text === "") {
       text = line.text;
-    } else if (/\p{Ll}[-\u2010]$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
+    } else if (LINE_END_HYPHEN.test(text) && /^\p{Ll}/u.test(line.text)) {
       text = (compoundHyphen(text, line.text) ? text : text.slice(0, -1)) + line.text;
     } else if (brokenAtCapital(text, line.text)) {
       text = joinAtCapital(text, line.text, spelled);

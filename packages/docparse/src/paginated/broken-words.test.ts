@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { blockText, buildBlocks } from "./blocks.ts";
 import { makeLine } from "./lines.ts";
@@ -46,4 +47,24 @@ test("a scanned regulation keeps a word broken at the end of an item's indented 
   const markdown = await engineMarkdown(path.join(REAL_WORLD_DIR, "scan-cfr-two-column-p8.pdf"));
   assert.match(markdown, /to the competitive service that will fairly test/, markdown);
   assert.match(markdown, /Standards with respect to citizenship, age, education/, markdown);
+});
+
+test("a word broken at a line's end by the Armenian hyphen joins the next line without it", () => {
+  const line = (text: string, y: number) =>
+    makeLine([textRun(text, { x1: 50, y1: y, x2: 300, y2: y + 10 }, { fontName: "Armenian", fontSize: 10 })]);
+  const blocks = buildBlocks(
+    [line("նախքան այս բետա թողարկ֊", 100), line("ման պաշտոնականացումը։ 2.0-ի", 112), line("տարբերակ", 124)],
+    { lineGap: 2 },
+  );
+  assert.deepEqual(blocks.map(blockText), ["նախքան այս բետա թողարկման պաշտոնականացումը։ 2.0-ի տարբերակ"]);
+});
+
+test("an Armenian manual page reads its words broken by the Armenian hyphen whole", {
+  timeout: 120_000,
+}, async () => {
+  await assertPdfFacts("hy-armtex-manual-p1.pdf", [
+    { present: "այս բետա թողարկման պաշտոնականացումը" },
+    { present: "այբուբենը գտնվի ընդլայնված ASCII աղյուսակի երկրորդ կեսում" },
+    { present: "Կարող եք այն առանց մտահոգվելու բաժանել ձեր ընկերներին" },
+  ]);
 });

@@ -103,3 +103,12 @@ test("public page: a scanned form's docket stamp is its running head", { timeout
     { present: "APPEARANCE OF COUNSEL FORM" },
   ]);
 });
+
+test("a Persian manual page's running head beside its folio in Persian digits is left out", {
+  timeout: 120_000,
+}, async () => {
+  await assertPdfFacts("fa-lshort-persian-p20.pdf", [
+    { absent: "چیزهایی که باید بدانید" },
+    { present: "برای توضیحات طولانی باید از محیط comment از بستۀ verbatim استفاده کرد" },
+  ]);
+});

@@ -169,6 +169,16 @@ test("a number at the bottom or top of the page is a page number", () => {
   assert.deepEqual(label(block("xiv", 30), style), { label: "page_number" });
 });
 
+test("a number in the digits of another script at the top or bottom of the page is a page number", () => {
+  const style = documentStyle(BODY, []);
+  // Persian (Extended Arabic-Indic), Arabic-Indic and Devanagari digits.
+  for (const digits of ["۶", "١٢", "४२"]) {
+    assert.deepEqual(label(block(digits, 30), style), { label: "page_number" }, digits);
+    assert.deepEqual(label(block(digits, 760), style), { label: "page_number" }, digits);
+    assert.notEqual(label(block(digits, 400), style).label, "page_number", digits);
+  }
+});
+
 test("a number in the middle of the page is not a page number", () => {
   const style = documentStyle(BODY, []);
   assert.notEqual(label(block("12", 400), style).label, "page_number");

@@ -5,6 +5,7 @@ import { opensWithDayDate } from "./day-dates.ts";
 import { box } from "./geometry.ts";
 import { opensNote } from "./note-marker.ts";
 import { inNumberedList } from "./numbered-items.ts";
+import { OF_PAGES, OF_WORD, PAGE_WORD } from "./page-number-phrase.ts";
 
 /** What a block is, as the layout code decides it from geometry and font statistics. */
 export type BlockLabel =
@@ -42,11 +43,31 @@ const MATH_FONT =
 const CAPTION_WORD = /^(figure|fig\.|table|tab\.|chart|exhibit|listing|example|algorithm|scheme|plate)\s*/i;
 const CAPTION_NUMBER = /^(?:\d+|[IVXL]+|[A-Z])[a-z]?(?:[.-]\d+)*\s*[.:|\-–—]?(\s|$)/;
 /**
- * `12`, `Page 3 of 10`, `Pg: 1 of 1`, `- 4 -`, `xiv`: a page number alone, its word spelt out or shortened (a
- * court's docket stamp writes `Pg:`).
+ * `12`, `Page 3 of 10`, `Pg: 1 of 1`, `- 4 -`, `xiv`, `1 von 2`: a page number alone, its word spelt out or
+ * shortened (a court's docket stamp writes `Pg:`), the count of pages after it in the page's language; its
+ * digits in any script (a Persian page's `۶`).
  */
-const PAGE_NUMBER =
-  /^(?:(?:page|pg\.?)\s*:?\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
+const PAGE_NUMBER = new RegExp(
+  String.raw`^(?:${PAGE_WORD}\s*:?\s+)?(?:\p{Nd}{1,4}|[ivxlc]{1,7})(?:\s*${OF_PAGES}\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$`,
+  "iu",
+);
+/** `1 von 2`, `Page 3 of 10`, `2 de 5`: a page's number with the count of pages, in words. */
+const PAGE_COUNT = new RegExp(String.raw`^(?:${PAGE_WORD}\s*:?\s*)?\d{1,4}\s+${OF_WORD}\s+\d{1,4}$`, "iu");
+
+/** The share of the page's height below which a page count line may stand when it is the page's lowest block. */
+const COUNT_FOOT_SHARE = 0.8;
+
+/**
+ * A one-line page count (`1 von 2`) under everything else on its page, in its lowest fifth: the page number, even
+ * above the band where page numbers are looked for, as on a page with a deep foot margin. Naming the count of
+ * pages, it is not a figure of the text.
+ */
+function pageCountAtFoot(block: Block, text: string, page: PageSize, pageBlocks: readonly Block[]): boolean {
+  if (block.lines.length !== 1 || block.box.y1 < page.height * COUNT_FOOT_SHARE) return false;
+  if (!PAGE_COUNT.test(text.trim())) return false;
+  return pageBlocks.every((other) => other === block || other.box.y2 <= block.box.y1);
+}
+
 /**
  * `2.1 Methods`, `IV. RESULTS`, `A.2 Proofs`, `B. Data`, `Chapter 3`, `Section 2.3.1`: numbering that says a
  * heading's depth. A lone capital without a dot (`A Note on…`) is a word, not a number.
@@ -302,6 +323,8 @@ export function labelBlock(
   const size = blockSize(block);
   const marginal = block.box.y2 < page.height * 0.2 || block.box.y1 > page.height * 0.85;
   if (block.lines.length === 1 && marginal && PAGE_NUMBER.test(text.trim())) return { label: "page_number" };
+  if (where.pageBlocks && pageCountAtFoot(block, text, page, where.pageBlocks))
+    return { label: "page_number" };
   if (isCaption(text)) {
     return { label: /^(table|tab\.)/i.test(text) ? "table_caption" : "figure_caption" };
   }

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts, markdownSubject } from "../eval/facts.ts";
+import { parseDocument } from "../index.ts";
 import { blockText, buildBlocks } from "./blocks.ts";
 import { makeLine } from "./lines.ts";
 import { opensNote } from "./note-marker.ts";
@@ -42,4 +45,44 @@ test("opensNote wants a smaller marker before words; a number in body size is te
     textRun("apples and pears", { x1: 58, y1: 491, x2: 120, y2: 498.5 }, { fontSize: 6.5 }),
   ]);
   assert.equal(opensNote(sameSize), false);
+});
+
+test("a raised letter opens a note; a letter on the text's baseline does not", () => {
+  assert.equal(opensNote(noteLine("Use the slides class or FoilTeX", 491, "a")), true);
+  const level = makeLine([
+    textRun("a", { x1: 49.5, y1: 492.5, x2: 52, y2: 498.5 }, { fontSize: 5.5 }),
+    textRun("Use the slides class", { x1: 53.5, y1: 492, x2: 120, y2: 499.5 }, { fontSize: 6.5 }),
+  ]);
+  assert.equal(opensNote(level), false);
+});
+
+const PROSE =
+  "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
+  "members who keep the seed library will bring their lists to the next evening so that nothing is sown twice.";
+
+/** A page of prose whose last line, under a rule, is a table's note opened by a raised `a`. */
+async function letterNoteWords(): Promise<string> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([595, 842]);
+  for (const top of [100, 220, 340, 460, 580])
+    drawParagraph(page, PROSE, { x: 140, top, width: 320, font: fonts.regular, size: 10 });
+  page.drawLine({ start: { x: 160, y: 842 - 690 }, end: { x: 260, y: 842 - 690 }, thickness: 0.4 });
+  drawLine(page, "a", 160, 697, fonts.mono, 5.5);
+  drawLine(page, "CTAN:/tex-archive/macros/latex/contrib/supported/foiltex", 166, 699, fonts.mono, 7.5);
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  return markdownSubject(result.markdown).words;
+}
+
+test("a note at a page's foot opened by a raised letter is content, not a footer", async () => {
+  assert.ok((await letterNoteWords()).includes(" ctan tex archive macros latex contrib supported foiltex "));
+});
+
+test("a Ukrainian manual's table note opened by a raised `a` is kept", { timeout: 120_000 }, async () => {
+  await assertPdfFacts("uk-lshort-ukr-p24-25.pdf", [
+    { present: "CTAN:/tex-archive/macros/latex/contrib/supported/foiltex" },
+  ]);
 });

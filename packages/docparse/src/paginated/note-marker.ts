@@ -1,7 +1,7 @@
 import { NOTE_MARK } from "./bullet-marks.ts";
 import type { Line } from "./lines.ts";
 
-/** A note's marker: a number of one to three digits, or a reference sign. */
+/** A note's marker: a number of one to three digits, or a reference sign; a raised letter too (`LETTER_MARKER`). */
 const MARKER = new RegExp(`^${NOTE_MARK}$`);
 
 /**
@@ -14,7 +14,17 @@ export function opensNote(line: Line): boolean {
   const runs = [...line.runs].sort((a, b) => a.box.x1 - b.box.x1);
   if (runs.length < 2) return false;
   const [marker, next] = runs;
-  if (!MARKER.test(marker.text.trim())) return false;
+  const mark = marker.text.trim();
+  const letter = LETTER_MARKER.test(mark);
+  if (!MARKER.test(mark) && !letter) return false;
   if (!/\p{L}/u.test(next.text)) return false;
-  return marker.fontSize <= next.fontSize * 0.9 && marker.box.y1 <= next.box.y1 + 0.5;
+  if (marker.fontSize > next.fontSize * 0.9 || marker.box.y1 > next.box.y1 + 0.5) return false;
+  // A letter is a note's marker only set as a superscript, its baseline well above the text's.
+  return !letter || marker.box.y2 < next.box.y2 - next.fontSize * 0.2;
 }
+
+/**
+ * A lowercase letter marks the notes of a table or a box (LaTeX's minipage notes, `a`, `b`), set as a superscript
+ * before each note's text.
+ */
+const LETTER_MARKER = /^\p{Ll}$/u;

@@ -3,7 +3,9 @@ import { test } from "node:test";
 import { drawLine, drawParagraph, newPdf } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts, markdownSubject } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
-import { PAGE_NUMBER_PHRASE } from "./page-number-phrase.ts";
+import { makeLine } from "./lines.ts";
+import { PAGE_NUMBER_PHRASE, splitPageNumbers } from "./page-number-phrase.ts";
+import { textRun } from "./test-geometry.ts";
 
 const PROSE =
   "The spring meeting agreed to plant the new beds along the east wall before the end of the month, and the " +
@@ -68,7 +70,15 @@ test("a page number on a line of its own under a printout's run code is left out
 });
 
 test("page numbers that name themselves; a bare number or a sentence does not", () => {
-  for (const text of ["Page 1 of 1", "Pg: 2 of 7", "page 4/9", "Page 12"])
+  for (const text of [
+    "Page 1 of 1",
+    "Pg: 2 of 7",
+    "page 4/9",
+    "Page 12",
+    "Seite 1 von 2",
+    "Página 3 de 5",
+    "Стр. 2 из 4",
+  ])
     assert.ok(PAGE_NUMBER_PHRASE.test(text));
   for (const text of ["12", "Page one", "See page 4 of the report"])
     assert.ok(!PAGE_NUMBER_PHRASE.test(text));
@@ -91,4 +101,44 @@ test("public page: a police printout's `Page 1` under its run code is left out, 
     { present: "For:1094N" },
     { present: "SAN JOSE POLICE DEPT" },
   ]);
+});
+
+/**
+ * A page of prose with a deep foot margin: `1 von 2` centred at `countTop`, above the band where page numbers are
+ * looked for, and, when `under`, a line of text under it.
+ */
+async function countPageWords(under: boolean): Promise<string> {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([595, 842]);
+  for (const top of [80, 200, 320, 440, 560])
+    drawParagraph(page, PROSE, { x: 72, top, width: 450, font: fonts.regular, size: 10 });
+  drawLine(page, "1 von 2", 282, 712, fonts.regular, 10);
+  if (under) drawLine(page, "Druck der Schulgruppe am Nachmittag", 72, 760, fonts.regular, 10);
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: { parsing: { ignore_sections: ["page_header", "page_footer", "page_number"] } },
+  });
+  return markdownSubject(result.markdown).words;
+}
+
+test("a page count in words under all of a page's text, in its lowest fifth, is its page number", async () => {
+  assert.ok(!(await countPageWords(false)).includes(" 1 von 2 "));
+  // With text under it, the line is not the page's foot.
+  assert.ok((await countPageWords(true)).includes(" 1 von 2 "));
+});
+
+test("a German exam page's `1 von 2` under a deep foot margin is its page number", {
+  timeout: 120_000,
+}, async () => {
+  await assertPdfFacts("de-schule-klausur-p1.pdf", [{ absent: "1 von 2" }]);
+});
+
+test("a page number line whose parts stand apart (`Página 1`, `de 9`) stays one block", () => {
+  const line = makeLine([
+    textRun("Página 1", { x1: 500, y1: 20, x2: 540, y2: 29 }, { fontSize: 9 }),
+    textRun("de 9", { x1: 546, y1: 20, x2: 566, y2: 29 }, { fontSize: 9 }),
+  ]);
+  const blocks = splitPageNumbers([{ lines: [line], box: { ...line.box } }], 792);
+  assert.equal(blocks.length, 1);
 });

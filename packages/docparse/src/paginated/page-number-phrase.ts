@@ -3,10 +3,22 @@ import { box } from "./geometry.ts";
 import { type Line, makeLine } from "./lines.ts";
 
 /**
- * A page number that names itself: `Page 3`, `Page 1 of 1`, `Pg: 2 of 7`, `Page 4/9`. A bare number may be a
- * table's figure or an axis tick; with its word it is a page number wherever it stands near the top or foot.
+ * The word for a page and the word between a page's number and the count of pages, in the languages of the
+ * documents read: `Page 1 of 2`, `Seite 1 von 2`, `Página 1 de 2`, `1 sur 3`, `Strona 1 z 4`, `Стр. 1 из 5`.
  */
-export const PAGE_NUMBER_PHRASE = /^(?:page|pg\.?)\s*:?\s*\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+export const PAGE_WORD = String.raw`(?:page|pg\.?|seite|página|pagina|strona|sida|стр\.?|сторінка|страница)`;
+export const OF_WORD = "(?:of|von|sur|de|di|van|av|af|из|з|z|ze)";
+export const OF_PAGES = String.raw`(?:${OF_WORD}|\/)`;
+
+/**
+ * A page number that names itself: `Page 3`, `Page 1 of 1`, `Pg: 2 of 7`, `Page 4/9`, `Seite 1 von 2`. A bare
+ * number may be a table's figure or an axis tick; with its word it is a page number wherever it stands near the
+ * top or foot.
+ */
+export const PAGE_NUMBER_PHRASE = new RegExp(
+  String.raw`^${PAGE_WORD}\s*:?\s*\d{1,4}(?:\s*${OF_PAGES}\s*\d{1,4})?$`,
+  "iu",
+);
 
 /** The top and bottom shares of the page where a page number is looked for (as labels.ts looks for one). */
 const TOP_SHARE = 0.2;
@@ -60,6 +72,8 @@ function phraseLineApart(block: Block): Block[] {
 function phraseApart(line: Line): [Line, Line] | null {
   const runs = line.runs;
   if (line.vertical || line.dir !== "ltr" || runs.length < 2) return null;
+  // A line that is a page number whole (`Página 1` `de 9`, spaced apart) stays one.
+  if (PAGE_NUMBER_PHRASE.test(line.text.trim())) return null;
   const apart = (k: number) => runs[k].box.x1 - runs[k - 1].box.x2 >= line.fontSize * APART;
   for (let k = 1; k < runs.length; k++) {
     if (!apart(k)) continue;

@@ -4,8 +4,10 @@ import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import { carriesOn } from "./clipped-text.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
+import { euroFontText } from "./euro-font.ts";
 import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
 import { type Drawn, respellLigatures } from "./glyph-names.ts";
+import { latinHomoglyphs } from "./homoglyphs.ts";
 import { type ItemGap, joinTrackedLetters } from "./letter-spacing.ts";
 import { respelled } from "./ligatures.ts";
 import { isListMarker, MARKER_TEXT } from "./list-markers.ts";
@@ -79,11 +81,12 @@ const LIGATURES: Record<string, string> = {
 };
 /**
  * Ligatures and presentation forms spelled out, soft hyphens read (`softHyphensRead`), zero-width marks dropped, an accent glyph
- * before its letter composed with it, and TeX's doubled single quotes (‘‘ ’’) read as the double quotes they show.
+ * before its letter composed with it, TeX's doubled single quotes (‘‘ ’’) read as the double quotes they show, and
+ * Cyrillic look-alikes inside Latin words read as the Latin letters they show (`latinHomoglyphs`).
  */
 export function normalizeRunText(text: string): string {
   return (
-    softHyphensRead(composeInline(text))
+    latinHomoglyphs(softHyphensRead(composeInline(text)))
       .replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c)
       .replace(/\u2018\u2018/g, "\u201C")
       .replace(/\u2019\u2019/g, "\u201D")
@@ -314,7 +317,7 @@ function textRuns(
       face = fontFace(rawName);
       faces.set(item.fontName, face);
     }
-    text = symbolFontText(face.name, text);
+    text = euroFontText(face.name, symbolFontText(face.name, text));
     const style = styles[item.fontName];
     const m = multiply(viewportTransform, item.transform);
     // Text space: the run goes from (0,0) to (width, 0) along the baseline, glyphs from descent to ascent.
