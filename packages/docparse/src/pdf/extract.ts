@@ -1,6 +1,7 @@
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js";
 import type { PageGeometry } from "../paginated/geometry.ts";
 import { annotationTextRuns } from "./annotation-text.ts";
+import { corkFonts } from "./cork-ligatures.ts";
 import { DrawnSizes } from "./drawn-sizes.ts";
 import { codeOnlyFonts, fallbackGlyphs } from "./fallback-glyphs.ts";
 import { formFieldRuns } from "./form-fields.ts";
@@ -63,6 +64,7 @@ export async function extractPdfPage(
         fallbacks: fallbackGlyphs(ops),
         codeOnly: codeOnlyFonts(ops),
         ligatures: shortLigatures(page, ops),
+        cork: corkFonts(page, ops),
         sizes: new DrawnSizes(ops),
       },
     );

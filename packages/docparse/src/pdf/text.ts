@@ -3,6 +3,7 @@ import type { Box } from "../model.ts";
 import { box, type TextRun } from "../paginated/geometry.ts";
 import { composeAccents, composeInline, withoutAccentKernSpaces } from "./accents.ts";
 import { carriesOn } from "./clipped-text.ts";
+import { corkLigatures } from "./cork-ligatures.ts";
 import type { DrawnSizes } from "./drawn-sizes.ts";
 import { euroFontText } from "./euro-font.ts";
 import { withoutFallbackGlyphs } from "./fallback-glyphs.ts";
@@ -220,6 +221,8 @@ export interface GlyphWords {
   fallbacks: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per font, its glyphs when some are ligatures its ToUnicode reads short (`shortLigatures`). */
   ligatures?: ReadonlyMap<string, Drawn[]>;
+  /** Cork-encoded bitmap fonts (`corkFonts`), whose control characters are ligatures. */
+  cork?: ReadonlySet<string>;
   /** Fonts whose every glyph is read as its own code, no text (`codeOnlyFonts`): their items read as unmapped. */
   codeOnly?: ReadonlySet<string>;
   /** The size each character is drawn at, for items pdf.js sized from a first glyph of another size. */
@@ -255,6 +258,7 @@ export async function pageTextRuns(
   for (const item of content.items) {
     if (!("str" in item)) continue;
     if (item.dir === "rtl") item.str = respelled(item.str, words.rtlLigatures);
+    if (words.cork?.has(item.fontName)) item.str = corkLigatures(item.str);
     item.str = withoutFallbackGlyphs(item.str, words.fallbacks.get(item.fontName));
     // Glyph numbers, not text: each glyph an unmapped code, so that the run is found garbled and read by OCR.
     if (words.codeOnly?.has(item.fontName)) item.str = item.str.replace(/\S/gu, "\u0001");
