@@ -128,6 +128,11 @@ test("wordRecall: a word pdftotext reads with a ligature short counts when ours 
   assert.equal(recall, 0.75);
   assert.deepEqual([...lost], [["he", 1]]);
   assert.equal(ligatureShort("office"), "oice");
+  // A ligature pdftotext reads as nothing: a Cork-encoded bitmap font's control code.
+  assert.equal(
+    wordRecall(plainWords("Materiais utuantes gura"), plainWords("Materiais flutuantes figura")).recall,
+    1,
+  );
 });
 
 test("unspacedSplit: Chinese and Japanese runs count per character, a wrapped line's cut aside", () => {

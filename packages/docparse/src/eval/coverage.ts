@@ -148,11 +148,14 @@ export function wordRecall(
       found++;
     }
   }
-  // A word pdftotext reads with a ligature short (`deinition`, `he`), which ours holds whole.
+  // A word pdftotext reads with a ligature short (`deinition`, `he`) or without it (`utuantes`, from a font that
+  // draws the ligature at a control code: cork-ligatures.ts), which ours holds whole.
   for (const [word, count] of [...lost]) {
     for (let i = 0; i < count; i++) {
       const whole = [...have.keys()].find(
-        (w) => w.length > word.length && ligatureShort(w) === ligatureShort(word),
+        (w) =>
+          w.length > word.length &&
+          (ligatureShort(w) === ligatureShort(word) || w.replace(/ff[il]|f[il]|ff/g, "") === word),
       );
       if (!whole) break;
       take(lost, word);
