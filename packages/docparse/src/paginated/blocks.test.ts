@@ -320,12 +320,28 @@ test("a Korean line opening with a particle standing alone closes the word the l
   assert.equal(blockText(block), "지급 기준을 정립함에 있어 대상이라는 주장과 달리 경우에는 이 법에 따른다");
 });
 
+test("a Korean line opening with the formal ending -습니다 / -ㅂ니다 goes on with the word before it", () => {
+  // No word starts with `습니` or `니다`: the line end broke `마감했습니다`, `전망됩니다`. `됩니다` opens with `됩`,
+  // which may start a word, so that line stays apart without the document's spelling.
+  const [block] = buildBlocks(
+    [
+      line("3.57% 하락 마감했", 100),
+      line("습니다. 시장은 전망", 112),
+      line("됩니다 다음 전망됩", 124),
+      line("니다.", 136),
+    ],
+    CONTEXT,
+  );
+  assert.equal(blockText(block), "3.57% 하락 마감했습니다. 시장은 전망 됩니다 다음 전망됩니다.");
+});
+
 test("a Korean fund report joins a word whose particle opens the next line", {
   timeout: 600_000,
 }, async () => {
   await assertPdfFacts("ko-china-fund-monthly-report.pdf", [
     { present: "미중 간 갈등에 따른 노이즈로 인해 시장 변동성이 지속될 것으로 전망됩니다" },
   ]);
+  await assertPdfFacts("ko-fund-monthly-report.pdf", [{ present: "하락 마감했습니다" }]);
 });
 
 test("a Chinese line ending in a full-width comma joins the next without a space", {}, () => {

@@ -3,7 +3,8 @@
  * justified line at any syllable by default. A line ending in a Hangul syllable before one opening with a Hangul
  * syllable joins without a space when the document spells, elsewhere, a word going on past the break: one that
  * starts with the line's last word and the next line's first syllable (`대표` + `성을`, the document spelling
- * `대표성이`; `같` + `이`, spelling `같이`), or when the next line opens with a particle standing alone (below).
+ * `대표성이`; `같` + `이`, spelling `같이`), or when the next line opens with a particle standing alone or a verb's
+ * formal ending (below).
  * Without that evidence the break stays a space (`각` + `호에`).
  */
 
@@ -13,6 +14,12 @@
  * Particles that are also words (`이` "this", `가`, `도`, `만`, `다`, `고`) are not evidence.
  */
 const LONE_PARTICLE = /^[을를는의에로며](?![\uAC00-\uD7A3])/u;
+
+/**
+ * The formal verb ending (`-습니다`, `-ㅂ니다` after a vowel: `했습니다`, `됩니다`), which no word starts with: a
+ * line opening with it goes on with the word the line before ended on (`마감했` + `습니다`).
+ */
+const FORMAL_ENDING = /^(?:습니|니다)/u;
 
 /** A Hangul syllable (precomposed). */
 const SYLLABLE = /^[\uAC00-\uD7A3]$/u;
@@ -37,7 +44,7 @@ export function wrapsInWord(before: string, after: string, spelled: ReadonlySet<
   const last = before.slice(-1);
   const first = after.charAt(0);
   if (!SYLLABLE.test(last) || !SYLLABLE.test(first)) return false;
-  if (LONE_PARTICLE.test(after)) return true;
+  if (LONE_PARTICLE.test(after) || FORMAL_ENDING.test(after)) return true;
   if (spelled.size === 0) return false;
   const head = /[\uAC00-\uD7A3]+$/u.exec(before)?.[0] ?? "";
   return wordStarts(spelled).has(head + first);
