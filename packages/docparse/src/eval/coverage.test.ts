@@ -133,6 +133,8 @@ test("wordRecall: a word pdftotext reads with a ligature short counts when ours 
     wordRecall(plainWords("Materiais utuantes gura"), plainWords("Materiais flutuantes figura")).recall,
     1,
   );
+  // A letter or two left is no trace of a word: a lost `t` stays lost beside our `fit`.
+  assert.deepEqual([...wordRecall(plainWords("a t"), plainWords("a fit")).lost], [["t", 1]]);
 });
 
 test("unspacedSplit: Chinese and Japanese runs count per character, a wrapped line's cut aside", () => {

@@ -149,13 +149,15 @@ export function wordRecall(
     }
   }
   // A word pdftotext reads with a ligature short (`deinition`, `he`) or without it (`utuantes`, from a font that
-  // draws the ligature at a control code: cork-ligatures.ts), which ours holds whole.
+  // draws the ligature at a control code: cork-ligatures.ts), which ours holds whole. Without it only from three
+  // letters left: a lost `t` is no trace of our `fit`.
   for (const [word, count] of [...lost]) {
     for (let i = 0; i < count; i++) {
       const whole = [...have.keys()].find(
         (w) =>
           w.length > word.length &&
-          (ligatureShort(w) === ligatureShort(word) || w.replace(/ff[il]|f[il]|ff/g, "") === word),
+          (ligatureShort(w) === ligatureShort(word) ||
+            (word.length >= 3 && w.replace(/ff[il]|f[il]|ff/g, "") === word)),
       );
       if (!whole) break;
       take(lost, word);
