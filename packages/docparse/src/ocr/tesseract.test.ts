@@ -11,7 +11,13 @@ import { deskew, measureSkew, rotateKeepingSize } from "./deskew.ts";
 import type { OcrOptions } from "./engine.ts";
 import { type OcrPage, ocrEngineFor } from "./engine.ts";
 import { OcrError } from "./ocr-error.ts";
-import { parseOsd, recognizeWithTesseract, tesseractAvailable, tesseractInstallation } from "./tesseract.ts";
+import {
+  parseOsd,
+  recognizeWithTesseract,
+  tesseractAvailable,
+  tesseractEnv,
+  tesseractInstallation,
+} from "./tesseract.ts";
 import { closeTesseractJs, recognizeWithTesseractJs, tesseractJsAvailable } from "./tesseract-js.ts";
 import { CLEAN_PAGE_TEXT, doclingData, NO_CORPUS, renderTextPage, wordRecall } from "./test-support.ts";
 import { parseTesseractTsv, toRunsAndLines } from "./tsv.ts";
@@ -217,6 +223,26 @@ describe("tesseract program on the corpus", { skip: cliMissing }, () => {
     await assert.rejects(
       recognizeWithTesseract(cleanRaster, { language: "eng; rm -rf" }),
       (e) => e instanceof OcrError && e.code === "OCR_FAILED",
+    );
+  });
+});
+
+describe("the tesseract process's environment", () => {
+  test("one OpenMP thread, and malloc asks for huge pages", () => {
+    const env = tesseractEnv({ PATH: "/usr/bin" });
+    assert.equal(env.PATH, "/usr/bin");
+    assert.equal(env.OMP_THREAD_LIMIT, "1");
+    assert.equal(env.GLIBC_TUNABLES, "glibc.malloc.hugetlb=1");
+  });
+
+  test("the caller's own tunables are kept, and its own hugetlb choice wins", () => {
+    assert.equal(
+      tesseractEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" }).GLIBC_TUNABLES,
+      "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+    );
+    assert.equal(
+      tesseractEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2" }).GLIBC_TUNABLES,
+      "glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2",
     );
   });
 });

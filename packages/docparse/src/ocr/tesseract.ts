@@ -201,6 +201,20 @@ function lastLine(text: string): string {
   );
 }
 
+/**
+ * The environment a tesseract process runs in: OpenMP held to one thread (pages run in parallel instead), and
+ * glibc's malloc asking for transparent huge pages (`glibc.malloc.hugetlb=1`, honoured where the kernel gives them
+ * on request, `madvise`, ignored elsewhere). Loading the model allocates about 30 MB in small pieces: on a virtual
+ * machine whose page faults cost ~20 µs, 7,400 faults of 4 KB were half of a process's 0.22 CPU s start, and a
+ * third of a dozen small crops' whole read; with huge pages 3,000 faults and 0.13 s. The words read are the same.
+ * Tunables the caller's environment sets are kept.
+ */
+export function tesseractEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const tunables = (env.GLIBC_TUNABLES ?? "").split(":").filter((t) => t !== "");
+  if (!tunables.some((t) => t.startsWith("glibc.malloc.hugetlb="))) tunables.push("glibc.malloc.hugetlb=1");
+  return { ...env, OMP_THREAD_LIMIT: "1", GLIBC_TUNABLES: tunables.join(":") };
+}
+
 interface RunResult {
   code: number | null;
   stdout: Buffer;
@@ -225,7 +239,7 @@ async function runTesseract(
   const started = performance.now();
   try {
     result = await runProgram(PROGRAM, args, {
-      env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+      env: tesseractEnv(process.env),
       input,
       signal,
       maxStdoutBytes: MAX_STDOUT_BYTES,
