@@ -44,11 +44,21 @@ export async function newPdf(): Promise<{ pdf: PDFDocument; fonts: PdfFonts }> {
 /** The first glyph code of typeThreeLine's font: codes 14 and up map to control characters, never to spaces. */
 const TYPE3_FIRST_CODE = 14;
 
+/** How {@link typeThreeLine} codes its glyphs, for a font laid out as a given producer writes it. */
+export interface TypeThreeCodes {
+  /** What one glyph draws: a letter by default; `/fi|fl|[\s\S]/gu` gives ligatures glyphs of their own. */
+  pieces?: RegExp;
+  /** A piece's code; by default each distinct piece takes the next code from 14. */
+  code?: (piece: string) => number;
+  /** A code's glyph name in /Differences; `g14`, `g15`, … by default, names that say nothing. */
+  name?: (code: number) => string;
+}
+
 /**
- * Writes `text` (letters, no spaces) on one line with its top at `top`, in a Type3 font without ToUnicode whose
- * glyphs have names that say nothing (`g14`, `g15`, …): each glyph procedure draws its letter in `font`, so the
- * page shows the word while its text layer holds only glyph codes no reader can map, as some PDF producers write.
- * One such line a page: the font is the page's `/T3`.
+ * Writes `text` on one line with its top at `top`, in a Type3 font without ToUnicode: each glyph procedure draws
+ * its piece in `font`, so the page shows the words while its text layer holds only glyph codes and their names
+ * (by default names no reader can map, as some PDF producers write). One such line a page: the font is the
+ * page's `/T3`.
  */
 export function typeThreeLine(
   pdf: PDFDocument,
@@ -56,16 +66,25 @@ export function typeThreeLine(
   text: string,
   font: PDFFont,
   opts: { x: number; top: number; size: number },
+  codes: TypeThreeCodes = {},
 ): void {
   const ctx = pdf.context;
-  const letters = [...new Set(text)];
-  const names = letters.map((_, i) => `g${TYPE3_FIRST_CODE + i}`);
+  const pieces = text.match(codes.pieces ?? /[\s\S]/gu) ?? [];
+  const distinct = [...new Set(pieces)];
+  const codeOf = (piece: string) => codes.code?.(piece) ?? TYPE3_FIRST_CODE + distinct.indexOf(piece);
+  const nameOf = codes.name ?? ((code: number) => `g${code}`);
+  const glyphCodes = distinct.map(codeOf);
+  const first = Math.min(...glyphCodes);
+  const last = Math.max(...glyphCodes);
+  const widths = Array.from({ length: last - first + 1 }, () => 0);
   const charProcs = ctx.obj({});
-  letters.forEach((letter, i) => {
-    const width = font.widthOfTextAtSize(letter, 1000);
-    const proc = `${width} 0 d0 BT /L 1000 Tf 0 0 Td ${font.encodeText(letter).toString()} Tj ET`;
-    charProcs.set(PDFName.of(names[i]), ctx.register(ctx.flateStream(proc)));
+  distinct.forEach((piece, i) => {
+    const width = font.widthOfTextAtSize(piece, 1000);
+    widths[glyphCodes[i] - first] = width;
+    const proc = `${width} 0 d0 BT /L 1000 Tf 0 0 Td ${font.encodeText(piece).toString()} Tj ET`;
+    charProcs.set(PDFName.of(nameOf(glyphCodes[i])), ctx.register(ctx.flateStream(proc)));
   });
+  const differences = [...glyphCodes].sort((a, b) => a - b).flatMap((c) => [c, PDFName.of(nameOf(c))]);
   const type3 = ctx.register(
     ctx.obj({
       Type: "Font",
@@ -73,26 +92,21 @@ export function typeThreeLine(
       FontBBox: [0, -250, 1000, 900],
       FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
       CharProcs: charProcs,
-      Encoding: ctx.obj({
-        Type: "Encoding",
-        Differences: [TYPE3_FIRST_CODE, ...names.map((n) => PDFName.of(n))],
-      }),
-      FirstChar: TYPE3_FIRST_CODE,
-      LastChar: TYPE3_FIRST_CODE + letters.length - 1,
-      Widths: letters.map((letter) => font.widthOfTextAtSize(letter, 1000)),
+      Encoding: ctx.obj({ Type: "Encoding", Differences: differences }),
+      FirstChar: first,
+      LastChar: last,
+      Widths: widths,
       Resources: ctx.obj({ Font: ctx.obj({ L: font.ref }) }),
     }),
   );
   const name = "T3";
   page.node.setFontDictionary(PDFName.of(name), type3);
-  const codes = [...text]
-    .map((c) => (TYPE3_FIRST_CODE + letters.indexOf(c)).toString(16).padStart(2, "0"))
-    .join("");
+  const hex = pieces.map((piece) => codeOf(piece).toString(16).padStart(2, "0")).join("");
   page.pushOperators(
     beginText(),
     setFontAndSize(name, opts.size),
     moveText(opts.x, PAGE_HEIGHT - opts.top - opts.size),
-    showText(PDFHexString.of(codes)),
+    showText(PDFHexString.of(hex)),
     endText(),
   );
 }

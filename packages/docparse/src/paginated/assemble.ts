@@ -309,8 +309,9 @@ function withCellWordsJoined(layout: PageLayout, spelled: ReadonlySet<string>): 
     return layout;
   const entries = layout.entries.map((entry) => {
     if (entry.kind !== "table") return entry;
-    const cells = entry.table.cells.map((cell) =>
-      cell.hangulBreaks ? { ...cell, text: joinHangulBreaks(cell.text, cell.hangulBreaks, spelled) } : cell,
+    // The break places are spent once joined: the joined text's offsets are others.
+    const cells = entry.table.cells.map(({ hangulBreaks, ...cell }) =>
+      hangulBreaks ? { ...cell, text: joinHangulBreaks(cell.text, hangulBreaks, spelled) } : cell,
     );
     return { ...entry, table: { ...entry.table, cells } };
   });

@@ -24,6 +24,14 @@ const FORMAL_ENDING = /^(?:습니|니다)/u;
 /** A Hangul syllable (precomposed). */
 const SYLLABLE = /^[\uAC00-\uD7A3]$/u;
 
+/**
+ * Whether a line ending in `before` and the line `after` it may be one Korean word broken at the line end: a
+ * Hangul syllable on both sides of the break. Only the evidence of {@link wrapsInWord} tells whether they are.
+ */
+export function hangulMeet(before: string, after: string): boolean {
+  return SYLLABLE.test(before.slice(-1)) && SYLLABLE.test(after.charAt(0));
+}
+
 /** The starts (two syllables or more) of the Hangul words of a document's vocabulary, per vocabulary. */
 const startsCache = new WeakMap<ReadonlySet<string>, Set<string>>();
 
@@ -41,9 +49,8 @@ function wordStarts(spelled: ReadonlySet<string>): Set<string> {
 
 /** Whether a line ending in `before` and the line `after` it are one Korean word broken at the line end. */
 export function wrapsInWord(before: string, after: string, spelled: ReadonlySet<string>): boolean {
-  const last = before.slice(-1);
+  if (!hangulMeet(before, after)) return false;
   const first = after.charAt(0);
-  if (!SYLLABLE.test(last) || !SYLLABLE.test(first)) return false;
   if (LONE_PARTICLE.test(after) || FORMAL_ENDING.test(after)) return true;
   if (spelled.size === 0) return false;
   const head = /[\uAC00-\uD7A3]+$/u.exec(before)?.[0] ?? "";

@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  beginText,
-  endText,
-  moveText,
-  PDFHexString,
-  PDFName,
-  type PDFPage,
-  setFontAndSize,
-  showText,
-} from "pdf-lib";
-import { newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes } from "../backends/pdf-fixtures.ts";
+import type { PDFPage } from "pdf-lib";
+import { newPdf, PAGE_HEIGHT, PAGE_WIDTH, pdfBytes, typeThreeLine } from "../backends/pdf-fixtures.ts";
 import { assertPdfFacts } from "../eval/facts.ts";
 import { parseDocument } from "../index.ts";
 import { corkEncoded, corkLigatures } from "./cork-ligatures.ts";
@@ -41,53 +32,25 @@ test("a Cork-encoded bitmap font's codes 0x1B–0x1F read as ff, fi, fl, ffi, ff
  * by its code (`a29`), letters at their Latin-1 codes and the ligatures `fi` and `fl` at 0x1C and 0x1D, each glyph
  * drawn in Helvetica so that the page shows the words.
  */
-async function corkLine(pdf: Awaited<ReturnType<typeof newPdf>>, page: PDFPage, text: string, top: number) {
-  const { pdf: doc, fonts } = pdf;
-  const ctx = doc.context;
-  const tokens = text.match(/fi|fl|[\s\S]/gu) ?? [];
-  const code = (token: string) => (token === "fi" ? 0x1c : token === "fl" ? 0x1d : token.charCodeAt(0));
-  const glyphs = [...new Set(tokens)];
-  const charProcs = ctx.obj({});
-  const codes = glyphs.map(code);
-  const first = Math.min(...codes);
-  const last = Math.max(...codes);
-  const widths = Array.from({ length: last - first + 1 }, () => 0);
-  for (const glyph of glyphs) {
-    const width = fonts.regular.widthOfTextAtSize(glyph, 1000);
-    widths[code(glyph) - first] = width;
-    const proc = `${width} 0 d0 BT /L 1000 Tf 0 0 Td ${fonts.regular.encodeText(glyph).toString()} Tj ET`;
-    charProcs.set(PDFName.of(`a${code(glyph)}`), ctx.register(ctx.flateStream(proc)));
-  }
-  const differences = [...codes].sort((a, b) => a - b).flatMap((c) => [c, PDFName.of(`a${c}`)]);
-  const font = ctx.register(
-    ctx.obj({
-      Type: "Font",
-      Subtype: "Type3",
-      FontBBox: [0, -250, 1000, 900],
-      FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
-      CharProcs: charProcs,
-      Encoding: ctx.obj({ Type: "Encoding", Differences: differences }),
-      FirstChar: first,
-      LastChar: last,
-      Widths: widths,
-      Resources: ctx.obj({ Font: ctx.obj({ L: fonts.regular.ref }) }),
-    }),
-  );
-  page.node.setFontDictionary(PDFName.of("T1"), font);
-  const hex = tokens.map((t) => code(t).toString(16).padStart(2, "0")).join("");
-  page.pushOperators(
-    beginText(),
-    setFontAndSize("T1", 12),
-    moveText(72, PAGE_HEIGHT - top - 12),
-    showText(PDFHexString.of(hex)),
-    endText(),
+function corkLine(made: Awaited<ReturnType<typeof newPdf>>, page: PDFPage, text: string, top: number) {
+  typeThreeLine(
+    made.pdf,
+    page,
+    text,
+    made.fonts.regular,
+    { x: 72, top, size: 12 },
+    {
+      pieces: /fi|fl|[\s\S]/gu,
+      code: (piece) => (piece === "fi" ? 0x1c : piece === "fl" ? 0x1d : piece.charCodeAt(0)),
+      name: (code) => `a${code}`,
+    },
   );
 }
 
 test("a page drawn with pdf-lib in a Cork-encoded bitmap font: its fi and fl ligatures read as letters", async () => {
   const made = await newPdf();
   const page = made.pdf.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
-  await corkLine(made, page, "Materiais flutuantes e figuras na página é", 100);
+  corkLine(made, page, "Materiais flutuantes e figuras na página é", 100);
   const { result } = await parseDocument({
     bytes: await pdfBytes(made.pdf),
     mimeType: "application/pdf",

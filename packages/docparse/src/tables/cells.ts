@@ -1,5 +1,6 @@
 import type { Box } from "../model.ts";
 import { box, type DetectedTable, type TextRun } from "../paginated/geometry.ts";
+import { hangulMeet } from "../paginated/hangul-wrap.ts";
 import { meetsUnspaced } from "../paginated/unspaced-wrap.ts";
 import { isQuantity } from "./quantity.ts";
 
@@ -273,7 +274,7 @@ export function cellTextBreaks(pieces: readonly TextPiece[]): { text: string; ha
     if (text === "") text = part;
     else if (full && meetsUnspaced(text, part)) text += part;
     else {
-      if (full && HANGUL_END.test(text) && HANGUL_START.test(part)) hangulBreaks.push(text.length);
+      if (full && hangulMeet(text, part)) hangulBreaks.push(text.length);
       text += ` ${part}`;
     }
     previous = line;
@@ -282,9 +283,6 @@ export function cellTextBreaks(pieces: readonly TextPiece[]): { text: string; ha
   for (const piece of vertical.sort((a, b) => a.box.x1 - b.box.x1)) parts.push(piece.text.trim());
   return { text: parts.filter((p) => p !== "").join(" "), hangulBreaks };
 }
-
-const HANGUL_END = /[\uAC00-\uD7A3]$/u;
-const HANGUL_START = /^[\uAC00-\uD7A3]/u;
 
 /** Whether a cell's line runs to within three characters of the cell's widest line, as a wrapped line does. */
 function wrapped(line: readonly TextPiece[], reach: number): boolean {
