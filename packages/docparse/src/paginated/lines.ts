@@ -2,6 +2,7 @@ import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
+import { joinFontPieces } from "./font-pieces.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { logoLetters } from "./logo-letters.ts";
 import { joinScripts } from "./math-scripts.ts";
@@ -215,7 +216,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   }
   if (current.length > 0) rows.push(current);
 
-  for (const row of joinScripts(rows)) {
+  for (const row of joinScripts(joinFontPieces(rows))) {
     row.sort((a, b) => (stackedScripts(a, b) ? b.box.y2 - a.box.y2 : a.box.x1 - b.box.x1));
     const hanging = hangingNumber(row);
     let segment: TextRun[] = [];
