@@ -6,10 +6,11 @@
  */
 
 /**
- * A note's mark, as a pattern to build on: a number of one to three digits, or a reference sign. Notes
+ * A note's mark, as a pattern to build on (with the `u` flag): a number of one to three digits of any script (a
+ * Persian note's `۸`), or a reference sign. Notes
  * (`note-marker.ts`), line building (`lines.ts`) and footnotes (`footnotes.ts`) ask for the same marks.
  */
-export const NOTE_MARK = String.raw`(?:\d{1,3}|[*†‡§¶])`;
+export const NOTE_MARK = String.raw`(?:\p{Nd}{1,3}|[*†‡§¶])`;
 
 /**
  * Bullet characters: marks that open a list item and stand for nothing else in running text (a slide's ● and ○,

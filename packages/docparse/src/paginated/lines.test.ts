@@ -170,6 +170,34 @@ test("a mostly left-to-right line with one Hebrew word stays in page order", () 
   assert.equal(lines[0].text, "the word שלום means");
 });
 
+test("a line whose words at both ends are right-to-left reads from the right, though Latin fills most of it", () => {
+  // Logical order: فاصله بین \documentclass و \begin{document} سرآغاز یا preamble نامیده میشود. Drawn left to
+  // right, the Latin names hold more letters than the Persian words around them.
+  const rtl = { dir: "rtl" as const };
+  const visual: [string, Partial<TextRun>][] = [
+    ["نامیده میشود.", rtl],
+    ["preamble", {}],
+    ["سرآغاز یا", rtl],
+    ["\\begin{document}", {}],
+    ["و", rtl],
+    ["\\documentclass", {}],
+    ["فاصله بین", rtl],
+  ];
+  const runs: TextRun[] = [];
+  let x = 50;
+  for (const [text, options] of visual) {
+    const r = run(text, x, 100, options);
+    runs.push(r);
+    x = r.box.x2 + 3;
+  }
+  const [line] = buildLines(runs);
+  assert.equal(line.dir, "rtl");
+  assert.equal(line.text, "فاصله بین \\documentclass و \\begin{document} سرآغاز یا preamble نامیده میشود.");
+  // A Latin line with Arabic words at one end only stays in page order.
+  const [latin] = buildLines(row(["Read", "the", "chapter", "الخطوط"], 50, 200, 3));
+  assert.equal(latin.text, "Read the chapter الخطوط");
+});
+
 test("a Latin word set touching an Arabic one is a word of its own; touching Arabic runs join", () => {
   // Right to left on the page: مكتبات (x 40-70), Python (70-100), و (100-105).
   const runs = [

@@ -2,6 +2,7 @@ import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
 import { dropInitials } from "./drop-initial.ts";
+import { joinFontPieces } from "./font-pieces.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { logoLetters } from "./logo-letters.ts";
 import { joinScripts } from "./math-scripts.ts";
@@ -110,11 +111,25 @@ function stackedScripts(a: TextRun, b: TextRun): boolean {
   );
 }
 
+/**
+ * Whether a line's words at both of its ends, as drawn, are right-to-left: its first word is, in whichever
+ * direction it reads. A paragraph's direction is its first strong letter's (the bidi algorithm's rule), so such a
+ * line reads from the right, however much Latin it holds between (a Persian note naming `\documentclass` and
+ * `\begin{document}`). Runs of numbers and signs alone, and runs mixing both scripts, say nothing.
+ */
+function rightToLeftEnds(runs: readonly TextRun[]): boolean {
+  const worded = runs.filter((run) => /\p{L}/u.test(run.text));
+  if (worded.length < 2) return false;
+  const left = worded.reduce((a, b) => (b.box.x1 < a.box.x1 ? b : a));
+  const right = worded.reduce((a, b) => (b.box.x2 > a.box.x2 ? b : a));
+  return [left, right].every((run) => RTL_LETTER.test(run.text) && !/[A-Za-z]/.test(run.text));
+}
+
 /** A line from runs already in reading order along the line. */
 export function makeLine(runs: TextRun[]): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const total = runs.reduce((n, run) => n + run.text.length, 0);
-  const dir = rtl * 2 > total ? "rtl" : "ltr";
+  const dir = rtl * 2 > total || rightToLeftEnds(runs) ? "rtl" : "ltr";
   let text = "";
   let previous: TextRun | null = null;
   for (const [index, run] of runs.entries()) {
@@ -201,7 +216,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   }
   if (current.length > 0) rows.push(current);
 
-  for (const row of joinScripts(rows)) {
+  for (const row of joinScripts(joinFontPieces(rows))) {
     row.sort((a, b) => (stackedScripts(a, b) ? b.box.y2 - a.box.y2 : a.box.x1 - b.box.x1));
     const hanging = hangingNumber(row);
     let segment: TextRun[] = [];

@@ -47,6 +47,25 @@ test("opensNote wants a smaller marker before words; a number in body size is te
   assert.equal(opensNote(sameSize), false);
 });
 
+test("a right-to-left note opens at its right, with a raised number in its script's digits", () => {
+  // A Persian note: the text 250-484, its raised, smaller marker `۸` at its right end.
+  const note = (mark: string, fontSize = 6) =>
+    makeLine([
+      textRun("ﻓﺎﺻﻠﻪ ﺑﯿﻦ", { x1: 250, y1: 700, x2: 484, y2: 709 }, { fontSize: 9, dir: "rtl" }),
+      textRun(mark, { x1: 484.2, y1: 697, x2: 487, y2: 703 }, { fontSize, dir: "ltr" }),
+    ]);
+  assert.equal(opensNote(note("۸")), true);
+  assert.equal(opensNote(note("8")), true);
+  // A number in the text's size is no marker.
+  assert.equal(opensNote(note("۸", 9)), false);
+});
+
+test("public: a Persian manual's note at its page's foot is kept as a note, read from the right", async () => {
+  await assertPdfFacts("fa-lshort-persian-p20.pdf", [
+    { present: "۸ فاصله بین \\documentclass و \\begin{document} سرآغاز یا preamble نامیده میشود." },
+  ]);
+});
+
 test("a raised letter opens a note; a letter on the text's baseline does not", () => {
   assert.equal(opensNote(noteLine("Use the slides class or FoilTeX", 491, "a")), true);
   const level = makeLine([

@@ -2,16 +2,19 @@ import { NOTE_MARK } from "./bullet-marks.ts";
 import type { Line } from "./lines.ts";
 
 /** A note's marker: a number of one to three digits, or a reference sign; a raised letter too (`LETTER_MARKER`). */
-const MARKER = new RegExp(`^${NOTE_MARK}$`);
+const MARKER = new RegExp(`^${NOTE_MARK}$`, "u");
 
 /**
  * Whether a line opens a note: its first run is a marker set smaller than the text that follows it on the line
  * (a superscript `1` before `Inspect sealed transmissions…`), as each note under a page's rule begins. Notes set
  * one after the other are separate notes, not one paragraph; a marker in running text follows its word and never
- * opens a line.
+ * opens a line. A right-to-left line opens at its right.
  */
 export function opensNote(line: Line): boolean {
-  const runs = [...line.runs].sort((a, b) => a.box.x1 - b.box.x1);
+  // A right-to-left note opens at its right: its marker is the rightmost run.
+  const runs = [...line.runs].sort((a, b) =>
+    line.dir === "rtl" ? b.box.x2 - a.box.x2 : a.box.x1 - b.box.x1,
+  );
   if (runs.length < 2) return false;
   const [marker, next] = runs;
   const mark = marker.text.trim();

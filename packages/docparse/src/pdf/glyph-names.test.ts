@@ -63,11 +63,12 @@ test("ligature glyphs a ToUnicode maps to one letter or to nothing read as their
 
 test("ligature glyphs of a font without a ToUnicode read as their glyph names say", async () => {
   // pdf.js reads neither name (its glyph list has no T_h, and a uni name of two characters it leaves out). The
-  // widths keep the glyphs, absent from the standard font, from reading as gaps.
+  // widths keep the glyphs, absent from the standard font, from reading as gaps; the space's gives the word gap
+  // (a space drawn with no width leaves none, and reads as none).
   const font = [
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica",
     "/Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [29 /uni00540068 /T_h] >>",
-    "/FirstChar 29 /LastChar 30 /Widths [1170 1170] >>",
+    "/FirstChar 29 /LastChar 32 /Widths [1170 1170 0 278] >>",
   ].join(" ");
   const content = "BT /F1 12 Tf 72 700 Td (\\035e \\036eory) Tj ET";
   const markdown = await markdownOf(onePagePdf(content, { fonts: [font] }));

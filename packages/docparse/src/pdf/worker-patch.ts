@@ -6,6 +6,7 @@ import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js";
 import { TEXT_EDITS } from "./actual-text.ts";
 import { CLIPPED_TEXT_EDITS } from "./clipped-text.ts";
 import { FONT_EDITS } from "./font-edits.ts";
+import { KERNED_SPACE_EDITS } from "./kerned-spaces.ts";
 import { LETTER_SPACING_EDITS } from "./letter-spacing.ts";
 import { REGION_EDITS } from "./render-region.ts";
 import { SCRIPT_TURN_EDITS } from "./script-turn.ts";
@@ -416,6 +417,8 @@ export const WORKER_EDITS: readonly WorkerEdit[] = [
   ...REGION_EDITS,
   // Soft hyphens whose glyphs are drawn, kept as text (soft-hyphens.ts).
   ...SOFT_HYPHEN_EDITS,
+  // A space glyph whose width a kern takes back whole is no word space (kerned-spaces.ts).
+  ...KERNED_SPACE_EDITS,
   // A gap where a line's script turns direction ends pdf.js's item, so bidi reorders no two columns as one (script-turn.ts).
   ...SCRIPT_TURN_EDITS,
   // Items end where glyphs run past their clip, marked, so a clipped cell's hidden rest adds nothing to its box (clipped-text.ts).
