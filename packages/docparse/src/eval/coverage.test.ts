@@ -153,6 +153,8 @@ test("wordRecall: a word pdftotext spells letter by letter, or reads with its ca
   assert.equal(wordRecall(plainWords(spaced), plainWords("a letter from CONS and a")).recall, 1);
   // Letters matched elsewhere give their match back: the lone "a" at the end is still ours.
   assert.equal(wordRecall(plainWords("a l e t t e r a"), plainWords("letter a a")).recall, 1);
+  // A kerned pair closes a tracked word as two letters.
+  assert.equal(wordRecall(plainWords("O P E N T U E S D AY"), plainWords("OPEN TUESDAY")).recall, 1);
   const caps = "L AMPORT and J ustement";
   const splits = capitalSplits(caps);
   assert.deepEqual([...splits], ["lamport", "justement"]);

@@ -187,7 +187,8 @@ export function capitalSplits(text: string): Set<string> {
 
 /**
  * Words pdftotext reads apart that ours holds whole, counted as found: a word whose letters it reads spaced, three
- * or more (`l e t t e r`, `C O N S`: tracked type, a scan's own OCR layer), or one of `splits` (`capitalSplits`).
+ * or more (`l e t t e r`, `C O N S`: tracked type, a scan's own OCR layer; the last two may stand together, a
+ * kerned pair: `T U E S D AY`), or one of `splits` (`capitalSplits`).
  * The run holds a word lost in the plain count; its letters that had matched elsewhere give their match back, to
  * be counted again against what is still lost. Returns how many more of `reference`'s words are found. Two words
  * of ours for one of pdftotext's stay a loss: that is a word we split.
@@ -209,6 +210,8 @@ function spacedApart(
     while (letters < reference.length && letters - i < MAX_SPACED && letter(reference[letters])) letters++;
     const runs: number[] = [];
     if (letters < reference.length && splits.has(reference[i] + reference[i + 1])) runs.push(i + 2);
+    // A kerned pair drawn closer than the tracking ends the word as two letters (`T U E S D AY`).
+    if (letters - i >= 2 && /^\p{L}{2}$/u.test(reference[letters] ?? "")) runs.push(letters + 1);
     for (let last = letters; last >= i + 3; last--) runs.push(last);
     const last = runs.find((end) => {
       const word = reference.slice(i, end).join("");

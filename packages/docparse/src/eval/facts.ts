@@ -1,6 +1,6 @@
 /**
  * `npm run eval:facts [-- --set second] [--file name] [--verbose]`: the facts of `test/real-world/facts.json`, or
- * of `facts-<set>.json` (a second … twenty-fifth set, written later on other public PDFs), (text present,
+ * of `facts-<set>.json` (a second … twenty-sixth set, written later on other public PDFs), (text present,
  * text absent, A before B, cell neighbours) checked on our markdown (page headers, footers and numbers
  * ignored) and on pdftotext's text, per document; then the order facts pdftotext gets right and we miss.
  */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { drawLine, newPdf } from "../backends/pdf-fixtures.ts";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { parseDocument } from "../index.ts";
 
@@ -85,4 +86,64 @@ test("a French page of drop caps two and three lines tall, one hanging in the ma
     /au nord d’Aigues-Mortes, se trouve la Tour Carbonnière\. Elle contrôlait l’unique voie/,
     markdown,
   );
+});
+
+test("a drop cap set apart from the rest of its word joins it; a drop cap that is a word of its own keeps its space", async () => {
+  const { pdf, fonts } = await newPdf();
+  const page = pdf.addPage([612, 792]);
+  // As a word processor sets a drop cap: the letter three lines tall, the lines beside it all starting at one
+  // indent a few points right of it, the rest of the first word (`very`) included.
+  const paragraph = (initial: string, lines: string[], top: number, firstShift: number) => {
+    drawLine(page, initial, 72, top - 2, fonts.regular, 36);
+    const indent = 72 + fonts.regular.widthOfTextAtSize(initial, 36) + 6;
+    lines.forEach((text, i) => {
+      drawLine(
+        page,
+        text,
+        i === 0 ? indent + firstShift : i < 3 ? indent : 72,
+        top + i * 12,
+        fonts.regular,
+        10,
+      );
+    });
+  };
+  paragraph(
+    "E",
+    [
+      "very autumn, in a draughty shed at the end of the allotments,",
+      "a dozen gardeners sit around a trestle table and sort",
+      "beans by hand. They are not sorting them for the kitchen",
+      "but choosing which beans will be sown next spring.",
+    ],
+    100,
+    0,
+  );
+  // A word of its own: the first line starts a word space further right than the lines below it.
+  paragraph(
+    "A",
+    [
+      "long time ago the village kept a ferry at the ford, and the",
+      "ferryman rang a bell from the far bank whenever the river",
+      "rose too high for the carts to cross before the harvest",
+      "was brought in from the lower fields along the water.",
+    ],
+    200,
+    fonts.regular.widthOfTextAtSize(" ", 10),
+  );
+  const { result } = await parseDocument({
+    bytes: await pdf.save(),
+    mimeType: "application/pdf",
+    options: {},
+  });
+  assert.match(result.markdown, /Every autumn, in a draughty shed/, result.markdown);
+  assert.match(result.markdown, /A long time ago the village/, result.markdown);
+});
+
+test("a magazine page's drop cap, set a distance from the rest of its word, reads as one word", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("magazine-article-dropcap.pdf", [
+    { present: "Every autumn, in a draughty shed at the end of the Wellgate allotments" },
+    { before: ["Words by Ruth Calder", "Every autumn"] },
+  ]);
 });

@@ -20,15 +20,7 @@ export function dropInitials(runs: readonly TextRun[]): Map<TextRun, Box> {
   for (const run of runs) {
     if (run.fontSize < smallest * INITIAL_SCALE) continue;
     if (!INITIAL.test(run.text.trim())) continue;
-    const beside = runs.filter(
-      (other) =>
-        other !== run &&
-        other.fontSize * INITIAL_SCALE <= run.fontSize &&
-        other.box.x1 >= run.box.x2 - 1 &&
-        other.box.x1 <= run.box.x2 + 2 * other.fontSize &&
-        box.centerY(other.box) > run.box.y1 &&
-        box.centerY(other.box) < run.box.y2,
-    );
+    const beside = besideInitial(run, runs);
     if (beside.length < 2) continue;
     const first = beside.reduce((a, b) => (box.centerY(b.box) < box.centerY(a.box) ? b : a));
     const last = beside.reduce((a, b) => (box.centerY(b.box) > box.centerY(a.box) ? b : a));
@@ -37,6 +29,38 @@ export function dropInitials(runs: readonly TextRun[]): Map<TextRun, Box> {
     initials.set(run, first.box);
   }
   return initials;
+}
+
+/** Runs of smaller text starting just right of a large run, their middles inside its height. */
+function besideInitial(run: TextRun, runs: readonly TextRun[]): TextRun[] {
+  return runs.filter(
+    (other) =>
+      other !== run &&
+      other.fontSize * INITIAL_SCALE <= run.fontSize &&
+      other.box.x1 >= run.box.x2 - 1 &&
+      other.box.x1 <= run.box.x2 + 2 * other.fontSize &&
+      box.centerY(other.box) > run.box.y1 &&
+      box.centerY(other.box) < run.box.y2,
+  );
+}
+
+/**
+ * Drop initials that are the first letter of the word beside them (`E` of `Every`, set apart from `very` by the
+ * drop cap's distance): a single letter whose first line starts where the lines below it beside the initial
+ * start. A word of its own (`A` of `A long time`) leaves a space before the first line's text, which then starts
+ * a space further right than the lines below; a step's number is no letter.
+ */
+export function wordInitials(initials: ReadonlyMap<TextRun, Box>, runs: readonly TextRun[]): Set<TextRun> {
+  const glued = new Set<TextRun>();
+  for (const [initial, first] of initials) {
+    if (!/^\p{L}$/u.test(initial.text.trim())) continue;
+    const below = besideInitial(initial, runs).filter((run) => box.centerY(run.box) > first.y2);
+    if (below.length === 0) continue;
+    const start = Math.min(...below.map((run) => run.box.x1));
+    const size = Math.min(...below.map((run) => run.fontSize));
+    if (Math.abs(first.x1 - start) <= 0.1 * size) glued.add(initial);
+  }
+  return glued;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Box } from "../model.ts";
 import { unspacedScript } from "../ocr/languages.ts";
 import { BULLET, ENUMERATOR, NOTE_MARK, REFERENCE } from "./bullet-marks.ts";
-import { dropInitials } from "./drop-initial.ts";
+import { dropInitials, wordInitials } from "./drop-initial.ts";
 import { joinFontPieces } from "./font-pieces.ts";
 import { box, type TextRun } from "./geometry.ts";
 import { logoLetters } from "./logo-letters.ts";
@@ -126,7 +126,7 @@ function rightToLeftEnds(runs: readonly TextRun[]): boolean {
 }
 
 /** A line from runs already in reading order along the line. */
-export function makeLine(runs: TextRun[]): Line {
+export function makeLine(runs: TextRun[], wordInitial?: ReadonlySet<TextRun>): Line {
   const rtl = runs.filter((run) => run.dir === "rtl").reduce((n, run) => n + run.text.length, 0);
   const total = runs.reduce((n, run) => n + run.text.length, 0);
   const dir = rtl * 2 > total || rightToLeftEnds(runs) ? "rtl" : "ltr";
@@ -153,7 +153,9 @@ export function makeLine(runs: TextRun[]): Line {
         ocrWords(previous, run, text) ||
         scriptsMeet(text, run.text) ||
         (previous === runs[0] && openingMarker(previous, run));
-      if (apart && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
+      // A drop cap that is its word's first letter meets the rest of the word across the cap's distance.
+      const initial = previous === runs[0] && wordInitial?.has(previous) === true && /^\p{L}/u.test(run.text);
+      if (apart && !initial && !/\s$/.test(text) && !/^\s/.test(run.text)) text += " ";
     }
     text += ocrBarText(runs, index);
     previous = run;
@@ -182,6 +184,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
   // Rows: runs sorted by their vertical middle, added to the row whose band they overlap. A drop initial sorts
   // with the first line beside it (its own middle lies lower, by the lines it reaches down beside).
   const initials = dropInitials(horizontal);
+  const glued = wordInitials(initials, horizontal);
   const middle = (run: TextRun) => box.centerY(initials.get(run) ?? run.box);
   const sorted = [...horizontal].sort((a, b) => middle(a) - middle(b));
   const rows: TextRun[][] = [];
@@ -233,13 +236,13 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
         const marker =
           segment.length === 1 && (BULLET.test(mark) || REFERENCE.test(mark) || last === hanging);
         if (gap > size * (marker ? 3 : 1.6)) {
-          lines.push(lineInReadingOrder(segment));
+          lines.push(lineInReadingOrder(segment, glued));
           segment = [];
         }
       }
       segment.push(run);
     }
-    if (segment.length > 0) lines.push(lineInReadingOrder(segment));
+    if (segment.length > 0) lines.push(lineInReadingOrder(segment, glued));
   }
   return lines;
 }
@@ -266,8 +269,8 @@ function hangingNumber(row: readonly TextRun[]): TextRun | null {
  * Runs sorted left to right become a line. A right-to-left line reads its runs from the right, except that a
  * stretch of left-to-right runs inside it (numbers, Latin words) keeps its own order, as the bidi rules read it.
  */
-function lineInReadingOrder(runs: TextRun[]): Line {
-  const line = makeLine(runs);
+function lineInReadingOrder(runs: TextRun[], wordInitial: ReadonlySet<TextRun>): Line {
+  const line = makeLine(runs, wordInitial);
   if (line.dir !== "rtl") return line;
   const segments: TextRun[][] = [];
   for (const run of runs) {

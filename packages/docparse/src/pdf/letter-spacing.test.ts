@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import { assertPdfFacts } from "../eval/facts.ts";
 import { engineMarkdown, REAL_WORLD_DIR } from "../eval/pdf-sets.ts";
 import { blockText } from "../paginated/blocks.ts";
 import { layoutPage } from "../paginated/layout.ts";
@@ -93,6 +94,27 @@ test("a chain with a gap that is neither its letter gap nor clearly a word gap i
   assert.equal(joinTrackedLetters("A B C D E F", gaps), "A B C D E F");
   gaps[2][1] = 0.2;
   assert.equal(joinTrackedLetters("A B C D E F", gaps), "ABCDEF");
+});
+
+test("a line tracked with its digits and a kerned pair reads whole: the digits join, the pair's narrower gap holds", async () => {
+  // As a word processor tracks a line: every glyph, the space glyphs too, followed by the same gap, except where a
+  // kerned pair (`AY`) draws its two letters closer than pdf.js's space; digits tracked like the letters.
+  const parts: string[] = [];
+  const line = "GEORGIAN KITCHEN - 14 HARBOUR LANE - OPEN TUESDAY TO SUNDAY";
+  for (const [i, c] of [...line].entries()) {
+    if (i > 0) parts.push(line[i - 1] === "A" && c === "Y" ? "-75" : "-155");
+    parts.push(`(${c})`);
+  }
+  const text = await pageText(`BT /F1 9 Tf 72 700 Td [${parts.join(" ")}] TJ ET`);
+  assert.deepEqual(text, ["GEORGIAN KITCHEN - 14 HARBOUR LANE - OPEN TUESDAY TO SUNDAY"]);
+});
+
+test("a menu's tracked address line, with a house number and kerned pairs, reads as words", {
+  timeout: 600_000,
+}, async () => {
+  await assertPdfFacts("ka-restaurant-menu.pdf", [
+    { present: "GEORGIAN KITCHEN · 14 HARBOUR LANE · OPEN TUESDAY TO SUNDAY" },
+  ]);
 });
 
 test("public pages: a German letter's delivery line tracked by Tc, an Elsevier page's headings tracked by TJ", {

@@ -14,10 +14,14 @@
  * gaps without a space glyph fall into a uniform letter gap and word gaps clearly wider, and the letter gap is
  * narrower than the item's word spaces beside longer words, the letter gaps are no spaces.
  *
- * Not joined: letters with a space glyph between them (the producer's own word space: a list's `a b c`), digits,
- * signs and letters of scripts without case (CJK, Thai, Arabic: their spacing means something else), chains of
- * fewer than MIN_LETTERS letters, and any chain with a gap neither a letter gap nor clearly a word gap (cells of a
- * table, maths set apart). A word tracked so wide that pdf.js made an item of each letter is not read here.
+ * A chain may hold single digits (a tracked address's house number, `1 4`) and pairs of letters that a kerning pair
+ * drew closer than the tracking (`D AY`); only its single letters count towards MIN_LETTERS.
+ *
+ * Not joined: letters with a space glyph between them (the producer's own word space: a list's `a b c`), digits
+ * outside a chain of letters, signs and letters of scripts without case (CJK, Thai, Arabic: their spacing means
+ * something else), chains of fewer than MIN_LETTERS letters, and any chain with a gap neither a letter gap nor
+ * clearly a word gap (cells of a table, maths set apart). A word tracked so wide that pdf.js made an item of each
+ * letter is not read here.
  */
 
 import { median } from "../statistics.ts";
@@ -84,6 +88,8 @@ const UNDER_WORD_SPACE = 0.75;
 
 /** A letter of a cased script (Latin, Greek, Cyrillic): scripts whose words are set apart by spaces. */
 const CASED_LETTER = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
+/** Two letters of a cased script. */
+const CASED_PAIR = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]{2}$/u;
 
 /** `text` (an item's) without the spaces of letter-spaced words (see above); `gaps` are the item's noted gaps. */
 export function joinTrackedLetters(text: string, gaps: readonly ItemGap[]): string {
@@ -94,23 +100,26 @@ export function joinTrackedLetters(text: string, gaps: readonly ItemGap[]): stri
   // Code units, as the offsets count them.
   const chars = text.split("");
   const byOffset = new Map(gaps.map((gap) => [gap[0], gap]));
-  const single = (i: number) =>
-    CASED_LETTER.test(chars[i] ?? "") &&
-    (i === 0 || chars[i - 1] === " ") &&
-    (i === chars.length - 1 || chars[i + 1] === " ");
-  // Chains: single letters, each two with a noted gap between them.
+  // Chains: members each two with a noted gap between them. A member is a single letter, a single digit (a tracked
+  // address's `1 4`: counted in no chain's letters) or two letters a kerned pair drew closer than the tracking
+  // (`D AY`: kerning took `A` and `Y` under pdf.js's space).
   const chains: { letters: number[]; gaps: ItemGap[] }[] = [];
-  let chain: { letters: number[]; gaps: ItemGap[] } | null = null;
-  for (let i = 0; i < chars.length; i++) {
-    if (!single(i)) continue;
-    const gap = byOffset.get(i - 1);
-    if (chain && gap && chain.letters.at(-1) === i - 2) {
-      chain.letters.push(i);
-      chain.gaps.push(gap);
-    } else {
-      chain = { letters: [i], gaps: [] };
-      chains.push(chain);
-    }
+  let chain: { letters: number[]; gaps: ItemGap[]; end: number } | null = null;
+  for (let i = 0; i < chars.length; ) {
+    let end = i;
+    while (end < chars.length && chars[end] !== " ") end++;
+    const token = chars.slice(i, end).join("");
+    const member = CASED_LETTER.test(token) || /^\p{Nd}$/u.test(token) || CASED_PAIR.test(token);
+    if (member) {
+      const gap = byOffset.get(i - 1);
+      if (!(chain && gap && chain.end === i - 1)) {
+        chain = { letters: [], gaps: [], end };
+        chains.push(chain);
+      } else chain.gaps.push(gap);
+      chain.end = end;
+      if (CASED_LETTER.test(token)) chain.letters.push(i);
+    } else chain = null;
+    i = end + 1;
   }
   // The item's other spaces: those beside a word of two characters or more, a digit or a sign. Where single letters
   // are as far apart as the words around them (a TeX line's `options a b c d and e`), their gaps are word spaces.
