@@ -31,6 +31,7 @@ import {
 import { box, type DetectedTable } from "./geometry.ts";
 import { joinHangulBreaks } from "./hangul-wrap.ts";
 import { type LeveledHeading, separateHeadingLevels } from "./heading-levels.ts";
+import { imageHeadings, imageWordsBlock } from "./image-words.ts";
 import { type BlockLabel, documentStyle, labelBlock, numberedHeading, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
 import { opensNote } from "./note-marker.ts";
@@ -103,19 +104,31 @@ export function assembleDocument(detected: readonly PageLayout[], options: Assem
       blocks.map((b) => b.lines[0].fontSize),
       size.height,
     );
-    for (const entry of layout.entries) {
-      if (entry.kind !== "block") continue;
+    // The page's typed text is labelled before words OCR read from its pictures, so a logo over the page's
+    // title does not take the title's place; a picture's words are no heading beside typed ones (image-words.ts).
+    const source = layout.page.textSource;
+    const pageLabels = new Map<Block, BlockLabel>();
+    for (const block of [
+      ...blocks.filter((b) => !imageWordsBlock(b, source)),
+      ...blocks.filter((b) => imageWordsBlock(b, source)),
+    ]) {
       // A block of slanted lines is a stamp across the page (backdrop-text.ts `stampRuns`): text, never a heading.
-      const stamp = entry.block.lines.every((line) => line.runs.every((run) => run.slanted));
+      const stamp = block.lines.every((line) => line.runs.every((run) => run.slanted));
       const label: BlockLabel =
         options.plain || stamp
           ? { label: "text" }
-          : labelBlock(entry.block, size, style, {
+          : labelBlock(block, size, style, {
               firstPage: layout.page.pageNumber === 1,
               titleTaken,
               pageBlocks: blocks,
             });
       if (label.label === "title") titleTaken = true;
+      pageLabels.set(block, label);
+    }
+    for (const block of imageHeadings(pageLabels, source)) pageLabels.set(block, { label: "text" });
+    for (const entry of layout.entries) {
+      if (entry.kind !== "block") continue;
+      const label = pageLabels.get(entry.block) ?? { label: "text" };
       labeled.set(entry.block, { block: entry.block, label, furniture: null });
       if (!options.plain) {
         const edge = edges[blocks.indexOf(entry.block)];
