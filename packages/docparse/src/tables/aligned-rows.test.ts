@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { assertPdfFacts } from "../eval/facts.ts";
 import type { DetectedTable, Rule, TextRun } from "../paginated/geometry.ts";
 import { hRule as h, pageGeometry, vRule as v } from "../paginated/test-geometry.ts";
-import { corpusPath, NO_CORPUS } from "../test-corpus.ts";
 import { realWorldRuledTables } from "./real-world.testing.ts";
 import { detectRuledTables } from "./ruled.ts";
 import { grid, run } from "./test-geometry.ts";
@@ -154,60 +152,4 @@ test("bands that all hold two aligned lines are rows ruled one by one, their cel
   assert.equal(tables.length, 1);
   assert.equal(tables[0].numRows, 4, rowTexts(tables).join("\n"));
   assert.ok(rowTexts(tables, 2).includes("OTSL HTML | OTSLx HTMLx | 6"), rowTexts(tables).join("\n"));
-});
-
-test("bands that each stack two lines of figures beside a label between them are two rows each", () => {
-  // As above, but the aligned lines hold figures: a number does not wrap, so each line is a row of its own.
-  const band = (y: number, label: string, figures: [string, string][]): TextRun[] => [
-    run(label, 104, y + 6),
-    run("OTSL", 204, y),
-    run(figures[0][0], 304, y),
-    run(figures[0][1], 404, y),
-    run("HTML", 204, y + 12),
-    run(figures[1][0], 304, y + 12),
-    run(figures[1][1], 404, y + 12),
-    run(label, 504, y + 6),
-  ];
-  const runs: TextRun[] = [
-    ...["Layers", "Language", "TEDs", "mAP", "No."].map((text, c) =>
-      run(text, XS[c] + 4, 104, { bold: true }),
-    ),
-    ...band(124, "6", [
-      ["0.965", "0.88"],
-      ["0.969", "0.857"],
-    ]),
-    ...band(164, "4", [
-      ["0.938", "0.853"],
-      ["0.952", "0.843"],
-    ]),
-    ...band(204, "2", [
-      ["0.923", "0.859"],
-      ["0.945", "0.834"],
-    ]),
-  ];
-  const tables = detectRuledTables(pageGeometry({ runs, rules: groupRules([100, 120, 160, 200, 240]) }));
-  assert.equal(tables.length, 1);
-  assert.equal(tables[0].numRows, 7, rowTexts(tables).join("\n"));
-  const rows = rowTexts(tables, 1);
-  for (const row of [
-    "OTSL | 0.965 | 0.88",
-    "HTML | 0.969 | 0.857",
-    "OTSL | 0.923 | 0.859",
-    "HTML | 0.945 | 0.834",
-  ])
-    assert.ok(
-      rows.some((r) => r.startsWith(row)),
-      `${row} a row of its own:\n${rows.join("\n")}`,
-    );
-  assert.equal(tables[0].cells.find((c) => c.text === "4" && c.col === 0)?.rowSpan, 2);
-});
-
-test("public: the OTSL paper's table stacks an OTSL and an HTML row in each band of layer counts", {
-  skip: NO_CORPUS,
-}, async () => {
-  await assertPdfFacts(corpusPath("docling/tests/data/pdf/sources", "2305.03393v1-pg9.pdf"), [
-    { neighbours: ["OTSL", "0.965"] },
-    { neighbours: ["HTML", "0.969"] },
-    { neighbours: ["0.944", "0.903"] },
-  ]);
 });

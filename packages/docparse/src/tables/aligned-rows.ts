@@ -1,33 +1,11 @@
 import { box } from "../paginated/geometry.ts";
 import type { WordLine } from "./aligned.ts";
-import { bandIndex, isNumeric, wrapsFrom } from "./cells.ts";
+import { bandIndex, wrapsFrom } from "./cells.ts";
 
 /** Row boundaries found inside one ruled band, and the columns whose cells run on across them. */
 export interface AlignedRows {
   cuts: number[];
   spanning: Set<number>;
-  /** Every aligned line holds a figure alone in two of the row columns or more (see `stackedFigures`). */
-  figures: boolean;
-}
-
-/**
- * Whether each of the aligned lines holds a figure alone in two row columns or more (`0.965` beside `0.934` over
- * `0.969` beside `0.927`): a number does not wrap onto the next line, so figures stacked in a cell are entries of
- * their own, rows, even when every band of the table holds the same number of them.
- */
-function stackedFigures(
-  lines: readonly WordLine[],
-  rowLines: readonly number[],
-  rowColumns: readonly number[],
-  columnOf: (x: number) => number,
-): boolean {
-  return rowLines.every((k) => {
-    const figures = rowColumns.filter((c) => {
-      const cell = lines[k].words.filter((w) => columnOf(box.centerX(w.box)) === c);
-      return cell.length > 0 && isNumeric(cell.map((w) => w.text).join(" "));
-    });
-    return figures.length >= 2;
-  });
 }
 
 /**
@@ -116,7 +94,7 @@ export function alignedRowCuts(lines: readonly WordLine[], xs: readonly number[]
   // Every column but the row columns runs on across the cuts: labels, and columns empty in this band.
   const spanning = new Set<number>();
   for (let c = 0; c < xs.length - 1; c++) if (!rows.has(c)) spanning.add(c);
-  return { cuts, spanning, figures: stackedFigures(lines, rowLines, rowColumns, columnOf) };
+  return { cuts, spanning };
 }
 
 /**

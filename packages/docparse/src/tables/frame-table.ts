@@ -88,14 +88,9 @@ export function frameTable(
     return { open, textCuts, aligned };
   });
   // Groups hold different numbers of entries; bands that all hold the same number are rows ruled one by one,
-  // their cells wrapped over as many lines, unless what they stack are figures (a number does not wrap: each
-  // band a pair of rows beside the labels they share, aligned-rows.ts `stackedFigures`).
-  const alignedPlans = plans.flatMap((p) => (p.aligned ? [p.aligned] : []));
-  const groupSizes = new Set(alignedPlans.map((a) => a.cuts.length));
-  const grouped =
-    groupSizes.size > 1 ||
-    alignedPlans.length === 1 ||
-    (alignedPlans.length > 0 && alignedPlans.every((a) => a.figures));
+  // their cells wrapped over as many lines.
+  const groupSizes = new Set(plans.flatMap((p) => (p.aligned ? [p.aligned.cuts.length] : [])));
+  const grouped = groupSizes.size > 1 || plans.filter((p) => p.aligned).length === 1;
   for (let r = 0; r < baseRows; r++) {
     const y1 = frame.ys[r + 1];
     const { open, textCuts } = plans[r];
