@@ -15,6 +15,7 @@ import {
 } from "../model.ts";
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
+import { artworkHeadings } from "./artwork-headings.ts";
 import { type Block, blockText, spelledBlockText } from "./blocks.ts";
 import { spelledWords } from "./capital-hyphen.ts";
 import { drawnBoxAround } from "./drawn-box.ts";
@@ -31,7 +32,6 @@ import {
 import { box, type DetectedTable } from "./geometry.ts";
 import { joinHangulBreaks } from "./hangul-wrap.ts";
 import { type LeveledHeading, separateHeadingLevels } from "./heading-levels.ts";
-import { imageHeadings, imageWordsBlock } from "./image-words.ts";
 import { type BlockLabel, documentStyle, labelBlock, numberedHeading, withoutMarker } from "./labels.ts";
 import type { PageLayout } from "./layout.ts";
 import { opensNote } from "./note-marker.ts";
@@ -104,14 +104,8 @@ export function assembleDocument(detected: readonly PageLayout[], options: Assem
       blocks.map((b) => b.lines[0].fontSize),
       size.height,
     );
-    // The page's typed text is labelled before words OCR read from its pictures, so a logo over the page's
-    // title does not take the title's place; a picture's words are no heading beside typed ones (image-words.ts).
-    const source = layout.page.textSource;
     const pageLabels = new Map<Block, BlockLabel>();
-    for (const block of [
-      ...blocks.filter((b) => !imageWordsBlock(b, source)),
-      ...blocks.filter((b) => imageWordsBlock(b, source)),
-    ]) {
+    for (const block of blocks) {
       // A block of slanted lines is a stamp across the page (backdrop-text.ts `stampRuns`): text, never a heading.
       const stamp = block.lines.every((line) => line.runs.every((run) => run.slanted));
       const label: BlockLabel =
@@ -125,7 +119,8 @@ export function assembleDocument(detected: readonly PageLayout[], options: Assem
       if (label.label === "title") titleTaken = true;
       pageLabels.set(block, label);
     }
-    for (const block of imageHeadings(pageLabels, source)) pageLabels.set(block, { label: "text" });
+    // A logo's lettering OCR misread is no heading beside the page's own (artwork-headings.ts).
+    for (const block of artworkHeadings(pageLabels, layout.page)) pageLabels.set(block, { label: "text" });
     for (const entry of layout.entries) {
       if (entry.kind !== "block") continue;
       const label = pageLabels.get(entry.block) ?? { label: "text" };
