@@ -36,6 +36,12 @@ test("a short label on the top line beside a part that stays content is content 
   assert.equal(detectFurniture(page("Chemistry 9b Name:"), 10, 1).has(1), false);
   // Alone among labels (both short labels), the line is a running head as before.
   assert.equal(detectFurniture(page("Chemistry 9b"), 10, 1).get(1), "page_header");
+  // On a later page the line is a running head, its parts furniture as before.
+  const later = page("Chemistry 9b Name:").map((c) => ({ ...c, page: 2 }));
+  assert.equal(
+    detectFurniture([candidate(BODY, { x1: 60, y1: 120, x2: 540, y2: 200 }), ...later], 10, 2).get(2),
+    "page_header",
+  );
   // A part set much larger (a title in display type) is no part of the same head.
   assert.equal(detectFurniture(page("Chemistry 9b Name:", 16), 10, 1).get(1), "page_header");
 });
