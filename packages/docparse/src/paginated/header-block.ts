@@ -16,8 +16,9 @@ interface BandBlock {
 const SIZE_SHARE = 0.1;
 
 /**
- * A header block's parts set side by side on the first (last) line of text of the document's first page (an
- * exam's course and name field, its title, its number and date): one thing, so labelled together. `labels` are the blocks taken for
+ * A header block's parts set side by side on the first line of text of the document's first page (an exam's
+ * course and name field, its title, its number and date): one thing, so labelled together. At the foot a
+ * footnote beside a footer is content for a reason of its own. `labels` are the blocks taken for
  * furniture only because they are short lines at the page's edge, with nothing repeated, no page number and no
  * pattern saying what they are; `kinds` holds every block taken for furniture. A label level with a block of
  * about its size on that line that stays content (a `Name:` field, a heading) is content too: a reader keeps the
@@ -33,7 +34,7 @@ export function headerBlockParts(
   for (const i of labels) {
     const c = candidates[i];
     // On a later page the first line is a running head (a data sheet's company, title and date over page 2).
-    if (c.edge === null || c.page !== firstPage) continue;
+    if (c.edge !== "top" || c.page !== firstPage) continue;
     const mate = candidates.some((o, j) => {
       if (j === i || kinds.has(j) || o.page !== c.page || o.edge !== c.edge) return false;
       if (o.sideways || o.caption || o.pageNumber) return false;
