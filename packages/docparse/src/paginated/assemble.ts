@@ -15,6 +15,7 @@ import {
 } from "../model.ts";
 import { mergeContinuedTables } from "../tables/merge.ts";
 import { tableToHtml } from "../views/tables.ts";
+import { artworkHeadings } from "./artwork-headings.ts";
 import { type Block, blockText, spelledBlockText } from "./blocks.ts";
 import { spelledWords } from "./capital-hyphen.ts";
 import { drawnBoxAround } from "./drawn-box.ts";
@@ -103,19 +104,26 @@ export function assembleDocument(detected: readonly PageLayout[], options: Assem
       blocks.map((b) => b.lines[0].fontSize),
       size.height,
     );
-    for (const entry of layout.entries) {
-      if (entry.kind !== "block") continue;
+    const pageLabels = new Map<Block, BlockLabel>();
+    for (const block of blocks) {
       // A block of slanted lines is a stamp across the page (backdrop-text.ts `stampRuns`): text, never a heading.
-      const stamp = entry.block.lines.every((line) => line.runs.every((run) => run.slanted));
+      const stamp = block.lines.every((line) => line.runs.every((run) => run.slanted));
       const label: BlockLabel =
         options.plain || stamp
           ? { label: "text" }
-          : labelBlock(entry.block, size, style, {
+          : labelBlock(block, size, style, {
               firstPage: layout.page.pageNumber === 1,
               titleTaken,
               pageBlocks: blocks,
             });
       if (label.label === "title") titleTaken = true;
+      pageLabels.set(block, label);
+    }
+    // A logo's lettering OCR misread is no heading beside the page's own (artwork-headings.ts).
+    for (const block of artworkHeadings(pageLabels, layout.page)) pageLabels.set(block, { label: "text" });
+    for (const entry of layout.entries) {
+      if (entry.kind !== "block") continue;
+      const label = pageLabels.get(entry.block) ?? { label: "text" };
       labeled.set(entry.block, { block: entry.block, label, furniture: null });
       if (!options.plain) {
         const edge = edges[blocks.indexOf(entry.block)];

@@ -6,6 +6,7 @@ import { folioLineMates } from "./folio-line.ts";
 import { footnotes } from "./footnotes.ts";
 import { furniturePattern } from "./furniture-patterns.ts";
 import { box } from "./geometry.ts";
+import { headerBlockParts } from "./header-block.ts";
 import { addressHead, headsMemo } from "./letterhead.ts";
 import { nearPageEdge, PAGE_NUMBER_PHRASE } from "./page-number-phrase.ts";
 import { runningFoot } from "./running-foot.ts";
@@ -201,6 +202,8 @@ export function detectFurniture(
   const onPage = new Map(
     [...indexesByPage(candidates)].map(([page, indexes]) => [page, indexes.map((i) => candidates[i])]),
   );
+  // Blocks taken for furniture only as short or small lines at the page's edge (see header-block.ts).
+  const plainLabels = new Set<number>();
   candidates.forEach((c, i) => {
     const band = bands[i];
     const samePage = onPage.get(c.page) ?? [];
@@ -262,7 +265,10 @@ export function detectFurniture(
     // it stands alone at the page's corner (corner-folio.ts).
     if (c.pageNumber && !repeated && c.fontSize >= bodySize * 2 && !cornerFolio(c, samePage)) return;
     if (c.pageNumber || repeated || alone) kinds.set(i, kind);
+    if (!c.pageNumber && !repeated && !pattern && !numberHead && !foot && alone) plainLabels.add(i);
   });
+  // A header block's parts on one line are labelled together: a label beside a part that stays content stays too.
+  for (const i of headerBlockParts(candidates, plainLabels, kinds)) kinds.delete(i);
   // The rest of a journal line that says what it is (`Journal name … ISSN 1234-5678` at the page's top edge,
   // `Journal of X   Copyright © 2022   PREPRINT / 1` at its foot): the blocks on that edge line with it, the page's
   // title type and footnotes aside. A page number marks its line too: see folio-line.ts.
