@@ -121,32 +121,31 @@ export function assembleDocument(detected: readonly PageLayout[], options: Assem
     }
     // A logo's lettering OCR misread is no heading beside the page's own (artwork-headings.ts).
     for (const block of artworkHeadings(pageLabels, layout.page)) pageLabels.set(block, { label: "text" });
-    for (const entry of layout.entries) {
-      if (entry.kind !== "block") continue;
-      const label = pageLabels.get(entry.block) ?? { label: "text" };
-      labeled.set(entry.block, { block: entry.block, label, furniture: null });
+    for (const [index, block] of blocks.entries()) {
+      const label = pageLabels.get(block) as BlockLabel;
+      labeled.set(block, { block, label, furniture: null });
       if (!options.plain) {
-        const edge = edges[blocks.indexOf(entry.block)];
+        const edge = edges[index];
         candidates.push({
           page: layout.page.pageNumber,
           pageSize: size,
-          box: entry.block.box,
-          text: blockText(entry.block),
-          fontSize: entry.block.lines[0].fontSize,
+          box: block.box,
+          text: blockText(block),
+          fontSize: block.lines[0].fontSize,
           heading: label.label === "section_header" || label.label === "title",
           pageNumber: label.label === "page_number",
           edge,
-          sideways: entry.block.lines.every((line) => line.vertical),
-          boxed: ruledBothSides(entry.block.box, layout.page.rules, entry.block.lines[0].fontSize * 1.5),
+          sideways: block.lines.every((line) => line.vertical),
+          boxed: ruledBothSides(block.box, layout.page.rules, block.lines[0].fontSize * 1.5),
           drawnBox:
-            edge !== null || edgeBand(entry.block.box, size.height) !== null
-              ? drawnBoxAround(entry.block.box, layout.page.rules, layout.page.rects)
+            edge !== null || edgeBand(block.box, size.height) !== null
+              ? drawnBoxAround(block.box, layout.page.rules, layout.page.rects)
               : null,
           caption: label.label === "figure_caption" || label.label === "table_caption",
-          lines: entry.block.lines.map((line) => line.text),
-          noteMarked: opensNote(entry.block.lines[0]),
+          lines: block.lines.map((line) => line.text),
+          noteMarked: opensNote(block.lines[0]),
         });
-        candidateBlocks.push(entry.block);
+        candidateBlocks.push(block);
       }
     }
   }

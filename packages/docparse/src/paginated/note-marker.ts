@@ -1,7 +1,7 @@
 import { NOTE_MARK } from "./bullet-marks.ts";
 import type { Line } from "./lines.ts";
 
-/** A note's marker: a number of one to three digits, or a reference sign; a raised letter too (`LETTER_MARKER`). */
+/** A note's marker: a number of one to three digits of any script, or a reference sign; a raised letter too (`LETTER_MARKER`). */
 const MARKER = new RegExp(`^${NOTE_MARK}$`, "u");
 
 /**
